@@ -1,0 +1,66 @@
+package xml
+
+import (
+	"errors"
+	"math"
+	"os"
+	"testing"
+
+	"mbfmu/solver"
+)
+
+// FuzzParse checks that no input makes Parse panic, that problems always
+// come as a solver.ErrorList located in the file, and that a clean parse
+// gives positions to everything it read.
+func FuzzParse(f *testing.F) {
+	full, err := os.ReadFile("testdata/full.xml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(full)
+	f.Add([]byte(`<model name="m">` + base + `<revolute name="r" i="ground.O" j="a.p"/></model>`))
+	f.Add([]byte(`<model name="m"><table name="t">0 0; 1 1</table><output name="o" channel="a.x"/></model>`))
+	f.Add([]byte(`<model name="m"><beam kind="ancf" name="b" at="0, 0"><marker name="e" s="1 m"/></beam></model>`))
+	f.Add([]byte(`<model name="m"><body name="a" mass="1 kg/(m*s^2)^2" inertia="1e999" at="1 2 3 mm"/></model>`))
+	f.Add([]byte(`<model name="m"><settings gravity="0, -g" integrator="rk4"/><driver name="d" body="a" coord="x" value="1"/>`))
+	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE model><model name="m" xmlns:x="u" x:y="1"><![CDATA[x]]></model>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spec, err := Parse(data, "f.xml")
+		if spec == nil {
+			t.Fatal("nil spec")
+		}
+		if err != nil {
+			var list solver.ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error is %T %v, want a non-empty solver.ErrorList", err, err)
+			}
+			for _, e := range list {
+				if e.Pos.File != "f.xml" || e.Pos.Line < 1 {
+					t.Fatalf("error without position: %q", e.Error())
+				}
+			}
+			return
+		}
+		for _, b := range spec.Bodies {
+			for _, e := range []solver.Expr{b.Mass, b.Inertia, b.CM[0], b.At[1], b.Angle, b.Omega} {
+				if e.Given() && (e.Pos.Line < 1 || e.Field == "") {
+					t.Fatalf("expression without position: %+v", e)
+				}
+			}
+		}
+	})
+}
+
+// FuzzParseQuantity checks that ParseQuantity never panics and returns
+// finite values.
+func FuzzParseQuantity(f *testing.F) {
+	for _, s := range []string{"500 g", "1 N*m/deg", "1e4 N/mm^1.5", "2*pi", "1.2.3", "1 (m", "1 m^-2.5", "°", "1 µm²"} {
+		f.Add(s, int(Any))
+	}
+	f.Fuzz(func(t *testing.T, s string, d int) {
+		v, err := ParseQuantity(s, Dim(d))
+		if err == nil && (math.IsInf(v, 0) || math.IsNaN(v)) {
+			t.Fatalf("ParseQuantity(%q) = %g", s, v)
+		}
+	})
+}
