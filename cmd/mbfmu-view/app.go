@@ -1,0 +1,298 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"mbfmu/results"
+)
+
+// app is the viewer state: data, scene, view and playback. It is driven by
+// the SDL window (window_sdl.go) or used once for a screenshot; it knows
+// nothing about SDL, so its behaviour is tested without a display.
+type app struct {
+	scene     *results.Scene
+	tab       *results.Table
+	rs        *results.ResolvedScene
+	chanNames []string
+	chans     []int
+	vals      []float64
+	maxFN     []float64
+	axes      bool
+
+	w, h   int
+	v      view
+	fitted bool
+
+	t       float64
+	playing bool
+	speed   float64 // simulated seconds per wall second
+
+	live    *liveFeed
+	liveGen int
+	follow  bool // live: stay at the newest row
+
+	interactive bool
+	msg         string // error shown on screen
+	quit        bool
+
+	dragging int // 0 none, 1 pan, 2 time bar
+	lastX    int
+	lastY    int
+}
+
+// newApp returns a viewer for a w×h canvas.
+func newApp(scene *results.Scene, channels []string, w, h int) *app {
+	return &app{scene: scene, chanNames: channels, w: w, h: h, speed: 1}
+}
+
+// setTable installs a results table: resolves the scene and channels and
+// fits the view (unless the user has moved it).
+func (a *app) setTable(t *results.Table) error {
+	rs, err := a.scene.Resolve(t)
+	if err != nil {
+		return err
+	}
+	chans, err := channelIndices(t, a.chanNames)
+	if err != nil {
+		return err
+	}
+	a.tab, a.rs, a.chans = t, rs, chans
+	a.vals = make([]float64, len(t.Cols))
+	a.maxFN = maxForces(rs, t)
+	t0, _ := a.timeRange()
+	if a.t < t0 {
+		a.t = t0
+	}
+	if !a.fitted {
+		a.fit()
+	}
+	return nil
+}
+
+// fit sets the view to the scene bounds hint or to the data extent.
+func (a *app) fit() {
+	b := a.scene.Bounds
+	if b == ([4]float64{}) && a.tab != nil && a.rs != nil {
+		if a.tab.Len() == 0 {
+			return
+		}
+		b = sceneBounds(a.rs, a.tab)
+	}
+	a.v = fitView(b, a.w, a.h)
+	a.fitted = a.tab != nil && a.tab.Len() > 0 || a.scene.Bounds != [4]float64{}
+}
+
+// timeRange returns the first and last time of the data.
+func (a *app) timeRange() (float64, float64) {
+	if a.tab == nil || a.tab.Len() == 0 {
+		return 0, 0
+	}
+	tc := a.tab.Data[0]
+	return tc[0], tc[len(tc)-1]
+}
+
+// advance moves playback on by dt wall seconds and takes in live rows.
+func (a *app) advance(dt float64) {
+	if a.live != nil {
+		a.pollLive()
+	}
+	t0, t1 := a.timeRange()
+	if a.live != nil && a.follow {
+		a.t = t1
+		return
+	}
+	if a.playing {
+		a.t += dt * a.speed
+		if a.t >= t1 {
+			a.t = t1
+			if a.live == nil {
+				a.playing = false
+			}
+		}
+	}
+	a.t = math.Min(math.Max(a.t, t0), t1)
+}
+
+// pollLive appends the rows received since the last frame.
+func (a *app) pollLive() {
+	cols, gen, rows, dropped, err := a.live.take()
+	if err != nil {
+		a.msg = "live: " + err.Error()
+	}
+	if len(cols) == 0 {
+		a.msg = "waiting for the live header on " + a.live.addr()
+		return
+	}
+	if gen != a.liveGen || a.tab == nil {
+		a.liveGen = gen
+		t := &results.Table{Cols: cols, Data: make([][]float64, len(cols))}
+		if err := a.setTable(t); err != nil {
+			a.msg = err.Error()
+			a.tab, a.rs = nil, nil
+			return
+		}
+		a.msg = ""
+	}
+	if a.rs == nil {
+		return
+	}
+	n := len(cols)
+	for r := 0; r+n <= len(rows); r += n {
+		row := rows[r : r+n]
+		if l := a.tab.Len(); l > 0 && row[0] < a.tab.Data[0][l-1] {
+			// Time went back: a new run. Start over.
+			for c := range a.tab.Data {
+				a.tab.Data[c] = a.tab.Data[c][:0]
+			}
+		}
+		for c, v := range row {
+			a.tab.Data[c] = append(a.tab.Data[c], v)
+		}
+		for i, rc := range a.rs.Contacts {
+			if rc.FN >= 0 && finite(row[rc.FN]) {
+				a.maxFN[i] = math.Max(a.maxFN[i], math.Abs(row[rc.FN]))
+			}
+		}
+	}
+	if !a.fitted && a.tab.Len() > 0 {
+		a.fit()
+	}
+	if dropped > 0 && a.msg == "" {
+		a.msg = fmt.Sprintf("live: %d packets dropped (size does not match the header)", dropped)
+	}
+}
+
+// render draws the current frame.
+func (a *app) render(c Canvas) {
+	c.Clear(colBackground)
+	drawGrid(c, a.v)
+	t0, t1 := a.timeRange()
+	h := &hud{t: a.t, t0: t0, t1: t1, message: a.msg}
+	switch {
+	case a.live != nil && a.follow:
+		h.status = "live"
+	case a.playing:
+		h.status = fmt.Sprintf("playing x%g", a.speed)
+	default:
+		h.status = fmt.Sprintf("paused x%g", a.speed)
+	}
+	if a.interactive {
+		h.help = "space play/pause  +/- speed  left/right/home/end scrub  wheel zoom  drag pan  f fit  a axes  q quit"
+	}
+	if a.tab != nil && a.rs != nil && sampleAt(a.tab, a.t, a.vals) {
+		drawScene(c, &frame{rs: a.rs, vals: a.vals, v: a.v, maxFN: a.maxFN, axes: a.axes, cols: a.tab.Cols})
+		h.lines = channelLines(a.tab, a.chans, a.vals)
+	}
+	drawHUD(c, h)
+}
+
+// key handles a key press; names are "space", "plus", "minus", "left",
+// "right", "shift+left", "shift+right", "home", "end", "f", "a", "q",
+// "escape".
+func (a *app) key(k string) {
+	t0, t1 := a.timeRange()
+	step := (t1 - t0) / 100
+	switch k {
+	case "space":
+		if !a.playing && a.t >= t1 && a.live == nil {
+			a.t = t0
+		}
+		a.playing = !a.playing
+		a.follow = false
+	case "plus":
+		a.speed = math.Min(a.speed*2, 1024)
+	case "minus":
+		a.speed = math.Max(a.speed/2, 1.0/1024)
+	case "left":
+		a.follow, a.t = false, math.Max(a.t-step, t0)
+	case "right":
+		a.t = math.Min(a.t+step, t1)
+	case "shift+left":
+		a.follow, a.t = false, a.rowTime(-1)
+	case "shift+right":
+		a.t = a.rowTime(+1)
+	case "home":
+		a.follow, a.t = false, t0
+	case "end":
+		a.t = t1
+		a.follow = a.live != nil
+	case "f":
+		a.fitted = false
+		a.fit()
+	case "a":
+		a.axes = !a.axes
+	case "q", "escape":
+		a.quit = true
+	}
+}
+
+// rowTime returns the time of the row before (dir < 0) or after the current time.
+func (a *app) rowTime(dir int) float64 {
+	if a.tab == nil || a.tab.Len() == 0 {
+		return a.t
+	}
+	tc := a.tab.Data[0]
+	if dir < 0 {
+		k := sort.Search(len(tc), func(i int) bool { return tc[i] >= a.t })
+		return tc[max(k-1, 0)]
+	}
+	k := sort.Search(len(tc), func(i int) bool { return tc[i] > a.t })
+	return tc[min(k, len(tc)-1)]
+}
+
+// onTimeBar reports whether screen row y is on the time bar.
+func (a *app) onTimeBar(y int) bool { return y >= a.h-barHeight }
+
+// scrubTo sets the time from a screen x on the time bar.
+func (a *app) scrubTo(x int) {
+	t0, t1 := a.timeRange()
+	f := math.Min(math.Max(float64(x)/float64(max(a.w, 1)), 0), 1)
+	a.t, a.follow = t0+f*(t1-t0), false
+}
+
+// mouseDown starts a drag: scrubbing on the time bar, panning elsewhere.
+func (a *app) mouseDown(x, y int) {
+	a.lastX, a.lastY = x, y
+	if a.onTimeBar(y) {
+		a.dragging = 2
+		a.scrubTo(x)
+		return
+	}
+	a.dragging = 1
+}
+
+func (a *app) mouseMove(x, y int) {
+	switch a.dragging {
+	case 1:
+		a.v.OX += float64(x - a.lastX)
+		a.v.OY += float64(y - a.lastY)
+		a.fitted = true
+	case 2:
+		a.scrubTo(x)
+	}
+	a.lastX, a.lastY = x, y
+}
+
+func (a *app) mouseUp() { a.dragging = 0 }
+
+// wheel zooms by 1.2^dy about the screen point (x, y), which stays put.
+func (a *app) wheel(dy float64, x, y int) {
+	p := a.v.toWorld(vec{float64(x), float64(y)})
+	a.v.S *= math.Pow(1.2, dy)
+	q := a.v.toScreen(p)
+	a.v.OX += float64(x) - q.X
+	a.v.OY += float64(y) - q.Y
+	a.fitted = true
+}
+
+// resize adapts to a new canvas size, keeping the world centre in the middle.
+func (a *app) resize(w, h int) {
+	if w == a.w && h == a.h {
+		return
+	}
+	c := a.v.toWorld(vec{float64(a.w) / 2, float64(a.h-barHeight) / 2})
+	a.w, a.h = w, h
+	a.v.OX, a.v.OY, a.v.CX, a.v.CY = float64(w)/2, float64(h-barHeight)/2, c[0], c[1]
+}

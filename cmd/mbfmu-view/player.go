@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"mbfmu/results"
+)
+
+// sampleAt interpolates the table linearly in time at t (clamped to the
+// run) into dst, which must have one entry per column. It returns false if
+// the table has no rows. Rows must be in non-decreasing time order; at a
+// repeated time the later row wins.
+func sampleAt(t *results.Table, at float64, dst []float64) bool {
+	n := t.Len()
+	if n == 0 {
+		return false
+	}
+	tc := t.Data[0]
+	k := sort.Search(n, func(i int) bool { return tc[i] > at }) // first row after at
+	if k == 0 || k == n {
+		row := max(k-1, 0)
+		for c := range dst {
+			dst[c] = t.Data[c][row]
+		}
+		return true
+	}
+	i := k - 1
+	a := 0.0
+	if den := tc[k] - tc[i]; den > 0 {
+		a = (at - tc[i]) / den
+	}
+	for c := range dst {
+		x0, x1 := t.Data[c][i], t.Data[c][k]
+		dst[c] = x0 + a*(x1-x0)
+	}
+	return true
+}
+
+// sceneBounds returns {xmin, ymin, xmax, ymax} of everything the scene
+// draws, over up to 400 evenly spread rows, padded by 10 %.
+func sceneBounds(rs *results.ResolvedScene, t *results.Table) [4]float64 {
+	b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	add := func(p [2]float64, r float64) {
+		if !finite(p[0]) || !finite(p[1]) {
+			return
+		}
+		b[0], b[1] = math.Min(b[0], p[0]-r), math.Min(b[1], p[1]-r)
+		b[2], b[3] = math.Max(b[2], p[0]+r), math.Max(b[3], p[1]+r)
+	}
+	n := t.Len()
+	vals := make([]float64, len(t.Cols))
+	step := max(n/400, 1)
+	for row := 0; row < n; row += step {
+		for c := range vals {
+			vals[c] = t.Data[c][row]
+		}
+		for bi, body := range rs.Scene.Bodies {
+			add(rs.World(vals, bi, [2]float64{}), body.Radius)
+			for _, p := range body.Outline {
+				add(rs.World(vals, bi, p), 0)
+			}
+			for _, m := range body.Markers {
+				add(rs.World(vals, bi, m.P), 0)
+			}
+		}
+		for li, l := range rs.Scene.Links {
+			add(rs.World(vals, rs.Links[li].A, l.PA), 0)
+			add(rs.World(vals, rs.Links[li].B, l.PB), 0)
+		}
+		for _, bm := range rs.Beams {
+			for i := range bm.X {
+				add([2]float64{vals[bm.X[i]], vals[bm.Y[i]]}, 0)
+			}
+		}
+		for _, c := range rs.Contacts {
+			add([2]float64{vals[c.PX], vals[c.PY]}, 0)
+		}
+	}
+	if b[0] > b[2] { // nothing finite
+		return [4]float64{-1, -1, 1, 1}
+	}
+	dx, dy := b[2]-b[0], b[3]-b[1]
+	pad := 0.1 * math.Max(math.Max(dx, dy), 1e-3)
+	return [4]float64{b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad}
+}
+
+// maxForces returns the largest |FN| of each contact over the table.
+func maxForces(rs *results.ResolvedScene, t *results.Table) []float64 {
+	out := make([]float64, len(rs.Contacts))
+	for i, c := range rs.Contacts {
+		if c.FN < 0 {
+			continue
+		}
+		for _, v := range t.Data[c.FN] {
+			if finite(v) {
+				out[i] = math.Max(out[i], math.Abs(v))
+			}
+		}
+	}
+	return out
+}
+
+// autoScene builds a scene from column names when no scene is given: every
+// pair NAME.x / NAME.y becomes a body, with NAME.phi, NAME.angle or
+// NAME.theta as its angle when present.
+func autoScene(t *results.Table) *results.Scene {
+	s := &results.Scene{}
+	for _, c := range t.Cols {
+		base, ok := strings.CutSuffix(c.Name, ".x")
+		if !ok || t.Index(base+".y") < 0 {
+			continue
+		}
+		b := results.SceneBody{Name: base, X: c.Name, Y: base + ".y"}
+		for _, a := range []string{".phi", ".angle", ".theta"} {
+			if t.Index(base+a) >= 0 {
+				b.Angle = base + a
+				break
+			}
+		}
+		if b.Name == results.GroundName {
+			continue
+		}
+		s.Bodies = append(s.Bodies, b)
+	}
+	return s
+}
+
+// channelLines formats the selected channels of vals for the HUD.
+func channelLines(t *results.Table, idx []int, vals []float64) []string {
+	out := make([]string, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, fmtValue(t.Cols[i].Name, vals[i], t.Cols[i].Unit))
+	}
+	return out
+}
+
+// channelIndices resolves the -channels list.
+func channelIndices(t *results.Table, names []string) ([]int, error) {
+	var idx []int
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		i := t.Index(n)
+		if i < 0 {
+			return nil, fmt.Errorf("channel %q not in results", n)
+		}
+		idx = append(idx, i)
+	}
+	return idx, nil
+}
