@@ -1,0 +1,540 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime/cgo"
+	"unsafe"
+
+	"mbfmu/fmu"
+)
+
+//export fmi2GetTypesPlatform
+func fmi2GetTypesPlatform() C.fmi2String { return C.mbfmu_types_platform() }
+
+//export fmi2GetVersion
+func fmi2GetVersion() C.fmi2String { return C.mbfmu_version() }
+
+//export fmi2Instantiate
+func fmi2Instantiate(instanceName C.fmi2String, fmuType C.fmi2Type, fmuGUID C.fmi2String,
+	fmuResourceLocation C.fmi2String, functions C.mbfmu_ConstCallbacksPtr,
+	visible C.fmi2Boolean, loggingOn C.fmi2Boolean) (out C.fmi2Component) {
+	var logger C.fmi2CallbackLogger
+	var env C.fmi2ComponentEnvironment
+	if functions != nil {
+		logger, env = functions.logger, functions.componentEnvironment
+	}
+	name := "mbfmu"
+	if instanceName != nil {
+		name = C.GoString(instanceName)
+	}
+	cname := C.CString(name)
+	fail := func(msg string) C.fmi2Component {
+		logC(logger, env, cname, fmu.Error, fmu.LogStatusError, "fmi2Instantiate: "+msg)
+		C.free(unsafe.Pointer(cname))
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out = fail(fmt.Sprintf("internal error: %v", r))
+		}
+	}()
+	if fmuType != C.fmi2CoSimulation {
+		return fail("this FMU supports co-simulation only (fmuType must be fmi2CoSimulation)")
+	}
+	x := &component{logger: logger, env: env, name: cname, states: map[*C.mbfmu_box]*stateObj{}}
+	cfg := fmu.Config{InstanceName: name, LoggingOn: loggingOn != 0, Logger: x.log}
+	if fmuGUID != nil {
+		cfg.GUID = C.GoString(fmuGUID)
+	}
+	if fmuResourceLocation != nil {
+		cfg.ResourceLocation = C.GoString(fmuResourceLocation)
+	}
+	inst, err := fmu.Instantiate(cfg)
+	if err != nil {
+		return fail(err.Error())
+	}
+	x.inst = inst
+	h := cgo.NewHandle(x)
+	x.box = C.mbfmu_box_new(C.MBFMU_COMPONENT_MAGIC, C.uintptr_t(h))
+	if x.box == nil {
+		h.Delete()
+		return fail("out of memory")
+	}
+	return C.fmi2Component(unsafe.Pointer(x.box))
+}
+
+//export fmi2FreeInstance
+func fmi2FreeInstance(c C.fmi2Component) {
+	var st C.fmi2Status
+	if c == nil {
+		return // nothing to free (importers call it after a failed fmi2Instantiate)
+	}
+	x, ok := enter(c, "fmi2FreeInstance")
+	if !ok {
+		badComponent("fmi2FreeInstance")
+		return
+	}
+	defer x.leave("fmi2FreeInstance", &st)
+	for _, so := range x.states {
+		x.freeState(so)
+	}
+	box := x.box
+	x.box = nil
+	cgo.Handle(box.handle).Delete()
+	C.mbfmu_box_free(box)
+	C.free(unsafe.Pointer(x.name))
+	x.name = nil
+	x.logger = nil
+}
+
+//export fmi2SetDebugLogging
+func fmi2SetDebugLogging(c C.fmi2Component, loggingOn C.fmi2Boolean, nCategories C.size_t, categories C.mbfmu_ConstStringPtr) (st C.fmi2Status) {
+	const fn = "fmi2SetDebugLogging"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if nCategories > 0 && categories == nil || nCategories > maxN {
+		return x.arg(fn, "categories is NULL or nCategories is too large")
+	}
+	var cats []string
+	if nCategories > 0 {
+		for _, p := range unsafe.Slice((*C.fmi2String)(unsafe.Pointer(categories)), int(nCategories)) {
+			if p == nil {
+				return x.arg(fn, "a category is NULL")
+			}
+			cats = append(cats, C.GoString(p))
+		}
+	}
+	return C.fmi2Status(x.inst.SetDebugLogging(loggingOn != 0, cats))
+}
+
+//export fmi2SetupExperiment
+func fmi2SetupExperiment(c C.fmi2Component, toleranceDefined C.fmi2Boolean, tolerance C.fmi2Real,
+	startTime C.fmi2Real, stopTimeDefined C.fmi2Boolean, stopTime C.fmi2Real) (st C.fmi2Status) {
+	const fn = "fmi2SetupExperiment"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	return C.fmi2Status(x.inst.SetupExperiment(toleranceDefined != 0, float64(tolerance),
+		float64(startTime), stopTimeDefined != 0, float64(stopTime)))
+}
+
+//export fmi2EnterInitializationMode
+func fmi2EnterInitializationMode(c C.fmi2Component) (st C.fmi2Status) {
+	const fn = "fmi2EnterInitializationMode"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	return C.fmi2Status(x.inst.EnterInitializationMode())
+}
+
+//export fmi2ExitInitializationMode
+func fmi2ExitInitializationMode(c C.fmi2Component) (st C.fmi2Status) {
+	const fn = "fmi2ExitInitializationMode"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	return C.fmi2Status(x.inst.ExitInitializationMode())
+}
+
+//export fmi2Terminate
+func fmi2Terminate(c C.fmi2Component) (st C.fmi2Status) {
+	const fn = "fmi2Terminate"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	return C.fmi2Status(x.inst.Terminate())
+}
+
+//export fmi2Reset
+func fmi2Reset(c C.fmi2Component) (st C.fmi2Status) {
+	const fn = "fmi2Reset"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	return C.fmi2Status(x.inst.Reset())
+}
+
+//export fmi2GetReal
+func fmi2GetReal(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value *C.fmi2Real) (st C.fmi2Status) {
+	const fn = "fmi2GetReal"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if nvr > 0 && (vr == nil || value == nil) || nvr > maxN {
+		return x.arg(fn, "vr or value is NULL, or nvr is too large")
+	}
+	var v []float64
+	if nvr > 0 {
+		v = unsafe.Slice((*float64)(unsafe.Pointer(value)), int(nvr))
+	}
+	return C.fmi2Status(x.inst.GetReal(vrSlice(vr, nvr), v))
+}
+
+//export fmi2SetReal
+func fmi2SetReal(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value C.mbfmu_ConstRealPtr) (st C.fmi2Status) {
+	const fn = "fmi2SetReal"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if nvr > 0 && (vr == nil || value == nil) || nvr > maxN {
+		return x.arg(fn, "vr or value is NULL, or nvr is too large")
+	}
+	var v []float64
+	if nvr > 0 {
+		v = unsafe.Slice((*float64)(unsafe.Pointer(value)), int(nvr))
+	}
+	return C.fmi2Status(x.inst.SetReal(vrSlice(vr, nvr), v))
+}
+
+// otherType handles the Integer, Boolean and String getters and setters:
+// the FMU has no such variables.
+func otherType(c C.fmi2Component, fn string, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value unsafe.Pointer,
+	f func(in *fmu.Instance, vr []uint32) fmu.Status) (st C.fmi2Status) {
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if nvr > 0 && (vr == nil || value == nil) || nvr > maxN {
+		return x.arg(fn, "vr or value is NULL, or nvr is too large")
+	}
+	return C.fmi2Status(f(x.inst, vrSlice(vr, nvr)))
+}
+
+//export fmi2GetInteger
+func fmi2GetInteger(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value *C.fmi2Integer) C.fmi2Status {
+	return otherType(c, "fmi2GetInteger", vr, nvr, unsafe.Pointer(value), (*fmu.Instance).GetInteger)
+}
+
+//export fmi2SetInteger
+func fmi2SetInteger(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value C.mbfmu_ConstIntegerPtr) C.fmi2Status {
+	return otherType(c, "fmi2SetInteger", vr, nvr, unsafe.Pointer(value), (*fmu.Instance).SetInteger)
+}
+
+//export fmi2GetBoolean
+func fmi2GetBoolean(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value *C.fmi2Boolean) C.fmi2Status {
+	return otherType(c, "fmi2GetBoolean", vr, nvr, unsafe.Pointer(value), (*fmu.Instance).GetBoolean)
+}
+
+//export fmi2SetBoolean
+func fmi2SetBoolean(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value C.mbfmu_ConstBooleanPtr) C.fmi2Status {
+	return otherType(c, "fmi2SetBoolean", vr, nvr, unsafe.Pointer(value), (*fmu.Instance).SetBoolean)
+}
+
+//export fmi2GetString
+func fmi2GetString(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value *C.fmi2String) C.fmi2Status {
+	return otherType(c, "fmi2GetString", vr, nvr, unsafe.Pointer(value), (*fmu.Instance).GetString)
+}
+
+//export fmi2SetString
+func fmi2SetString(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t, value C.mbfmu_ConstStringPtr) C.fmi2Status {
+	return otherType(c, "fmi2SetString", vr, nvr, unsafe.Pointer(value), (*fmu.Instance).SetString)
+}
+
+//export fmi2GetFMUstate
+func fmi2GetFMUstate(c C.fmi2Component, FMUstate *C.fmi2FMUstate) (st C.fmi2Status) {
+	const fn = "fmi2GetFMUstate"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if FMUstate == nil {
+		return x.arg(fn, "FMUstate is NULL")
+	}
+	var reuse *stateObj
+	if *FMUstate != nil {
+		if reuse = x.state(*FMUstate); reuse == nil {
+			return x.arg(fn, "*FMUstate is neither NULL nor a state of this instance")
+		}
+	}
+	var prev *fmu.Snapshot
+	if reuse != nil {
+		prev = reuse.snap
+	}
+	snap, s := x.inst.GetFMUState(prev)
+	if s != fmu.OK {
+		return C.fmi2Status(s)
+	}
+	if reuse != nil {
+		reuse.snap = snap
+		return C.fmi2OK
+	}
+	so := x.newState(snap)
+	if so == nil {
+		return x.arg(fn, "out of memory")
+	}
+	*FMUstate = C.fmi2FMUstate(unsafe.Pointer(so.box))
+	return C.fmi2OK
+}
+
+//export fmi2SetFMUstate
+func fmi2SetFMUstate(c C.fmi2Component, FMUstate C.fmi2FMUstate) (st C.fmi2Status) {
+	const fn = "fmi2SetFMUstate"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	so := x.state(FMUstate)
+	if so == nil {
+		return x.arg(fn, "FMUstate is NULL, freed, or not a state of this instance")
+	}
+	return C.fmi2Status(x.inst.SetFMUState(so.snap))
+}
+
+//export fmi2FreeFMUstate
+func fmi2FreeFMUstate(c C.fmi2Component, FMUstate *C.fmi2FMUstate) (st C.fmi2Status) {
+	const fn = "fmi2FreeFMUstate"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if FMUstate == nil || *FMUstate == nil {
+		return C.fmi2OK // nothing to free
+	}
+	so := x.state(*FMUstate)
+	if so == nil {
+		return x.arg(fn, "*FMUstate is not a live state of this instance")
+	}
+	x.freeState(so)
+	*FMUstate = nil
+	return C.fmi2OK
+}
+
+//export fmi2SerializedFMUstateSize
+func fmi2SerializedFMUstateSize(c C.fmi2Component, FMUstate C.fmi2FMUstate, size *C.size_t) (st C.fmi2Status) {
+	const fn = "fmi2SerializedFMUstateSize"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	so := x.state(FMUstate)
+	if so == nil || size == nil {
+		return x.arg(fn, "FMUstate is not a live state of this instance, or size is NULL")
+	}
+	b, s := x.inst.SerializeFMUState(so.snap)
+	if s == fmu.OK {
+		*size = C.size_t(len(b))
+	}
+	return C.fmi2Status(s)
+}
+
+//export fmi2SerializeFMUstate
+func fmi2SerializeFMUstate(c C.fmi2Component, FMUstate C.fmi2FMUstate, serializedState *C.fmi2Byte, size C.size_t) (st C.fmi2Status) {
+	const fn = "fmi2SerializeFMUstate"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	so := x.state(FMUstate)
+	if so == nil || serializedState == nil {
+		return x.arg(fn, "FMUstate is not a live state of this instance, or serializedState is NULL")
+	}
+	b, s := x.inst.SerializeFMUState(so.snap)
+	if s != fmu.OK {
+		return C.fmi2Status(s)
+	}
+	if int(size) < len(b) {
+		return x.arg(fn, fmt.Sprintf("size %d is smaller than fmi2SerializedFMUstateSize (%d)", size, len(b)))
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(serializedState)), len(b)), b)
+	return C.fmi2OK
+}
+
+//export fmi2DeSerializeFMUstate
+func fmi2DeSerializeFMUstate(c C.fmi2Component, serializedState C.mbfmu_ConstBytePtr, size C.size_t, FMUstate *C.fmi2FMUstate) (st C.fmi2Status) {
+	const fn = "fmi2DeSerializeFMUstate"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if serializedState == nil || FMUstate == nil || size > maxN {
+		return x.arg(fn, "serializedState or FMUstate is NULL, or size is too large")
+	}
+	data := unsafe.Slice((*byte)(unsafe.Pointer(serializedState)), int(size))
+	snap, s := x.inst.DeserializeFMUState(data)
+	if s != fmu.OK {
+		return C.fmi2Status(s)
+	}
+	if old := x.state(*FMUstate); old != nil {
+		old.snap = snap
+		return C.fmi2OK
+	}
+	so := x.newState(snap)
+	if so == nil {
+		return x.arg(fn, "out of memory")
+	}
+	*FMUstate = C.fmi2FMUstate(unsafe.Pointer(so.box))
+	return C.fmi2OK
+}
+
+// unsupported handles the functions the capability flags declare absent.
+func unsupported(c C.fmi2Component, fn, why string) (st C.fmi2Status) {
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	return C.fmi2Status(x.inst.Unsupported(fn, why))
+}
+
+//export fmi2GetDirectionalDerivative
+func fmi2GetDirectionalDerivative(c C.fmi2Component, vUnknownRef C.mbfmu_ConstVRPtr, nUnknown C.size_t,
+	vKnownRef C.mbfmu_ConstVRPtr, nKnown C.size_t, dvKnown C.mbfmu_ConstRealPtr, dvUnknown *C.fmi2Real) C.fmi2Status {
+	return unsupported(c, "fmi2GetDirectionalDerivative", "providesDirectionalDerivative=false")
+}
+
+//export fmi2SetRealInputDerivatives
+func fmi2SetRealInputDerivatives(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t,
+	order C.mbfmu_ConstIntegerPtr, value C.mbfmu_ConstRealPtr) C.fmi2Status {
+	return unsupported(c, "fmi2SetRealInputDerivatives", "canInterpolateInputs=false: inputs are held constant over a step")
+}
+
+//export fmi2GetRealOutputDerivatives
+func fmi2GetRealOutputDerivatives(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t,
+	order C.mbfmu_ConstIntegerPtr, value *C.fmi2Real) C.fmi2Status {
+	return unsupported(c, "fmi2GetRealOutputDerivatives", "maxOutputDerivativeOrder=0")
+}
+
+//export fmi2DoStep
+func fmi2DoStep(c C.fmi2Component, currentCommunicationPoint C.fmi2Real, communicationStepSize C.fmi2Real,
+	noSetFMUStatePriorToCurrentPoint C.fmi2Boolean) (st C.fmi2Status) {
+	const fn = "fmi2DoStep"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	return C.fmi2Status(x.inst.DoStep(float64(currentCommunicationPoint), float64(communicationStepSize),
+		noSetFMUStatePriorToCurrentPoint != 0))
+}
+
+//export fmi2CancelStep
+func fmi2CancelStep(c C.fmi2Component) (st C.fmi2Status) {
+	const fn = "fmi2CancelStep"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	return C.fmi2Status(x.inst.CancelStep())
+}
+
+//export fmi2GetStatus
+func fmi2GetStatus(c C.fmi2Component, s C.fmi2StatusKind, value *C.fmi2Status) (st C.fmi2Status) {
+	const fn = "fmi2GetStatus"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if value == nil {
+		return x.arg(fn, "value is NULL")
+	}
+	v, r := x.inst.GetStatus(fmu.StatusKind(s))
+	if r == fmu.OK || r == fmu.Discard {
+		*value = C.fmi2Status(v)
+	}
+	return C.fmi2Status(r)
+}
+
+//export fmi2GetRealStatus
+func fmi2GetRealStatus(c C.fmi2Component, s C.fmi2StatusKind, value *C.fmi2Real) (st C.fmi2Status) {
+	const fn = "fmi2GetRealStatus"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if value == nil {
+		return x.arg(fn, "value is NULL")
+	}
+	v, r := x.inst.GetRealStatus(fmu.StatusKind(s))
+	if r == fmu.OK {
+		*value = C.fmi2Real(v)
+	}
+	return C.fmi2Status(r)
+}
+
+//export fmi2GetIntegerStatus
+func fmi2GetIntegerStatus(c C.fmi2Component, s C.fmi2StatusKind, value *C.fmi2Integer) (st C.fmi2Status) {
+	const fn = "fmi2GetIntegerStatus"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if value == nil {
+		return x.arg(fn, "value is NULL")
+	}
+	v, r := x.inst.GetIntegerStatus(fmu.StatusKind(s))
+	if r == fmu.OK {
+		*value = C.fmi2Integer(v)
+	}
+	return C.fmi2Status(r)
+}
+
+//export fmi2GetBooleanStatus
+func fmi2GetBooleanStatus(c C.fmi2Component, s C.fmi2StatusKind, value *C.fmi2Boolean) (st C.fmi2Status) {
+	const fn = "fmi2GetBooleanStatus"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if value == nil {
+		return x.arg(fn, "value is NULL")
+	}
+	v, r := x.inst.GetBooleanStatus(fmu.StatusKind(s))
+	if r == fmu.OK {
+		*value = C.fmi2False
+		if v {
+			*value = C.fmi2True
+		}
+	}
+	return C.fmi2Status(r)
+}
+
+//export fmi2GetStringStatus
+func fmi2GetStringStatus(c C.fmi2Component, s C.fmi2StatusKind, value *C.fmi2String) (st C.fmi2Status) {
+	const fn = "fmi2GetStringStatus"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if value == nil {
+		return x.arg(fn, "value is NULL")
+	}
+	_, r := x.inst.GetStringStatus(fmu.StatusKind(s))
+	*value = C.mbfmu_empty()
+	return C.fmi2Status(r)
+}

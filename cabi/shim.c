@@ -1,0 +1,30 @@
+#include <stdlib.h>
+#include "shim.h"
+
+mbfmu_box* mbfmu_box_new(uint64_t magic, uintptr_t handle) {
+    mbfmu_box* b = calloc(1, sizeof *b);
+    if (b) {
+        b->magic = magic;
+        b->handle = handle;
+    }
+    return b;
+}
+
+void mbfmu_box_free(mbfmu_box* b) {
+    if (b) {
+        b->magic = 0;
+        b->handle = 0;
+        free(b);
+    }
+}
+
+void mbfmu_log(fmi2CallbackLogger logger, fmi2ComponentEnvironment env, fmi2String instance,
+               fmi2Status status, fmi2String category, fmi2String message) {
+    if (logger) {
+        logger(env, instance, status, category, "%s", message);
+    }
+}
+
+fmi2String mbfmu_types_platform(void) { return "default"; }
+fmi2String mbfmu_version(void) { return "2.0"; }
+fmi2String mbfmu_empty(void) { return ""; }

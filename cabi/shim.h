@@ -1,0 +1,46 @@
+/*
+ * shim.h — C helpers of the runtime library (package cabi): the memory
+ * behind fmi2Component and fmi2FMUstate, and the logger trampoline.
+ */
+#ifndef MBFMU_SHIM_H
+#define MBFMU_SHIM_H
+
+#include <stdint.h>
+#include "fmi2.h"
+
+/* const-pointer types for the Go signatures of the exports (cgo drops
+ * const, so the exports use these to match the prototypes in fmi2.h). */
+typedef const fmi2ValueReference*    mbfmu_ConstVRPtr;
+typedef const fmi2Real*              mbfmu_ConstRealPtr;
+typedef const fmi2Integer*           mbfmu_ConstIntegerPtr;
+typedef const fmi2Boolean*           mbfmu_ConstBooleanPtr;
+typedef const fmi2String*            mbfmu_ConstStringPtr;
+typedef const fmi2Byte*              mbfmu_ConstBytePtr;
+typedef const fmi2CallbackFunctions* mbfmu_ConstCallbacksPtr;
+
+/* An fmi2Component or fmi2FMUstate points to one of these, allocated with
+ * calloc. The magic number is checked by every entry point and cleared
+ * before the block is freed; it is not in the first two words, which
+ * malloc reuses for its own lists in freed blocks. */
+typedef struct {
+    uint64_t  reserved[2];
+    uint64_t  magic;
+    uintptr_t handle; /* runtime/cgo.Handle of the Go object */
+} mbfmu_box;
+
+#define MBFMU_COMPONENT_MAGIC UINT64_C(0x4d42464d55434f4d) /* "MBFMUCOM" */
+#define MBFMU_STATE_MAGIC     UINT64_C(0x4d42464d55535441) /* "MBFMUSTA" */
+
+mbfmu_box*  mbfmu_box_new(uint64_t magic, uintptr_t handle);
+void        mbfmu_box_free(mbfmu_box* b);
+
+/* mbfmu_log calls the importer's variadic logger with "%s" and the message
+ * (the logger runs vsnprintf on its format). */
+void        mbfmu_log(fmi2CallbackLogger logger, fmi2ComponentEnvironment env, fmi2String instance,
+                      fmi2Status status, fmi2String category, fmi2String message);
+
+fmi2String  mbfmu_types_platform(void);
+fmi2String  mbfmu_version(void);
+fmi2String  mbfmu_empty(void);
+
+#endif /* MBFMU_SHIM_H */

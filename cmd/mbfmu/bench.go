@@ -1,0 +1,7 @@
+package main
+
+import "errors"
+
+func cmdBench(args []string) error {
+	return errors.New("bench: not available in this build")
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"mbfmu/results"
+	"mbfmu/solver"
+)
+
+func cmdEigen(args []string) error {
+	fs := flag.NewFlagSet("eigen", flag.ContinueOnError)
+	var o runOpts
+	o.register(fs, "")
+	at := fs.Float64("at", math.NaN(), "linearise at this time of a dynamic simulation (default: about the static equilibrium)")
+	noStatic := fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
+	abcd := fs.String("abcd", "", "write the state-space matrices A, B, C, D to this CSV `file`")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: mbfmu eigen model.xml [-o modes.csv] [--xlsx modes.xlsx] [--abcd abcd.csv] [--at t | --initial]")
+		return exitError(2)
+	}
+	m, err := loadModel(pos[0], &o)
+	if err != nil {
+		return err
+	}
+	wall := time.Now()
+	s := m.NewState()
+	if err := m.Init(s); err != nil {
+		return err
+	}
+	point := "static equilibrium"
+	switch {
+	case !math.IsNaN(*at):
+		if err := m.AdvanceTo(s, *at); err != nil {
+			return err
+		}
+		point = fmt.Sprintf("state at t = %g s", *at)
+	case *noStatic:
+		point = "initial state"
+	default:
+		if err := m.Static(s); err != nil {
+			return fmt.Errorf("eigen: %w (use --initial to linearise about the initial state)", err)
+		}
+	}
+	lin, err := m.Linearize(s)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: linearised about the %s, %d degrees of freedom\n", m.Name(), point, len(lin.A.RawMatrix().Data)/max(1, lin.A.RawMatrix().Rows)/2)
+	fmt.Printf("%4s %16s %16s %12s %24s\n", "mode", "frequency (Hz)", "damped (Hz)", "damping", "eigenvalue (1/s)")
+	for i, md := range lin.Modes {
+		fmt.Printf("%4d %16.8g %16.8g %12.6g %24s\n", i+1, md.Freq, md.DampedHz, md.Damping, fmt.Sprintf("%.6g%+.6gi", real(md.Eig), imag(md.Eig)))
+	}
+	modes := &results.Modes{ShapeNames: lin.Coords}
+	for _, md := range lin.Modes {
+		modes.Freq = append(modes.Freq, md.Freq)
+		modes.Damping = append(modes.Damping, md.Damping)
+		modes.Eig = append(modes.Eig, md.Eig)
+		modes.Shapes = append(modes.Shapes, md.Shape)
+	}
+	if o.out != "" {
+		if err := writeModesCSV(o.out, lin); err != nil {
+			return err
+		}
+	}
+	if o.xlsx != "" {
+		var ri results.RunInfo
+		ri.Add("model file", pos[0])
+		ri.Add("analysis", "linearisation about the "+point)
+		ri.Add("wall time", time.Since(wall).String())
+		if err := results.WriteXLSX(o.xlsx, &results.Table{}, ri, modes); err != nil {
+			return err
+		}
+	}
+	if *abcd != "" {
+		if err := writeABCD(*abcd, lin); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "summary: %d modes, wall time %s\n", len(lin.Modes), time.Since(wall).Round(time.Microsecond))
+	return nil
+}
+
+func writeModesCSV(path string, lin *solver.Linear) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprint(f, "mode,frequency [Hz],damped frequency [Hz],damping ratio,eigenvalue real [1/s],eigenvalue imag [1/s]")
+	for _, c := range lin.Coords {
+		fmt.Fprintf(f, ",shape %s", c)
+	}
+	fmt.Fprintln(f)
+	for i, md := range lin.Modes {
+		fmt.Fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g", i+1, md.Freq, md.DampedHz, md.Damping, real(md.Eig), imag(md.Eig))
+		for _, v := range md.Shape {
+			fmt.Fprintf(f, ",%.17g", v)
+		}
+		fmt.Fprintln(f)
+	}
+	return f.Close()
+}
+
+func writeABCD(path string, lin *solver.Linear) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, mm := range []struct {
+		name string
+		m    interface {
+			Dims() (int, int)
+			At(i, j int) float64
+		}
+	}{{"A", lin.A}, {"B", lin.B}, {"C", lin.C}, {"D", lin.D}} {
+		r, c := mm.m.Dims()
+		fmt.Fprintf(f, "# %s %dx%d\n", mm.name, r, c)
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				if j > 0 {
+					fmt.Fprint(f, ",")
+				}
+				fmt.Fprintf(f, "%.17g", mm.m.At(i, j))
+			}
+			fmt.Fprintln(f)
+		}
+	}
+	fmt.Fprintf(f, "# inputs: %v\n# outputs: %v\n", lin.Inputs, lin.Outputs)
+	return f.Close()
+}

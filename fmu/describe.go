@@ -1,0 +1,423 @@
+package fmu
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// layoutVersion enters the GUID: bump it whenever the variable table or the
+// meaning of a value reference changes, so that an FMU packed with an older
+// layout is rejected by a newer runtime (and vice versa).
+const layoutVersion = "1"
+
+// Causality is the FMI causality of a variable.
+type Causality uint8
+
+// The causalities used by this FMU.
+const (
+	CausalityParameter Causality = iota
+	CausalityInput
+	CausalityOutput
+)
+
+// String returns the modelDescription.xml spelling.
+func (c Causality) String() string {
+	switch c {
+	case CausalityParameter:
+		return "parameter"
+	case CausalityInput:
+		return "input"
+	}
+	return "output"
+}
+
+// Variability is the FMI variability of a variable.
+type Variability uint8
+
+// The variabilities used by this FMU.
+const (
+	VariabilityFixed Variability = iota
+	VariabilityTunable
+	VariabilityContinuous
+)
+
+// String returns the modelDescription.xml spelling.
+func (v Variability) String() string {
+	switch v {
+	case VariabilityFixed:
+		return "fixed"
+	case VariabilityTunable:
+		return "tunable"
+	}
+	return "continuous"
+}
+
+// Variable is one Real scalar variable of the FMU.
+//
+// Allowed combinations (FMI 2.0 table in section 2.2.7): parameters are
+// fixed or tunable with initial="exact" and a start value; inputs are
+// continuous with a start value and no initial; outputs are continuous with
+// initial="calculated" (the default) and no start value.
+type Variable struct {
+	Name        string
+	VR          uint32 // value reference (Real); also its 0-based position in ModelVariables
+	Causality   Causality
+	Variability Variability
+	Unit        string
+	Description string
+	Start       float64 // parameters and inputs
+	Index       int     // index into the model's ParamInfo, InputInfo or OutputInfo
+}
+
+// HasStart reports whether the variable declares a start value.
+func (v *Variable) HasStart() bool { return v.Causality != CausalityOutput }
+
+// Description is the FMI view of a model: everything modelDescription.xml
+// declares. Describe builds it; the runtime rebuilds the same table from
+// resources/model.xml at fmi2Instantiate and never reads modelDescription.xml.
+type Description struct {
+	ModelName       string
+	ModelIdentifier string // C identifier; also the binary's file name
+	Description     string
+	GUID            string // derived from the model file's bytes
+	Variables       []Variable
+	StartTime       float64
+	StopTime        float64
+	StepSize        float64 // preferred communication step = the model's output step
+	Tolerance       float64 // 0 when the model uses a fixed-step integrator
+	Integrator      string
+	IntegratorStep  float64
+}
+
+// GUID derives the FMU's GUID from the model file's bytes (and the layout
+// version of the variable table): the runtime recomputes it from
+// resources/model.xml at fmi2Instantiate and rejects a mismatch.
+func GUID(modelData []byte) string {
+	h := sha256.New()
+	h.Write([]byte("mbfmu-fmi2 layout " + layoutVersion + "\x00"))
+	h.Write(modelData)
+	sum := h.Sum(nil)
+	sum[6] = sum[6]&0x0f | 0x80 // RFC 9562 version 8 (custom)
+	sum[8] = sum[8]&0x3f | 0x80 // variant 10
+	x := hex.EncodeToString(sum[:16])
+	return "{" + x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32] + "}"
+}
+
+// ModelIdentifier turns a model name into a C identifier usable as the
+// FMU's modelIdentifier and binary name ("slider-crank 2" → "slider_crank_2").
+func ModelIdentifier(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_':
+			b.WriteRune(r)
+		case r >= '0' && r <= '9':
+			if b.Len() == 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "model"
+	}
+	return b.String()
+}
+
+// describe builds the variable table of a model: inputs, then outputs, then
+// parameters, each in declaration order; the value reference is the
+// variable's position.
+func describe(mi *modelInfo, guid string) (*Description, error) {
+	d := &Description{
+		ModelName:       mi.name,
+		ModelIdentifier: ModelIdentifier(mi.name),
+		Description:     mi.desc,
+		GUID:            guid,
+		StartTime:       mi.start,
+		StopTime:        mi.stop,
+		StepSize:        mi.step,
+		Tolerance:       mi.tol,
+		Integrator:      mi.integrator,
+		IntegratorStep:  mi.integratorStep,
+	}
+	if d.ModelName == "" {
+		d.ModelName = d.ModelIdentifier
+	}
+	add := func(v Variable) {
+		v.VR = uint32(len(d.Variables))
+		d.Variables = append(d.Variables, v)
+	}
+	for i, in := range mi.inputs {
+		add(Variable{Name: in.name, Causality: CausalityInput, Variability: VariabilityContinuous,
+			Unit: in.unit, Description: in.desc, Start: in.start, Index: i})
+	}
+	for i, out := range mi.outputs {
+		add(Variable{Name: out.name, Causality: CausalityOutput, Variability: VariabilityContinuous,
+			Unit: out.unit, Description: out.desc, Index: i})
+	}
+	for i, p := range mi.params {
+		v := VariabilityFixed
+		if p.tunable {
+			v = VariabilityTunable
+		}
+		add(Variable{Name: p.name, Causality: CausalityParameter, Variability: v,
+			Unit: p.unit, Description: p.desc, Start: p.value, Index: i})
+	}
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// check verifies what the schema cannot: unique non-empty names, finite
+// start values, valid experiment.
+func (d *Description) check() error {
+	seen := make(map[string]*Variable, len(d.Variables))
+	for i := range d.Variables {
+		v := &d.Variables[i]
+		if strings.TrimSpace(v.Name) == "" {
+			return fmt.Errorf("fmu: %s %d has an empty name", v.Causality, v.Index+1)
+		}
+		if o := seen[v.Name]; o != nil {
+			return fmt.Errorf("fmu: the name %q is used by both %s %d and %s %d: FMI variable names must be unique", v.Name, o.Causality, o.Index+1, v.Causality, v.Index+1)
+		}
+		seen[v.Name] = v
+		if v.HasStart() && !finite(v.Start) {
+			return fmt.Errorf("fmu: %s %q has a non-finite start value %v", v.Causality, v.Name, v.Start)
+		}
+	}
+	if !finite(d.StartTime) || !finite(d.StopTime) || !(d.StepSize > 0) || math.IsInf(d.StepSize, 0) {
+		return fmt.Errorf("fmu: invalid default experiment (start %v, stop %v, output step %v)", d.StartTime, d.StopTime, d.StepSize)
+	}
+	return nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// units returns the distinct units used, sorted.
+func (d *Description) units() []string {
+	set := map[string]bool{}
+	for _, v := range d.Variables {
+		if v.Unit != "" {
+			set[v.Unit] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// xmlAttr writes ` name="value"` with the value escaped.
+func xmlAttr(b *strings.Builder, name, value string) {
+	b.WriteByte(' ')
+	b.WriteString(name)
+	b.WriteString(`="`)
+	for _, r := range value {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\n':
+			b.WriteString("&#10;")
+		case '\r':
+			b.WriteString("&#13;")
+		case '\t':
+			b.WriteString("&#9;")
+		default:
+			if r < 0x20 {
+				b.WriteByte(' ') // not representable in XML 1.0
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+}
+
+// XML renders modelDescription.xml (FMI 2.0, co-simulation).
+func (d *Description) XML() []byte {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	b.WriteString("<fmiModelDescription")
+	xmlAttr(&b, "fmiVersion", "2.0")
+	xmlAttr(&b, "modelName", d.ModelName)
+	xmlAttr(&b, "guid", d.GUID)
+	if d.Description != "" {
+		xmlAttr(&b, "description", d.Description)
+	}
+	xmlAttr(&b, "generationTool", "mbfmu")
+	xmlAttr(&b, "variableNamingConvention", "flat")
+	b.WriteString(">\n  <CoSimulation")
+	xmlAttr(&b, "modelIdentifier", d.ModelIdentifier)
+	for _, f := range [...][2]string{
+		{"needsExecutionTool", "false"},
+		{"canHandleVariableCommunicationStepSize", "true"},
+		{"canInterpolateInputs", "false"},
+		{"maxOutputDerivativeOrder", "0"},
+		{"canRunAsynchronuously", "false"},
+		{"canBeInstantiatedOnlyOncePerProcess", "false"},
+		{"canNotUseMemoryManagementFunctions", "true"},
+		{"canGetAndSetFMUstate", "true"},
+		{"canSerializeFMUstate", "true"},
+		{"providesDirectionalDerivative", "false"},
+	} {
+		xmlAttr(&b, f[0], f[1])
+	}
+	b.WriteString("/>\n")
+	if us := d.units(); len(us) > 0 {
+		b.WriteString("  <UnitDefinitions>\n")
+		for _, name := range us {
+			b.WriteString("    <Unit")
+			xmlAttr(&b, "name", name)
+			su, ok := parseUnit(name)
+			if !ok {
+				b.WriteString("/>\n")
+				continue
+			}
+			b.WriteString(">\n      <BaseUnit")
+			for k, e := range su.exp {
+				if e != 0 {
+					xmlAttr(&b, baseName(k), strconv.Itoa(e))
+				}
+			}
+			if su.factor != 1 {
+				xmlAttr(&b, "factor", ftoa(su.factor))
+			}
+			b.WriteString("/>\n")
+			if su.exp == [8]int{7: 1} && su.factor == 1 { // rad
+				b.WriteString(`      <DisplayUnit name="deg" factor="` + ftoa(180/math.Pi) + `"/>` + "\n")
+			}
+			b.WriteString("    </Unit>\n")
+		}
+		b.WriteString("  </UnitDefinitions>\n")
+	}
+	b.WriteString("  <LogCategories>\n")
+	for _, c := range logCategories() {
+		b.WriteString("    <Category")
+		xmlAttr(&b, "name", c.name)
+		xmlAttr(&b, "description", c.desc)
+		b.WriteString("/>\n")
+	}
+	b.WriteString("  </LogCategories>\n  <DefaultExperiment")
+	xmlAttr(&b, "startTime", ftoa(d.StartTime))
+	xmlAttr(&b, "stopTime", ftoa(d.StopTime))
+	if d.Tolerance > 0 {
+		xmlAttr(&b, "tolerance", ftoa(d.Tolerance))
+	}
+	xmlAttr(&b, "stepSize", ftoa(d.StepSize))
+	b.WriteString("/>\n  <ModelVariables>\n")
+	for i := range d.Variables {
+		v := &d.Variables[i]
+		fmt.Fprintf(&b, "    <!-- index %d -->\n", i+1)
+		b.WriteString("    <ScalarVariable")
+		xmlAttr(&b, "name", v.Name)
+		xmlAttr(&b, "valueReference", strconv.FormatUint(uint64(v.VR), 10))
+		if v.Description != "" {
+			xmlAttr(&b, "description", v.Description)
+		}
+		xmlAttr(&b, "causality", v.Causality.String())
+		xmlAttr(&b, "variability", v.Variability.String())
+		switch v.Causality {
+		case CausalityParameter:
+			xmlAttr(&b, "initial", "exact")
+		case CausalityOutput:
+			xmlAttr(&b, "initial", "calculated")
+		}
+		b.WriteString(">\n      <Real")
+		if v.Unit != "" {
+			xmlAttr(&b, "unit", v.Unit)
+		}
+		if v.HasStart() {
+			xmlAttr(&b, "start", ftoa(v.Start))
+		}
+		b.WriteString("/>\n    </ScalarVariable>\n")
+	}
+	b.WriteString("  </ModelVariables>\n  <ModelStructure>\n")
+	var outs []int
+	for i := range d.Variables {
+		if d.Variables[i].Causality == CausalityOutput {
+			outs = append(outs, i+1)
+		}
+	}
+	if len(outs) > 0 {
+		// Outputs are computed at the end of fmi2DoStep (and at
+		// initialisation); setting an input does not change them until the
+		// next step: no direct feedthrough, dependencies="".
+		b.WriteString("    <Outputs>\n")
+		for _, idx := range outs {
+			fmt.Fprintf(&b, "      <Unknown index=\"%d\" dependencies=\"\"/>\n", idx)
+		}
+		b.WriteString("    </Outputs>\n")
+		// Outputs have initial="calculated", so they are InitialUnknowns.
+		// In initialisation mode they may depend on every input and
+		// parameter (assembly): the dependencies attribute is omitted.
+		b.WriteString("    <InitialUnknowns>\n")
+		for _, idx := range outs {
+			fmt.Fprintf(&b, "      <Unknown index=\"%d\"/>\n", idx)
+		}
+		b.WriteString("    </InitialUnknowns>\n")
+	}
+	b.WriteString("  </ModelStructure>\n</fmiModelDescription>\n")
+	return []byte(b.String())
+}
+
+// HTML renders documentation/index.html: the variables and how to import.
+func (d *Description) HTML() []byte {
+	var b strings.Builder
+	e := html.EscapeString
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s — FMU</title>\n", e(d.ModelName))
+	b.WriteString("<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px;text-align:left}</style>\n</head>\n<body>\n")
+	fmt.Fprintf(&b, "<h1>%s</h1>\n", e(d.ModelName))
+	if d.Description != "" {
+		fmt.Fprintf(&b, "<p>%s</p>\n", e(d.Description))
+	}
+	fmt.Fprintf(&b, "<p>FMI 2.0 Co-Simulation FMU generated by mbfmu. modelIdentifier <code>%s</code>, GUID <code>%s</code>.</p>\n", e(d.ModelIdentifier), e(d.GUID))
+	fmt.Fprintf(&b, "<p>Default experiment: start %s s, stop %s s, communication step %s s", ftoa(d.StartTime), ftoa(d.StopTime), ftoa(d.StepSize))
+	if d.Integrator != "" {
+		fmt.Fprintf(&b, "; integrator %s", e(d.Integrator))
+		if d.IntegratorStep > 0 {
+			fmt.Fprintf(&b, " with internal step %s s (each communication step is split into equal sub-steps no longer than this)", ftoa(d.IntegratorStep))
+		}
+	}
+	b.WriteString(".</p>\n")
+	b.WriteString("<h2>Variables</h2>\n<table>\n<tr><th>value reference</th><th>name</th><th>causality</th><th>variability</th><th>unit</th><th>start</th><th>description</th></tr>\n")
+	for _, v := range d.Variables {
+		start := ""
+		if v.HasStart() {
+			start = ftoa(v.Start)
+		}
+		fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			v.VR, e(v.Name), v.Causality, v.Variability, e(v.Unit), start, e(v.Description))
+	}
+	b.WriteString("</table>\n")
+	b.WriteString(`<h2>Notes</h2>
+<ul>
+<li>Outputs are computed at the end of each fmi2DoStep and at the end of initialisation; setting an input changes them only at the next step (no direct feedthrough).</li>
+<li>Fixed parameters can be set before or during initialisation mode (the model is then recompiled); tunable parameters and inputs also between steps.</li>
+<li>fmi2DoStep takes the master's currentCommunicationPoint as the time and advances in equal sub-steps. A failed step returns fmi2Discard with fmi2Terminated = true and fmi2LastSuccessfulTime.</li>
+<li>FMU state get/set and serialisation are supported; a serialised state can be restored into any instance of this FMU.</li>
+<li>The binary is a Go c-shared library: it is never unloaded, the process must not fork after loading it, and each unpacked copy brings its own Go runtime (reuse the unpacked folder in parameter sweeps).</li>
+</ul>
+</body>
+</html>
+`)
+	return []byte(b.String())
+}

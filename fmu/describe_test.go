@@ -1,0 +1,214 @@
+package fmu
+
+import (
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mdXML is the subset of modelDescription.xml the structural check reads.
+type mdXML struct {
+	FMIVersion string `xml:"fmiVersion,attr"`
+	GUID       string `xml:"guid,attr"`
+	CoSim      struct {
+		ModelIdentifier string `xml:"modelIdentifier,attr"`
+		CanGetSet       string `xml:"canGetAndSetFMUstate,attr"`
+		CanSerialize    string `xml:"canSerializeFMUstate,attr"`
+		VarStep         string `xml:"canHandleVariableCommunicationStepSize,attr"`
+	} `xml:"CoSimulation"`
+	Units []struct {
+		Name string `xml:"name,attr"`
+	} `xml:"UnitDefinitions>Unit"`
+	Categories []struct {
+		Name string `xml:"name,attr"`
+	} `xml:"LogCategories>Category"`
+	Experiment struct {
+		Start string `xml:"startTime,attr"`
+		Stop  string `xml:"stopTime,attr"`
+		Step  string `xml:"stepSize,attr"`
+	} `xml:"DefaultExperiment"`
+	Vars []struct {
+		Name        string `xml:"name,attr"`
+		VR          uint32 `xml:"valueReference,attr"`
+		Causality   string `xml:"causality,attr"`
+		Variability string `xml:"variability,attr"`
+		Initial     string `xml:"initial,attr"`
+		Real        *struct {
+			Unit  string  `xml:"unit,attr"`
+			Start *string `xml:"start,attr"`
+		} `xml:"Real"`
+	} `xml:"ModelVariables>ScalarVariable"`
+	Outputs []struct {
+		Index int     `xml:"index,attr"`
+		Deps  *string `xml:"dependencies,attr"`
+	} `xml:"ModelStructure>Outputs>Unknown"`
+	Initial []struct {
+		Index int `xml:"index,attr"`
+	} `xml:"ModelStructure>InitialUnknowns>Unknown"`
+}
+
+// checkModelDescription checks what the XSD cannot: unique value
+// references, causality/variability/initial combinations allowed by FMI 2.0
+// (table in 2.2.7), start values where required and only there, every
+// output in ModelStructure/Outputs (in order, with dependencies="") and in
+// InitialUnknowns, every unit declared.
+func checkModelDescription(t *testing.T, data []byte) *mdXML {
+	t.Helper()
+	var md mdXML
+	if err := xml.Unmarshal(data, &md); err != nil {
+		t.Fatalf("modelDescription.xml is not well-formed: %v", err)
+	}
+	if md.FMIVersion != "2.0" || md.GUID == "" || md.CoSim.ModelIdentifier == "" {
+		t.Errorf("header: %+v", md)
+	}
+	if md.CoSim.CanGetSet != "true" || md.CoSim.CanSerialize != "true" || md.CoSim.VarStep != "true" {
+		t.Errorf("capability flags: %+v", md.CoSim)
+	}
+	units := map[string]bool{}
+	for _, u := range md.Units {
+		if units[u.Name] {
+			t.Errorf("unit %q declared twice", u.Name)
+		}
+		units[u.Name] = true
+	}
+	vrs := map[uint32]bool{}
+	names := map[string]bool{}
+	var outIdx []int
+	for i, v := range md.Vars {
+		if vrs[v.VR] || names[v.Name] {
+			t.Errorf("variable %q: duplicate value reference %d or name", v.Name, v.VR)
+		}
+		vrs[v.VR], names[v.Name] = true, true
+		if v.Real == nil {
+			t.Errorf("variable %q is not Real", v.Name)
+			continue
+		}
+		if v.Real.Unit != "" && !units[v.Real.Unit] {
+			t.Errorf("variable %q: unit %q not in UnitDefinitions", v.Name, v.Real.Unit)
+		}
+		hasStart := v.Real.Start != nil
+		switch combo := v.Causality + "/" + v.Variability + "/" + v.Initial; combo {
+		case "parameter/fixed/exact", "parameter/tunable/exact", "parameter/fixed/", "parameter/tunable/":
+			if !hasStart {
+				t.Errorf("parameter %q without start", v.Name)
+			}
+		case "input/continuous/":
+			if !hasStart {
+				t.Errorf("input %q without start", v.Name)
+			}
+		case "output/continuous/calculated", "output/continuous/":
+			if hasStart {
+				t.Errorf("calculated output %q with a start value", v.Name)
+			}
+			outIdx = append(outIdx, i+1)
+		default:
+			t.Errorf("variable %q: combination %s not allowed", v.Name, combo)
+		}
+	}
+	if len(md.Outputs) != len(outIdx) || len(md.Initial) != len(outIdx) {
+		t.Fatalf("ModelStructure lists %d outputs and %d initial unknowns, want %d", len(md.Outputs), len(md.Initial), len(outIdx))
+	}
+	for k, idx := range outIdx {
+		if md.Outputs[k].Index != idx || md.Outputs[k].Deps == nil || *md.Outputs[k].Deps != "" {
+			t.Errorf("ModelStructure output %d: %+v, want index %d with dependencies=\"\"", k, md.Outputs[k], idx)
+		}
+		if md.Initial[k].Index != idx {
+			t.Errorf("InitialUnknowns %d: index %d, want %d", k, md.Initial[k].Index, idx)
+		}
+	}
+	cats := map[string]bool{}
+	for _, c := range md.Categories {
+		cats[c.Name] = true
+	}
+	for _, c := range []string{"logEvents", "logStatusWarning", "logStatusError", "logStatusFatal", "logAll", "logSolver"} {
+		if !cats[c] {
+			t.Errorf("log category %s not declared", c)
+		}
+	}
+	return &md
+}
+
+// schemaDir is the FMI 2.0.5 XSD (../shared/fmi2-schema beside the repo).
+func schemaDir() string {
+	for _, d := range []string{"../../shared/fmi2-schema", "../shared/fmi2-schema"} {
+		if _, err := os.Stat(filepath.Join(d, "fmi2ModelDescription.xsd")); err == nil {
+			return d
+		}
+	}
+	return ""
+}
+
+// validateXSD validates with xmllint when it and the schema are present.
+func validateXSD(t *testing.T, data []byte) {
+	t.Helper()
+	xl, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint not installed (Debian package libxml2-utils): XSD validation skipped")
+	}
+	dir := schemaDir()
+	if dir == "" {
+		t.Skip("FMI 2.0 schema not found at ../shared/fmi2-schema: XSD validation skipped")
+	}
+	f := filepath.Join(t.TempDir(), "modelDescription.xml")
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(xl, "--noout", "--schema", filepath.Join(dir, "fmi2ModelDescription.xsd"), f).CombinedOutput()
+	if err != nil {
+		t.Errorf("xmllint: %v\n%s", err, out)
+	}
+}
+
+func oscDescription(t *testing.T) *Description {
+	o := newOsc(4, 1)
+	o.mi.inputs = append(o.mi.inputs, varInfo{name: "odd & <name>", unit: "kN*m", desc: "quote \" and tab\t", start: -1.5e-7})
+	o.mi.params = append(o.mi.params, paramInfo{name: "L", unit: "furlong", value: 2})
+	d, err := describe(o.info(), GUID([]byte("x")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestModelDescriptionStructure(t *testing.T) {
+	d := oscDescription(t)
+	md := checkModelDescription(t, d.XML())
+	if len(md.Vars) != 7 || md.Vars[0].Name != "u" || md.Vars[2].Name != "x" || md.Vars[4].Name != "k" {
+		t.Errorf("variable order: %+v", md.Vars)
+	}
+	if md.Vars[4].Variability != "tunable" || md.Vars[5].Variability != "fixed" {
+		t.Errorf("k tunable, m fixed: %+v", md.Vars[4:])
+	}
+	if md.Experiment.Step != "0.01" || md.Experiment.Stop != "10" {
+		t.Errorf("DefaultExperiment %+v", md.Experiment)
+	}
+	x := string(d.XML())
+	for _, want := range []string{
+		`<Unit name="N/m">` + "\n" + `      <BaseUnit kg="1" s="-2"/>`,
+		`<Unit name="kN*m">` + "\n" + `      <BaseUnit kg="1" m="2" s="-2" factor="1000"/>`,
+		`<Unit name="furlong"/>`,
+	} {
+		if !strings.Contains(x, want) {
+			t.Errorf("modelDescription.xml lacks %s", want)
+		}
+	}
+	h := string(d.HTML())
+	if !strings.Contains(h, "odd &amp; &lt;name&gt;") || !strings.Contains(h, "<td>tunable</td>") {
+		t.Errorf("documentation does not list the variables")
+	}
+}
+
+func TestModelDescriptionXSD(t *testing.T) {
+	validateXSD(t, oscDescription(t).XML())
+}
+
+func TestDescribeRejectsDuplicates(t *testing.T) {
+	o := newOsc(4, 1)
+	o.mi.params = append(o.mi.params, paramInfo{name: "x", value: 1})
+	if _, err := describe(o.info(), "g"); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("duplicate name: %v", err)
+	}
+}

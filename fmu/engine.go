@@ -1,0 +1,73 @@
+package fmu
+
+// This file is the seam between the FMI layer and the engine. The FMI
+// semantics in this package (instance state machine, variable table,
+// snapshots, modelDescription.xml) only see the small interfaces below;
+// engine_solver.go implements them with package solver, and the tests
+// implement them with closed-form models.
+
+// paramInfo describes a model parameter.
+type paramInfo struct {
+	name, unit, desc string
+	value            float64 // value the model was compiled with
+	tunable          bool
+}
+
+// varInfo describes a model input or output.
+type varInfo struct {
+	name, unit, desc string
+	start            float64 // inputs only
+}
+
+// modelInfo is what a compiled model declares.
+type modelInfo struct {
+	name, desc     string
+	params         []paramInfo
+	inputs         []varInfo
+	outputs        []varInfo
+	start, stop    float64 // default experiment
+	step           float64 // output (communication) step
+	tol            float64 // relative tolerance, 0 when the integrator is fixed-step
+	integratorStep float64 // internal step, for documentation
+	integrator     string
+}
+
+// engineModel is a compiled, immutable model.
+type engineModel interface {
+	info() *modelInfo
+	newState() engineState
+	// init sets the state's time to the model start and assembles it.
+	init(s engineState) error
+	// advanceTo integrates to exactly t in equal sub-steps; a failed step
+	// is reported as *stepFailure with the state left at its last time.
+	advanceTo(s engineState, t float64) error
+	// evalOutputs writes the declared outputs into dst.
+	evalOutputs(s engineState, dst []float64)
+}
+
+// engineState is the mutable state of one instance of an engineModel.
+type engineState interface {
+	time() float64
+	setTime(t float64)
+	setInput(i int, v float64)
+	setParam(i int, v float64) error
+	copyFrom(o engineState)
+	marshal() ([]byte, error)
+	unmarshal(b []byte) error
+	// stats describes the solver work done so far (for logSolver).
+	stats() string
+}
+
+// compiler compiles the instance's model with parameter overrides by name.
+type compiler func(overrides map[string]float64) (engineModel, error)
+
+// stepFailure is an integration failure: the state is at last.
+type stepFailure struct {
+	at, last float64
+	msg      string
+}
+
+// Error describes the failure.
+func (e *stepFailure) Error() string {
+	return "step failed at t=" + ftoa(e.at) + " s (last successful time " + ftoa(e.last) + " s): " + e.msg
+}

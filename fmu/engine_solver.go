@@ -1,0 +1,169 @@
+package fmu
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"mbfmu/solver"
+	"mbfmu/xml"
+)
+
+// solverModel adapts a compiled *solver.Model to the engine seam.
+type solverModel struct {
+	m  *solver.Model
+	mi modelInfo
+}
+
+func newSolverModel(m *solver.Model) *solverModel {
+	st := m.Settings()
+	sm := &solverModel{m: m, mi: modelInfo{
+		name:           m.Name(),
+		start:          st.Start,
+		stop:           st.End,
+		step:           st.OutputStep,
+		integrator:     st.Integrator,
+		integratorStep: st.Step,
+	}}
+	if spec := m.Spec(); spec != nil {
+		sm.mi.desc = spec.Description
+	}
+	if sm.mi.step <= 0 {
+		sm.mi.step = st.Step
+	}
+	if st.Adaptive {
+		sm.mi.tol = st.RelTol
+		sm.mi.integratorStep = st.MaxStep
+	}
+	for _, p := range m.ParamInfo() {
+		sm.mi.params = append(sm.mi.params, paramInfo{name: p.Name, unit: p.Unit, desc: p.Description, value: p.Value, tunable: p.Tunable})
+	}
+	for _, v := range m.InputInfo() {
+		sm.mi.inputs = append(sm.mi.inputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description, start: v.Start})
+	}
+	for _, v := range m.OutputInfo() {
+		sm.mi.outputs = append(sm.mi.outputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description})
+	}
+	return sm
+}
+
+func (sm *solverModel) info() *modelInfo { return &sm.mi }
+
+func (sm *solverModel) newState() engineState { return &solverState{s: sm.m.NewState()} }
+
+func (sm *solverModel) init(s engineState) error { return sm.m.Init(s.(*solverState).s) }
+
+func (sm *solverModel) advanceTo(s engineState, t float64) error {
+	err := sm.m.AdvanceTo(s.(*solverState).s, t)
+	if err == nil {
+		return nil
+	}
+	var se *solver.StepError
+	if errors.As(err, &se) {
+		return &stepFailure{at: se.Time, last: se.LastTime, msg: se.Msg}
+	}
+	return err
+}
+
+func (sm *solverModel) evalOutputs(s engineState, dst []float64) {
+	sm.m.EvalOutputs(s.(*solverState).s, dst)
+}
+
+// solverState adapts a *solver.State.
+type solverState struct{ s *solver.State }
+
+func (ss *solverState) time() float64                   { return ss.s.T }
+func (ss *solverState) setTime(t float64)               { ss.s.T = t }
+func (ss *solverState) setInput(i int, v float64)       { ss.s.SetInput(i, v) }
+func (ss *solverState) setParam(i int, v float64) error { return ss.s.SetParam(i, v) }
+func (ss *solverState) copyFrom(o engineState)          { ss.s.CopyFrom(o.(*solverState).s) }
+func (ss *solverState) marshal() ([]byte, error)        { return ss.s.MarshalBinary() }
+func (ss *solverState) unmarshal(b []byte) error        { return ss.s.UnmarshalBinary(b) }
+
+func (ss *solverState) stats() string {
+	st := ss.s.Stats()
+	return fmt.Sprintf("%d steps, %d rejected, %d Newton iterations, %d factorisations",
+		st.Steps, st.Rejected, st.NewtonIters, st.Factorizations)
+}
+
+// loaded is a parsed and compiled model file.
+type loaded struct {
+	spec  *solver.Spec
+	model *solverModel
+	desc  *Description
+}
+
+// load parses and compiles a model file held in data and describes it.
+func load(data []byte, filename string) (*loaded, error) {
+	spec, err := xml.Parse(data, filename)
+	if err != nil {
+		return nil, err
+	}
+	m, err := solver.Compile(spec, solver.CompileOptions{})
+	if err != nil {
+		return nil, err
+	}
+	sm := newSolverModel(m)
+	d, err := describe(&sm.mi, GUID(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", filename, err)
+	}
+	return &loaded{spec: spec, model: sm, desc: d}, nil
+}
+
+func (l *loaded) compiler() compiler {
+	return func(over map[string]float64) (engineModel, error) {
+		m, err := solver.Compile(l.spec, solver.CompileOptions{Params: over})
+		if err != nil {
+			return nil, err
+		}
+		return newSolverModel(m), nil
+	}
+}
+
+// Describe reads a model file and returns what its FMU declares.
+func Describe(modelPath string) (*Description, error) {
+	data, err := os.ReadFile(modelPath)
+	if err != nil {
+		return nil, err
+	}
+	l, err := load(data, modelPath)
+	if err != nil {
+		return nil, err
+	}
+	return l.desc, nil
+}
+
+// Config holds the arguments of fmi2Instantiate.
+type Config struct {
+	InstanceName     string
+	GUID             string // fmuGUID: must match the model in the resources
+	ResourceLocation string // fmuResourceLocation (any form, see ResolveResources)
+	Logger           Logger // may be nil
+	LoggingOn        bool
+}
+
+// Instantiate creates an instance from the FMU's resources/model.xml (it
+// never reads modelDescription.xml): it checks the GUID against the model
+// file's bytes, parses and compiles it.
+func Instantiate(cfg Config) (*Instance, error) {
+	if cfg.GUID == "" {
+		return nil, errors.New("fmuGUID is empty: pass the guid attribute of modelDescription.xml")
+	}
+	path, err := ResolveResources(cfg.ResourceLocation)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if g := GUID(data); g != cfg.GUID {
+		return nil, fmt.Errorf("fmuGUID %s does not match this FMU's model file %s (GUID %s): modelDescription.xml and resources/%s come from different packs (re-run mbfmu pack)", cfg.GUID, path, g, ModelFileName)
+	}
+	l, err := load(data, path)
+	if err != nil {
+		return nil, err
+	}
+	return newInstance(cfg.InstanceName, l.desc, l.compiler(), l.model, cfg.Logger, cfg.LoggingOn), nil
+}

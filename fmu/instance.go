@@ -1,0 +1,609 @@
+package fmu
+
+import (
+	"fmt"
+	"math"
+)
+
+// Logger receives the instance's log messages, synchronously, on the
+// goroutine (and so the thread) of the call that produced them. category is
+// one of the declared log categories.
+type Logger func(status Status, category, message string)
+
+// Instance is one FMI 2.0 co-simulation slave: a compiled model, its state,
+// the input/parameter/output buffers and the FMI state machine. Methods
+// return the fmi2Status of the corresponding C function and log every
+// failure. An Instance is not safe for concurrent use (the C ABI serialises
+// the calls on one instance); distinct instances share nothing mutable.
+//
+// A call in the wrong state or with bad arguments returns Error and leaves
+// the instance unchanged. A failure of the engine during initialisation
+// moves it to the error state; a failed step returns Discard and moves it
+// to stepFailed with Terminated reported true.
+type Instance struct {
+	name    string
+	desc    *Description
+	log     Logger
+	logMask logMask
+
+	compile compiler
+	base    engineModel // compiled with the model file's parameter values
+	model   engineModel // base, or recompiled with changed fixed parameters
+	state   engineState // nil until initialised
+	phase   Phase
+
+	startTime, stopTime, tol float64
+	stopDefined, tolDefined  bool
+
+	time       float64 // current communication point
+	lastOK     float64 // fmi2LastSuccessfulTime
+	terminated bool    // fmi2Terminated
+	lastStep   Status  // status of the last fmi2DoStep
+	initDone   bool    // state initialised for the current values
+	dirty      bool    // a value set in initialisation mode since initDone
+
+	inputs  []float64
+	params  []float64
+	outputs []float64
+	scratch []float64
+}
+
+// newInstance creates an instance of a compiled model.
+func newInstance(name string, desc *Description, compile compiler, base engineModel, log Logger, loggingOn bool) *Instance {
+	mi := base.info()
+	in := &Instance{
+		name:    name,
+		desc:    desc,
+		log:     log,
+		compile: compile,
+		base:    base,
+		inputs:  make([]float64, len(mi.inputs)),
+		params:  make([]float64, len(mi.params)),
+		outputs: make([]float64, len(mi.outputs)),
+		scratch: make([]float64, len(mi.outputs)),
+	}
+	in.logMask = catWarning | catDiscard | catError | catFatal
+	if loggingOn {
+		in.logMask |= catEvents | catSolver
+	}
+	in.reset()
+	return in
+}
+
+// reset puts the instance in the state right after instantiation.
+func (in *Instance) reset() {
+	mi := in.base.info()
+	in.model = in.base
+	in.state = nil
+	in.phase = Instantiated
+	in.startTime, in.stopTime, in.tol = mi.start, mi.stop, 0
+	in.stopDefined, in.tolDefined = false, false
+	in.time, in.lastOK = mi.start, mi.start
+	in.terminated, in.initDone, in.dirty = false, false, false
+	in.lastStep = OK
+	for i, v := range mi.inputs {
+		in.inputs[i] = v.start
+	}
+	for i, p := range mi.params {
+		in.params[i] = p.value
+	}
+	clear(in.outputs)
+	clear(in.scratch)
+}
+
+// Name returns the instance name given at instantiation.
+func (in *Instance) Name() string { return in.name }
+
+// Description returns the variable table and model data of the FMU.
+func (in *Instance) Description() *Description { return in.desc }
+
+// Phase returns the current state of the FMI state machine.
+func (in *Instance) Phase() Phase { return in.phase }
+
+// Time returns the current communication point.
+func (in *Instance) Time() float64 { return in.time }
+
+func (in *Instance) logf(cat logMask, st Status, format string, args ...any) {
+	if in.log == nil || !in.logMask.on(cat) {
+		return
+	}
+	in.log(st, categoryName(cat), fmt.Sprintf(format, args...))
+}
+
+// errorf logs a rejected call and returns Error; the instance is unchanged.
+func (in *Instance) errorf(fn, format string, args ...any) Status {
+	in.logf(catError, Error, fn+": "+format, args...)
+	return Error
+}
+
+// failf logs an engine failure, moves the instance to the error state and
+// returns Error.
+func (in *Instance) failf(fn, format string, args ...any) Status {
+	in.phase = ErrorPhase
+	in.logf(catError, Error, fn+": "+format+" (instance is now in the error state: call fmi2Reset, fmi2SetFMUstate or fmi2FreeInstance)", args...)
+	return Error
+}
+
+// allowed checks that fn may be called in the current phase.
+func (in *Instance) allowed(fn string, ps phaseSet) bool {
+	if ps.has(in.phase) {
+		return true
+	}
+	in.logf(catError, Error, "%s: not allowed in state %s", fn, in.phase)
+	return false
+}
+
+// Abort records an unexpected failure inside fn (a recovered panic): the
+// instance moves to the error state and the failure is logged.
+func (in *Instance) Abort(fn string, reason any) Status {
+	return in.failf(fn, "internal error: %v", reason)
+}
+
+// SetDebugLogging switches log categories on or off (all of them when
+// categories is empty). Errors, discards and warnings are logged from the
+// start; events and solver statistics only when loggingOn was true at
+// instantiation or they are switched on here.
+func (in *Instance) SetDebugLogging(on bool, categories []string) Status {
+	const fn = "fmi2SetDebugLogging"
+	if !in.allowed(fn, anyPhase) {
+		return Error
+	}
+	if len(categories) == 0 {
+		if on {
+			in.logMask = catAll | catEvents | catSolver | catWarning | catDiscard | catError | catFatal
+		} else {
+			in.logMask = 0
+		}
+		return OK
+	}
+	var set logMask
+	for _, c := range categories {
+		bit, ok := categoryBit(c)
+		if !ok {
+			return in.errorf(fn, "unknown log category %q (declared: logEvents, logSolver, logStatusWarning, logStatusDiscard, logStatusError, logStatusFatal, logAll)", c)
+		}
+		set |= bit
+	}
+	if on {
+		in.logMask |= set
+	} else {
+		in.logMask &^= set
+	}
+	return OK
+}
+
+// SetupExperiment records the tolerance (unused: the model's integrator
+// settings apply), the start time and the optional stop time.
+func (in *Instance) SetupExperiment(tolDefined bool, tol, start float64, stopDefined bool, stop float64) Status {
+	const fn = "fmi2SetupExperiment"
+	if !in.allowed(fn, instPhase) {
+		return Error
+	}
+	if !finite(start) {
+		return in.errorf(fn, "startTime %v is not finite", start)
+	}
+	if stopDefined && (!finite(stop) || stop < start) {
+		return in.errorf(fn, "stopTime %v is invalid for startTime %v", stop, start)
+	}
+	if tolDefined && !(tol > 0) {
+		return in.errorf(fn, "tolerance %v must be positive", tol)
+	}
+	in.tolDefined, in.tol = tolDefined, tol
+	in.startTime = start
+	in.stopDefined, in.stopTime = stopDefined, stop
+	in.time, in.lastOK = start, start
+	in.logf(catEvents, OK, "%s: start %g, stop %g (defined %t), tolerance %g (defined %t; the model's own integrator settings apply)", fn, start, stop, stopDefined, tol, tolDefined)
+	return OK
+}
+
+// EnterInitializationMode starts initialisation: values set from now on
+// are applied when the instance is initialised (at the first output read or
+// at ExitInitializationMode).
+func (in *Instance) EnterInitializationMode() Status {
+	const fn = "fmi2EnterInitializationMode"
+	if !in.allowed(fn, instPhase) {
+		return Error
+	}
+	in.phase = InitializationMode
+	in.initDone, in.dirty = false, true
+	in.logf(catEvents, OK, "%s", fn)
+	return OK
+}
+
+// ExitInitializationMode initialises the model (recompiling it first if a
+// fixed parameter changed) and enters stepComplete.
+func (in *Instance) ExitInitializationMode() Status {
+	const fn = "fmi2ExitInitializationMode"
+	if !in.allowed(fn, initPhase) {
+		return Error
+	}
+	if st := in.initialize(fn); st != OK {
+		return st
+	}
+	in.phase = StepComplete
+	in.logf(catEvents, OK, "%s: t = %g", fn, in.time)
+	return OK
+}
+
+// initialize builds a consistent state from the current inputs and
+// parameters unless it is up to date.
+func (in *Instance) initialize(fn string) Status {
+	if in.initDone && !in.dirty {
+		return OK
+	}
+	bmi := in.base.info()
+	var over map[string]float64
+	fixedSame := true
+	mi := in.model.info()
+	for i, p := range bmi.params {
+		if in.params[i] != p.value {
+			if over == nil {
+				over = map[string]float64{}
+			}
+			over[p.name] = in.params[i]
+		}
+		if !p.tunable && in.params[i] != mi.params[i].value {
+			fixedSame = false
+		}
+	}
+	if !fixedSame {
+		if over == nil {
+			in.model = in.base
+		} else {
+			m, err := in.compile(over)
+			if err != nil {
+				return in.failf(fn, "recompiling the model with the new parameter values: %v", err)
+			}
+			in.model = m
+		}
+		in.logf(catEvents, OK, "%s: model recompiled for changed fixed parameters", fn)
+	}
+	mi = in.model.info()
+	s := in.model.newState()
+	for i, v := range in.inputs {
+		s.setInput(i, v)
+	}
+	for i, p := range mi.params {
+		if p.tunable && in.params[i] != p.value {
+			if err := s.setParam(i, in.params[i]); err != nil {
+				return in.failf(fn, "setting parameter %q: %v", p.name, err)
+			}
+		}
+	}
+	if err := in.model.init(s); err != nil {
+		return in.failf(fn, "initialisation failed: %v", err)
+	}
+	t0 := s.time()
+	switch tol := timeTol(in.startTime); {
+	case in.startTime < t0-tol:
+		return in.failf(fn, "startTime %g is before the model's start time %g", in.startTime, t0)
+	case in.startTime > t0+tol:
+		if err := in.model.advanceTo(s, in.startTime); err != nil {
+			return in.failf(fn, "integrating from the model's start time %g to startTime %g: %v", t0, in.startTime, err)
+		}
+	}
+	s.setTime(in.startTime)
+	in.model.evalOutputs(s, in.scratch)
+	for i, v := range in.scratch {
+		if !finite(v) {
+			return in.failf(fn, "output %q is %v after initialisation", mi.outputs[i].name, v)
+		}
+	}
+	copy(in.outputs, in.scratch)
+	in.state = s
+	in.time, in.lastOK = in.startTime, in.startTime
+	in.initDone, in.dirty = true, false
+	return OK
+}
+
+// timeTol is the tolerance within which a communication point is taken to
+// equal the instance's time.
+func timeTol(t float64) float64 { return 1e-9 * math.Max(1, math.Abs(t)) }
+
+// Terminate ends the simulation run.
+func (in *Instance) Terminate() Status {
+	const fn = "fmi2Terminate"
+	if !in.allowed(fn, termPhases) {
+		return Error
+	}
+	in.phase = TerminatedPhase
+	in.logf(catEvents, OK, "%s: t = %g", fn, in.time)
+	if in.state != nil {
+		in.logf(catSolver, OK, "%s: solver statistics: %s", fn, in.state.stats())
+	}
+	return OK
+}
+
+// Reset returns the instance to the instantiated state with the start
+// values of the model file (the log settings are kept).
+func (in *Instance) Reset() Status {
+	const fn = "fmi2Reset"
+	if !in.allowed(fn, anyPhase) {
+		return Error
+	}
+	in.reset()
+	in.logf(catEvents, OK, "%s", fn)
+	return OK
+}
+
+// variable returns the variable with value reference vr, or nil.
+func (in *Instance) variable(vr uint32) *Variable {
+	if int64(vr) < int64(len(in.desc.Variables)) {
+		return &in.desc.Variables[vr]
+	}
+	return nil
+}
+
+// GetReal reads Real variables into v (len(v) == len(vr)).
+func (in *Instance) GetReal(vr []uint32, v []float64) Status {
+	const fn = "fmi2GetReal"
+	if !in.allowed(fn, getPhases) {
+		return Error
+	}
+	if len(v) < len(vr) {
+		return in.errorf(fn, "value array shorter than the value-reference array")
+	}
+	for _, r := range vr {
+		x := in.variable(r)
+		if x == nil {
+			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+		}
+		if x.Causality == CausalityOutput && in.phase == InitializationMode && (!in.initDone || in.dirty) {
+			if st := in.initialize(fn); st != OK {
+				return st
+			}
+		}
+	}
+	for k, r := range vr {
+		x := &in.desc.Variables[r]
+		switch x.Causality {
+		case CausalityInput:
+			v[k] = in.inputs[x.Index]
+		case CausalityOutput:
+			v[k] = in.outputs[x.Index]
+		default:
+			v[k] = in.params[x.Index]
+		}
+	}
+	return OK
+}
+
+// SetReal sets inputs and parameters. Inputs may be set before
+// initialisation and between steps, tunable parameters too, fixed
+// parameters only before and during initialisation mode. Non-finite
+// values are rejected. Either every value is set or none.
+func (in *Instance) SetReal(vr []uint32, v []float64) Status {
+	const fn = "fmi2SetReal"
+	if !in.allowed(fn, setPhases) {
+		return Error
+	}
+	if len(v) < len(vr) {
+		return in.errorf(fn, "value array shorter than the value-reference array")
+	}
+	for k, r := range vr {
+		x := in.variable(r)
+		switch {
+		case x == nil:
+			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+		case x.Causality == CausalityOutput:
+			return in.errorf(fn, "%q (value reference %d) is an output and cannot be set", x.Name, r)
+		case x.Variability == VariabilityFixed && in.phase == StepComplete:
+			return in.errorf(fn, "%q (value reference %d) is a fixed parameter: it can be set only before fmi2ExitInitializationMode", x.Name, r)
+		case !finite(v[k]):
+			return in.errorf(fn, "value %v for %q (value reference %d) is not finite", v[k], x.Name, r)
+		}
+	}
+	for k, r := range vr {
+		x := &in.desc.Variables[r]
+		val := v[k]
+		switch x.Causality {
+		case CausalityInput:
+			in.inputs[x.Index] = val
+			if in.phase == StepComplete {
+				in.state.setInput(x.Index, val)
+			}
+		default:
+			if in.phase == StepComplete {
+				if err := in.state.setParam(x.Index, val); err != nil {
+					return in.errorf(fn, "setting %q: %v", x.Name, err)
+				}
+			}
+			in.params[x.Index] = val
+		}
+	}
+	if in.phase == InitializationMode && len(vr) > 0 {
+		in.dirty = true
+	}
+	return OK
+}
+
+// noVariables handles the getters and setters of a type the FMU has no
+// variables of: only an empty request succeeds.
+func (in *Instance) noVariables(fn, typ string, ps phaseSet, vr []uint32) Status {
+	if !in.allowed(fn, ps) {
+		return Error
+	}
+	if len(vr) > 0 {
+		return in.errorf(fn, "unknown value reference %d: this FMU has no %s variables", vr[0], typ)
+	}
+	return OK
+}
+
+// GetInteger fails for any value reference: the FMU has no Integer variables.
+func (in *Instance) GetInteger(vr []uint32) Status {
+	return in.noVariables("fmi2GetInteger", "Integer", getPhases, vr)
+}
+
+// SetInteger fails for any value reference: the FMU has no Integer variables.
+func (in *Instance) SetInteger(vr []uint32) Status {
+	return in.noVariables("fmi2SetInteger", "Integer", setPhases, vr)
+}
+
+// GetBoolean fails for any value reference: the FMU has no Boolean variables.
+func (in *Instance) GetBoolean(vr []uint32) Status {
+	return in.noVariables("fmi2GetBoolean", "Boolean", getPhases, vr)
+}
+
+// SetBoolean fails for any value reference: the FMU has no Boolean variables.
+func (in *Instance) SetBoolean(vr []uint32) Status {
+	return in.noVariables("fmi2SetBoolean", "Boolean", setPhases, vr)
+}
+
+// GetString fails for any value reference: the FMU has no String variables.
+func (in *Instance) GetString(vr []uint32) Status {
+	return in.noVariables("fmi2GetString", "String", getPhases, vr)
+}
+
+// SetString fails for any value reference: the FMU has no String variables.
+func (in *Instance) SetString(vr []uint32) Status {
+	return in.noVariables("fmi2SetString", "String", setPhases, vr)
+}
+
+// DoStep advances from the master's currentCommunicationPoint t by h.
+//
+// t is taken as the truth: the instance time is snapped to it when they
+// agree within 1e-9·max(1,|t|), and a larger mismatch is an error. The
+// engine integrates to t+h in equal sub-steps. A failed integration or a
+// non-finite output returns Discard (fmi2LastSuccessfulTime tells how far
+// it got, fmi2Terminated is true). A normal step never returns Warning.
+func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) Status {
+	const fn = "fmi2DoStep"
+	if !in.allowed(fn, stepPhase) {
+		return Error
+	}
+	if !finite(t) || !(h > 0) || math.IsInf(h, 0) {
+		return in.errorf(fn, "invalid currentCommunicationPoint %v or communicationStepSize %v (must be finite and > 0)", t, h)
+	}
+	if math.Abs(t-in.time) > timeTol(t) {
+		return in.errorf(fn, "currentCommunicationPoint %.17g does not match the FMU's time %.17g (difference %.3g s); steps must be contiguous (use fmi2SetFMUstate to go back)", t, in.time, t-in.time)
+	}
+	target := t + h
+	if in.stopDefined && target > in.stopTime+timeTol(in.stopTime) {
+		return in.errorf(fn, "step to %.17g s goes past the stopTime %.17g s given to fmi2SetupExperiment", target, in.stopTime)
+	}
+	in.state.setTime(t)
+	if err := in.model.advanceTo(in.state, target); err != nil {
+		sf, ok := err.(*stepFailure)
+		if !ok {
+			return in.failf(fn, "%v", err)
+		}
+		in.time, in.lastOK = sf.last, sf.last
+		in.model.evalOutputs(in.state, in.scratch)
+		if allFinite(in.scratch) {
+			copy(in.outputs, in.scratch)
+		}
+		return in.discard(fn, "%v", sf)
+	}
+	in.model.evalOutputs(in.state, in.scratch)
+	for i, v := range in.scratch {
+		if !finite(v) {
+			in.lastOK = t
+			return in.discard(fn, "output %q is %v at t = %.17g s: the simulation cannot go on (outputs keep their values at t = %.17g s)", in.base.info().outputs[i].name, v, target, t)
+		}
+	}
+	copy(in.outputs, in.scratch)
+	in.time, in.lastOK = target, target
+	in.lastStep = OK
+	return OK
+}
+
+func allFinite(x []float64) bool {
+	for _, v := range x {
+		if !finite(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// discard ends a failed step: stepFailed, Terminated true.
+func (in *Instance) discard(fn, format string, args ...any) Status {
+	in.phase = StepFailed
+	in.terminated = true
+	in.lastStep = Discard
+	in.logf(catDiscard, Discard, fn+": "+format, args...)
+	return Discard
+}
+
+// CancelStep always fails: fmi2DoStep is synchronous, no step is ever pending.
+func (in *Instance) CancelStep() Status {
+	return in.errorf("fmi2CancelStep", "no asynchronous step is in progress (fmi2DoStep is synchronous, canRunAsynchronuously=false)")
+}
+
+// GetStatus answers fmi2GetStatus. fmi2DoStepStatus is only meaningful while
+// an asynchronous step is pending, which never happens: it returns Discard
+// (status not available) with the status of the last step in value.
+func (in *Instance) GetStatus(k StatusKind) (value Status, st Status) {
+	const fn = "fmi2GetStatus"
+	if !in.allowed(fn, statusPhases) {
+		return OK, Error
+	}
+	if k == DoStepStatus {
+		in.logf(catDiscard, Discard, "%s: fmi2DoStepStatus is not available: no asynchronous step is pending (fmi2DoStep is synchronous); the last step returned %s", fn, in.lastStep)
+		return in.lastStep, Discard
+	}
+	return OK, in.noStatus(fn, k)
+}
+
+// noStatus reports a status kind the function cannot deliver.
+func (in *Instance) noStatus(fn string, k StatusKind) Status {
+	if k < DoStepStatus || k > Terminated {
+		return in.errorf(fn, "invalid status kind %d", int(k))
+	}
+	in.logf(catDiscard, Discard, "%s: %s is not available from this function", fn, k)
+	return Discard
+}
+
+// GetRealStatus answers fmi2GetRealStatus(fmi2LastSuccessfulTime).
+func (in *Instance) GetRealStatus(k StatusKind) (float64, Status) {
+	const fn = "fmi2GetRealStatus"
+	if !in.allowed(fn, statusPhases) {
+		return 0, Error
+	}
+	if k == LastSuccessfulTime {
+		return in.lastOK, OK
+	}
+	return 0, in.noStatus(fn, k)
+}
+
+// GetIntegerStatus has no status kind to answer.
+func (in *Instance) GetIntegerStatus(k StatusKind) (int32, Status) {
+	const fn = "fmi2GetIntegerStatus"
+	if !in.allowed(fn, statusPhases) {
+		return 0, Error
+	}
+	return 0, in.noStatus(fn, k)
+}
+
+// GetBooleanStatus answers fmi2GetBooleanStatus(fmi2Terminated): true after
+// a failed step (the simulation cannot go on).
+func (in *Instance) GetBooleanStatus(k StatusKind) (bool, Status) {
+	const fn = "fmi2GetBooleanStatus"
+	if !in.allowed(fn, statusPhases) {
+		return false, Error
+	}
+	if k == Terminated {
+		return in.terminated, OK
+	}
+	return false, in.noStatus(fn, k)
+}
+
+// GetStringStatus answers fmi2GetStringStatus(fmi2PendingStatus) with
+// Discard: no step is ever pending.
+func (in *Instance) GetStringStatus(k StatusKind) (string, Status) {
+	const fn = "fmi2GetStringStatus"
+	if !in.allowed(fn, statusPhases) {
+		return "", Error
+	}
+	if k == PendingStatus {
+		in.logf(catDiscard, Discard, "%s: no asynchronous step is pending", fn)
+		return "", Discard
+	}
+	return "", in.noStatus(fn, k)
+}
+
+// Unsupported logs that fn is not supported (why names the capability
+// flag that says so) and returns Error.
+func (in *Instance) Unsupported(fn, why string) Status {
+	return in.errorf(fn, "not supported by this FMU (%s)", why)
+}

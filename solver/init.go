@@ -1,0 +1,172 @@
+package solver
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// Init sets s.T to the start time and makes the initial state consistent:
+// positions are corrected to satisfy every constraint with the smallest
+// change to the model's approximate initial positions, velocities are
+// projected onto the velocity constraints, and accelerations and
+// multipliers are solved from the equations of motion. It reports clearly
+// when the constraints cannot be met.
+func (m *Model) Init(s *State) error {
+	s.T = m.settings.Start
+	s.setTime(s.T)
+	copy(s.q, m.q0)
+	copy(s.v, m.v0)
+	clear(s.a)
+	clear(s.lam)
+	s.stats = Stats{}
+	s.h = m.settings.Step
+	s.hp, s.nhist = 0, 0
+	if err := m.assemblePositions(s); err != nil {
+		return err
+	}
+	if err := m.assembleVelocities(s, m.v0); err != nil {
+		return err
+	}
+	if err := m.accelerations(s, s.a, false); err != nil {
+		return err
+	}
+	copy(s.aa, s.a)
+	copy(s.qp, s.q)
+	copy(s.vp, s.v)
+	s.initialized = true
+	s.needFactor = true
+	return nil
+}
+
+// assemblePositions solves Φ(q, t) = 0 by Gauss–Newton steps of minimum
+// norm: [I Φqᵀ; Φq 0][Δq; μ] = [0; −Φ].
+func (m *Model) assemblePositions(s *State) error {
+	if m.nc == 0 {
+		return nil
+	}
+	nq := m.nq
+	var worst float64
+	for it := 0; it < 100; it++ {
+		m.evalRows(s, false)
+		worst = 0
+		for r := range m.rows {
+			worst = math.Max(worst, math.Abs(s.re[r].phi))
+		}
+		if worst <= 1e-12 {
+			return nil
+		}
+		s.lin.Zero()
+		for i := 0; i < nq; i++ {
+			s.lin.Add(i, i, 1)
+		}
+		m.addConstraintJac(s, 0, false)
+		if err := s.lin.Factor(); err != nil {
+			e := &AssemblyError{Msg: "the constraints are redundant or singular at the initial configuration", Cause: err}
+			e.Violating = m.violations(s)
+			return e
+		}
+		for i := 0; i < nq; i++ {
+			s.dx[i] = 0
+		}
+		for r := range m.rows {
+			s.dx[nq+r] = -s.re[r].phi
+		}
+		s.lin.Solve(s.dx)
+		// limit the step so that a wild first guess does not jump branches
+		step := 0.0
+		for i := 0; i < nq; i++ {
+			step = math.Max(step, math.Abs(s.dx[i]))
+		}
+		sc := 1.0
+		if step > 0.5 {
+			sc = 0.5 / step
+		}
+		for i := 0; i < nq; i++ {
+			s.q[i] += sc * s.dx[i]
+		}
+	}
+	e := &AssemblyError{Msg: "the initial positions cannot satisfy the constraints (check the geometry and the drivers' values at the start time)"}
+	e.Violating = m.violations(s)
+	return e
+}
+
+// assemblyError names the constraints that are violated most.
+func (m *Model) assemblyError(what string, cause error) error {
+	return &AssemblyError{Msg: what, Cause: cause}
+}
+
+// AssemblyError reports inconsistent initial conditions.
+type AssemblyError struct {
+	Msg       string
+	Violating []string // "joint: 0.3 (rows...)" descriptions, worst first
+	Cause     error
+}
+
+// Error formats the problem.
+func (e *AssemblyError) Error() string {
+	s := "assembly failed: " + e.Msg
+	if len(e.Violating) > 0 {
+		s += "; largest violations: " + strings.Join(e.Violating, ", ")
+	}
+	if e.Cause != nil {
+		s += " (" + e.Cause.Error() + ")"
+	}
+	return s
+}
+
+func (m *Model) violations(s *State) []string {
+	type v struct {
+		name string
+		val  float64
+	}
+	var vs []v
+	for r := range m.rows {
+		vs = append(vs, v{m.joints[m.rows[r].owner].name, math.Abs(s.re[r].phi)})
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i].val > vs[j].val })
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range vs {
+		if seen[x.name] || x.val <= 1e-9 || len(out) >= 3 {
+			continue
+		}
+		seen[x.name] = true
+		out = append(out, x.name+" by "+ftoa(round4(x.val)))
+	}
+	return out
+}
+
+func round4(x float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}
+
+// assembleVelocities projects the approximate velocities v0 onto the
+// velocity constraints Φq v + Φt = 0: [I Φqᵀ; Φq 0][v; μ] = [v0; −Φt].
+func (m *Model) assembleVelocities(s *State, v0 []float64) error {
+	nq := m.nq
+	if m.nc == 0 {
+		copy(s.v, v0)
+		return nil
+	}
+	m.evalRows(s, false)
+	s.lin.Zero()
+	for i := 0; i < nq; i++ {
+		s.lin.Add(i, i, 1)
+	}
+	m.addConstraintJac(s, 0, false)
+	if err := s.lin.Factor(); err != nil {
+		return &AssemblyError{Msg: "the constraint Jacobian is singular at the initial configuration (redundant constraints?)", Cause: err}
+	}
+	copy(s.dx, v0)
+	for r := range m.rows {
+		s.dx[nq+r] = -s.re[r].phit
+	}
+	s.lin.Solve(s.dx)
+	copy(s.v, s.dx[:nq])
+	return nil
+}

@@ -1,0 +1,612 @@
+package solver
+
+import (
+	"errors"
+	"math"
+)
+
+type family uint8
+
+const (
+	famAlpha family = iota // generalized-α, HHT-α, Newmark
+	famBDF
+	famRK
+)
+
+// integrator holds the constants of a time-integration scheme.
+type integrator struct {
+	name         string
+	family       family
+	am, af, b, g float64 // generalized-α: αm, αf, β, γ
+	bdf          int     // BDF order
+	order        int     // convergence order (for error control)
+}
+
+func newIntegrator(name string, rho, alpha, beta, gamma float64) (integrator, error) {
+	switch name {
+	case "genalpha", "generalized-alpha", "gen-alpha":
+		am := (2*rho - 1) / (rho + 1)
+		af := rho / (rho + 1)
+		g := 0.5 + af - am
+		return integrator{name: "genalpha", family: famAlpha, am: am, af: af, g: g, b: 0.25 * (g + 0.5) * (g + 0.5), order: 2}, nil
+	case "hht", "hht-alpha":
+		if alpha == 0 {
+			alpha = -0.05
+		}
+		if alpha < -1.0/3 || alpha > 0 {
+			return integrator{}, errorf("HHT α must be in [-1/3, 0], got %g", alpha)
+		}
+		af := -alpha
+		return integrator{name: "hht", family: famAlpha, af: af, g: 0.5 + af, b: 0.25 * (1 + af) * (1 + af), order: 2}, nil
+	case "newmark":
+		if beta == 0 {
+			beta = 0.25
+		}
+		if gamma == 0 {
+			gamma = 0.5
+		}
+		if gamma < 0.5 || beta < 0.25*(gamma+0.5)*(gamma+0.5)-1e-12 {
+			return integrator{}, errorf("Newmark needs γ ≥ 1/2 and β ≥ (γ+1/2)²/4 for unconditional stability, got β=%g γ=%g", beta, gamma)
+		}
+		o := 2
+		if gamma > 0.5 {
+			o = 1
+		}
+		return integrator{name: "newmark", family: famAlpha, b: beta, g: gamma, order: o}, nil
+	case "bdf1", "euler", "implicit-euler":
+		return integrator{name: "bdf1", family: famBDF, bdf: 1, order: 1}, nil
+	case "bdf2", "bdf":
+		return integrator{name: "bdf2", family: famBDF, bdf: 2, order: 2}, nil
+	case "rk4":
+		return integrator{name: "rk4", family: famRK, order: 4}, nil
+	}
+	return integrator{name: "genalpha", family: famAlpha}, errorf("unknown integrator %q (genalpha, hht, newmark, bdf1, bdf2, rk4)", name)
+}
+
+var errNewton = errors.New("Newton iteration did not converge")
+
+// setTime puts time t into the evaluation context.
+func (s *State) setTime(t float64) {
+	s.x.t = t
+	s.vars[slotTime] = t
+}
+
+// forces evaluates the applied forces into s.fq (without gravity); when
+// factor is set it also adds coefK·K + coefC·C into the linear solver.
+func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
+	clear(s.fq)
+	for e, f := range m.forces {
+		d := f.dofs()
+		n := len(d)
+		fl := s.fl[:n]
+		clear(fl)
+		var kl, cl []float64
+		if factor {
+			kl, cl = s.kl[:n*n], s.cl[:n*n]
+			clear(kl)
+			clear(cl)
+		}
+		f.eval(&s.x, fl, kl, cl)
+		for a, i := range d {
+			if i < 0 {
+				continue
+			}
+			s.fq[i] += fl[a]
+			if factor {
+				for b, j := range d {
+					if j >= 0 {
+						if v := coefK*kl[a*n+b] + coefC*cl[a*n+b]; v != 0 {
+							s.lin.Add(i, j, v)
+						}
+					}
+				}
+			}
+		}
+		_ = e
+	}
+}
+
+// addMass adds coef·M to the linear solver.
+func (m *Model) addMass(s *State, coef float64) {
+	for i, d := range m.mdiag {
+		s.lin.Add(i, i, coef*d)
+	}
+	for _, b := range m.mblocks {
+		n := len(b.dofs)
+		for r, i := range b.dofs {
+			for c, j := range b.dofs {
+				s.lin.Add(i, j, coef*b.m[r*n+c])
+			}
+		}
+	}
+}
+
+// rows evaluates every constraint row into s.re.
+func (m *Model) evalRows(s *State, vel bool) {
+	for r := range m.rows {
+		m.rows[r].eval(&s.x, &s.re[r], vel)
+	}
+}
+
+// addConstraintJac adds Φq and Φqᵀ, and when lam != nil the Hessian term
+// Σ λ̃ ∂²Φ/∂q², into the linear solver.
+func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
+	nq := m.nq
+	for r := range m.rows {
+		d := &m.rows[r].dofs
+		e := &s.re[r]
+		for k, i := range d {
+			if i >= 0 && e.jac[k] != 0 {
+				s.lin.Add(nq+r, i, e.jac[k])
+				s.lin.Add(i, nq+r, e.jac[k])
+			}
+		}
+		if withHess {
+			l := lamScale * s.lam[r]
+			if l == 0 {
+				continue
+			}
+			add := func(a, b int, v float64) {
+				if v != 0 && d[a] >= 0 && d[b] >= 0 {
+					s.lin.Add(d[a], d[b], l*v)
+				}
+			}
+			add(2, 2, e.hii)
+			add(2, 0, e.hixi)
+			add(0, 2, e.hixi)
+			add(2, 1, e.hiyi)
+			add(1, 2, e.hiyi)
+			add(2, 3, e.hixj)
+			add(3, 2, e.hixj)
+			add(2, 4, e.hiyj)
+			add(4, 2, e.hiyj)
+			add(2, 5, e.hij)
+			add(5, 2, e.hij)
+			add(5, 5, e.hjj)
+		}
+	}
+}
+
+// newtonResidual forms the scaled residual of the implicit schemes:
+// res = [s1 (M q̈ − g − Q) + Φqᵀ λ̃ ; Φ], λ̃ = s1 λ, and when factor is set
+// the iteration matrix [M + s1 cv C + s1 K + H(λ̃), Φqᵀ; Φq, 0].
+//
+// With the index-2 formulation the constraint rows are the velocity
+// constraints (Φq v + Φt)/cv instead of Φ; positions are projected onto
+// Φ = 0 after the step (see project).
+func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
+	if factor {
+		s.lin.Zero()
+		m.addMass(s, 1)
+	}
+	m.evalForces(s, factor, s1, s1*cv)
+	m.massMul(s.tmp, s.a)
+	nq := m.nq
+	for i := 0; i < nq; i++ {
+		s.res[i] = s1 * (s.tmp[i] - m.gq[i] - s.fq[i])
+	}
+	m.evalRows(s, false)
+	for r := range m.rows {
+		e := &s.re[r]
+		l := s1 * s.lam[r]
+		pd := e.phit
+		for k, i := range m.rows[r].dofs {
+			if i >= 0 {
+				s.res[i] += e.jac[k] * l
+				pd += e.jac[k] * s.v[i]
+			}
+		}
+		if m.index2 {
+			s.res[nq+r] = pd / cv
+		} else {
+			s.res[nq+r] = e.phi
+		}
+	}
+	if factor {
+		m.addConstraintJac(s, s1, true)
+	}
+}
+
+// implicitStep advances s by h with an implicit scheme (generalized-α
+// family or BDF). On failure the state is undefined: the caller restores.
+func (m *Model) implicitStep(s *State, h float64) error {
+	in := &m.integ
+	nq := m.nq
+	t1 := s.T + h
+	var cv, ca, caa float64
+	switch in.family {
+	case famAlpha:
+		am, af, b, g := in.am, in.af, in.b, in.g
+		for i := 0; i < nq; i++ {
+			a0, aa0 := s.a[i], s.aa[i]
+			aa1 := (a0 - am*aa0) / (1 - am) // predictor q̈₁ = q̈₀
+			q0, v0 := s.q[i], s.v[i]
+			s.v[i] = v0 + h*((1-g)*aa0+g*aa1)
+			s.q[i] = q0 + h*v0 + h*h*((0.5-b)*aa0+b*aa1)
+			s.aa[i] = aa1
+		}
+		ca = (1 - am) / (h * h * b * (1 - af))
+		cv = g / (h * b)
+		caa = 1 / (h * h * b)
+	case famBDF:
+		b0, a1, a2 := 1.0, 1.0, 0.0
+		if in.bdf == 2 && s.nhist > 0 {
+			w := h / s.hp
+			b0 = (1 + w) / (1 + 2*w)
+			a1 = (1 + w) * (1 + w) / (1 + 2*w)
+			a2 = -w * w / (1 + 2*w)
+		}
+		hb := h * b0
+		for i := 0; i < nq; i++ {
+			q0, v0, acc := s.q[i], s.v[i], s.a[i]
+			psiQ := a1*q0 + a2*s.qp[i]
+			psiV := a1*v0 + a2*s.vp[i]
+			s.qp[i], s.vp[i] = q0, v0 // history for the next step
+			q1 := q0 + h*v0 + 0.5*h*h*acc
+			v1 := (q1 - psiQ) / hb
+			s.q[i], s.v[i], s.a[i] = q1, v1, (v1-psiV)/hb
+		}
+		cv = 1 / hb
+		ca = cv * cv
+	}
+	s1 := 1 / ca
+	s.setTime(t1)
+	if s.hFact != h {
+		s.needFactor = true
+	}
+	tol := m.settings.NewtonTol
+	maxIt := m.settings.MaxIter
+	refreshed := false
+	prev := math.Inf(1)
+	it := 0
+	for {
+		factor := s.needFactor
+		m.newtonResidual(s, s1, cv, factor)
+		if factor {
+			s.stats.Factorizations++
+			if err := s.lin.Factor(); err != nil {
+				return errorf("singular iteration matrix: %v", err)
+			}
+			s.needFactor = false
+			s.hFact = h
+			refreshed = true
+		}
+		for i := range s.res {
+			s.dx[i] = -s.res[i]
+		}
+		s.lin.Solve(s.dx)
+		nrm := 0.0
+		for i := 0; i < nq; i++ {
+			d := s.dx[i]
+			s.q[i] += d
+			s.v[i] += cv * d
+			s.a[i] += ca * d
+			s.aa[i] += caa * d
+			// both positions and velocities (Δv = cv Δq) must have converged
+			w := math.Abs(d) * math.Max(1/(1+math.Abs(s.q[i])), cv/(1+math.Abs(s.v[i])))
+			if w > nrm {
+				nrm = w
+			}
+		}
+		for r := range s.lam {
+			s.lam[r] += s.dx[nq+r] / s1
+		}
+		it++
+		s.stats.NewtonIters++
+		if debugNewton {
+			println("it", it, nrm, factor)
+		}
+		if !finite(nrm) {
+			return errNewton
+		}
+		// converged, or down at the round-off floor of the residual
+		if nrm <= tol || nrm <= 4e-15*math.Max(1, cv) {
+			break
+		}
+		if it >= maxIt {
+			if refreshed {
+				return errNewton
+			}
+			s.needFactor = true
+			it = 0
+			prev = math.Inf(1)
+			continue
+		}
+		if it > 1 && nrm > 0.5*prev {
+			s.needFactor = true // slow convergence: refresh the Jacobian
+		}
+		prev = nrm
+	}
+	if m.index2 {
+		m.project(s)
+	}
+	// Reuse the factorisation in the next step only if it converged fast.
+	if it > 3 {
+		s.needFactor = true
+	}
+	if in.family == famBDF {
+		s.hp = h
+		s.nhist = 1
+	}
+	s.T = t1
+	return nil
+}
+
+// project moves the positions back onto Φ(q, t) = 0 after an index-2 step,
+// with the factored iteration matrix as the metric: [S Φqᵀ; Φq 0][Δq; μ] =
+// [0; −Φ]. The correction is of the order of the local error.
+func (m *Model) project(s *State) {
+	nq := m.nq
+	for it := 0; it < 3; it++ {
+		m.evalRows(s, false)
+		w := 0.0
+		for r := range m.rows {
+			w = math.Max(w, math.Abs(s.re[r].phi))
+		}
+		if w <= 1e-13 {
+			break
+		}
+		clear(s.dx[:nq])
+		for r := range m.rows {
+			s.dx[nq+r] = -s.re[r].phi
+		}
+		s.lin.Solve(s.dx)
+		for i := 0; i < nq; i++ {
+			s.q[i] += s.dx[i]
+		}
+	}
+	// velocities onto Φq v + Φt = 0 at the projected positions
+	m.evalRows(s, false)
+	clear(s.dx[:nq])
+	for r := range m.rows {
+		e := &s.re[r]
+		pd := e.phit
+		for k, i := range m.rows[r].dofs {
+			if i >= 0 {
+				pd += e.jac[k] * s.v[i]
+			}
+		}
+		s.dx[nq+r] = -pd
+	}
+	s.lin.Solve(s.dx)
+	for i := 0; i < nq; i++ {
+		s.v[i] += s.dx[i]
+	}
+}
+
+// accelerations solves [M Φqᵀ; Φq 0][q̈; λ] = [g + Q; γ − 2α Φ̇ − β² Φ] at
+// the state's q, v, time; baumgarte selects the stabilisation terms.
+func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
+	s.lin.Zero()
+	m.addMass(s, 1)
+	m.evalForces(s, false, 0, 0)
+	m.evalRows(s, true)
+	m.addConstraintJac(s, 0, false)
+	s.stats.Factorizations++
+	if err := s.lin.Factor(); err != nil {
+		return errorf("constraint Jacobian is singular (redundant or locked constraints?): %v", err)
+	}
+	nq := m.nq
+	for i := 0; i < nq; i++ {
+		s.dx[i] = m.gq[i] + s.fq[i]
+	}
+	al, be := m.settings.BaumgarteAlpha, m.settings.BaumgarteBeta
+	for r := range m.rows {
+		e := &s.re[r]
+		g := e.gamma
+		if baumgarte {
+			pd := e.phit
+			for k, i := range m.rows[r].dofs {
+				if i >= 0 {
+					pd += e.jac[k] * s.v[i]
+				}
+			}
+			g -= 2*al*pd + be*be*e.phi
+		}
+		s.dx[nq+r] = g
+	}
+	s.lin.Solve(s.dx)
+	copy(dst, s.dx[:nq])
+	copy(s.lam, s.dx[nq:])
+	s.needFactor = true
+	return nil
+}
+
+// rk4Step advances s by h with classical RK4 on (q, v), the accelerations
+// from the Baumgarte-stabilised index-1 equations.
+func (m *Model) rk4Step(s *State, h float64) error {
+	nq := m.nq
+	q0, v0 := s.rk[:nq], s.rk[nq:2*nq]
+	kq, kv := s.rk[2*nq:3*nq], s.rk[3*nq:4*nq]
+	acc := s.rk[4*nq : 5*nq]
+	copy(q0, s.q)
+	copy(v0, s.v)
+	t0 := s.T
+	clear(kq)
+	clear(kv)
+	w := [4]float64{1, 2, 2, 1}
+	c := [4]float64{0, 0.5, 0.5, 1}
+	for st := 0; st < 4; st++ {
+		if st > 0 {
+			for i := 0; i < nq; i++ {
+				s.q[i] = q0[i] + c[st]*h*s.v[i]
+				s.v[i] = v0[i] + c[st]*h*acc[i]
+			}
+			// s.v now holds the stage velocity; s.q uses the previous stage's velocity
+		}
+		s.setTime(t0 + c[st]*h)
+		if err := m.accelerations(s, acc, true); err != nil {
+			return err
+		}
+		for i := 0; i < nq; i++ {
+			kq[i] += w[st] * s.v[i]
+			kv[i] += w[st] * acc[i]
+		}
+	}
+	for i := 0; i < nq; i++ {
+		s.q[i] = q0[i] + h/6*kq[i]
+		s.v[i] = v0[i] + h/6*kv[i]
+	}
+	s.T = t0 + h
+	s.setTime(s.T)
+	if err := m.accelerations(s, s.a, true); err != nil {
+		return err
+	}
+	copy(s.aa, s.a)
+	return nil
+}
+
+// step advances by h; a failed step is retried as two half steps (up to
+// depth 4) before the failure is reported.
+func (m *Model) step(s *State, h float64, depth int) error {
+	copy(s.save, s.core)
+	t0, hp, nh := s.T, s.hp, s.nhist
+	var err error
+	if m.integ.family == famRK {
+		err = m.rk4Step(s, h)
+	} else {
+		err = m.implicitStep(s, h)
+	}
+	if err == nil {
+		s.stats.Steps++
+		return nil
+	}
+	copy(s.core, s.save)
+	s.T, s.hp, s.nhist = t0, hp, nh
+	s.needFactor = true
+	if depth >= 4 {
+		return err
+	}
+	s.stats.Rejected++
+	// The two halves overwrite s.save; keep our own copy in save2 is not
+	// needed because failure of a half is reported up with the state
+	// restored to the start of that half.
+	if err := m.step(s, h/2, depth+1); err != nil {
+		return err
+	}
+	return m.step(s, h/2, depth+1)
+}
+
+// AdvanceTo integrates from s.T to exactly t. Fixed-step integration splits
+// the interval into equal sub-steps no longer than the model's step (never
+// a sliver); adaptive integration controls the local error by step
+// doubling. On failure it returns *StepError and leaves s at the last time
+// it reached successfully. It allocates nothing.
+func (m *Model) AdvanceTo(s *State, t float64) error {
+	if !s.initialized {
+		return &StepError{Time: s.T, LastTime: s.T, Msg: "state is not initialised (call Init)"}
+	}
+	if !finite(t) || t < s.T-1e-12*math.Max(1, math.Abs(t)) {
+		return &StepError{Time: s.T, LastTime: s.T, Msg: "target time " + ftoa(t) + " s is before the current time or not finite"}
+	}
+	span := t - s.T
+	if span <= 1e-13*math.Max(1, math.Abs(t)) {
+		s.T = t
+		return nil
+	}
+	s.needFactor = true
+	if !m.settings.Adaptive {
+		h := m.settings.Step
+		n := int(math.Ceil(span/h - 1e-9))
+		if n < 1 {
+			n = 1
+		}
+		hs := span / float64(n)
+		t0 := s.T
+		for k := 1; k <= n; k++ {
+			if err := m.step(s, hs, 0); err != nil {
+				return &StepError{Time: s.T, LastTime: s.T, Msg: err.Error()}
+			}
+			s.T = t0 + float64(k)*hs
+			if !m.finiteState(s) {
+				return &StepError{Time: s.T, LastTime: s.T, Msg: "state became non-finite"}
+			}
+		}
+		s.T = t
+		s.setTime(t)
+		return nil
+	}
+	for s.T < t {
+		rem := t - s.T
+		h := math.Min(s.h, m.settings.MaxStep)
+		last := false
+		switch {
+		case rem <= h*(1+1e-9):
+			h, last = rem, true
+		case rem < 2*h:
+			h = rem / 2
+		}
+		if err := m.adaptiveStep(s, h); err != nil {
+			return err
+		}
+		if last || t-s.T <= 1e-13*math.Max(1, math.Abs(t)) {
+			s.T = t
+		}
+	}
+	s.setTime(t)
+	return nil
+}
+
+func (m *Model) finiteState(s *State) bool {
+	for _, x := range s.core {
+		if !finite(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// adaptiveStep takes one error-controlled step of at most h by step
+// doubling: one step of h against two of h/2; the error of the finer
+// solution is estimated by Richardson extrapolation.
+func (m *Model) adaptiveStep(s *State, h float64) error {
+	st := &m.settings
+	p := float64(m.integ.order)
+	nq := m.nq
+	big := s.save2
+	for {
+		// state at the start of the attempt
+		t0, hp, nh := s.T, s.hp, s.nhist
+		start := s.start
+		copy(start, s.core)
+		err1 := m.step(s, h, 4)
+		copy(big, s.core)
+		copy(s.core, start)
+		s.T, s.hp, s.nhist = t0, hp, nh
+		var err2 error
+		if err1 == nil {
+			err2 = m.step(s, h/2, 4)
+			if err2 == nil {
+				err2 = m.step(s, h/2, 4)
+			}
+		}
+		est := math.Inf(1)
+		if err1 == nil && err2 == nil && m.finiteState(s) {
+			est = 0
+			for i := 0; i < 2*nq; i++ { // q and v
+				y := s.core[i]
+				e := math.Abs(y-big[i]) / (st.AbsTol + st.RelTol*math.Abs(y))
+				est = math.Max(est, e)
+			}
+			est /= math.Pow(2, p) - 1
+		}
+		fac := 0.2
+		if est < math.Inf(1) {
+			fac = math.Min(4, math.Max(0.2, 0.9*math.Pow(math.Max(est, 1e-10), -1/(p+1))))
+		}
+		if est <= 1 {
+			s.h = math.Min(h*fac, st.MaxStep)
+			return nil
+		}
+		copy(s.core, start)
+		s.T, s.hp, s.nhist = t0, hp, nh
+		s.stats.Rejected++
+		s.needFactor = true
+		h *= fac
+		if h < st.MinStep {
+			return &StepError{Time: s.T, LastTime: s.T, Msg: "step size fell below the minimum " + ftoa(st.MinStep) + " s"}
+		}
+	}
+}
+
+var debugNewton = false

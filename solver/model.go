@@ -1,0 +1,181 @@
+package solver
+
+import (
+	"math"
+
+	"mbfmu/expr"
+	"mbfmu/linalg"
+)
+
+// Model is a compiled, immutable model: bodies, constraint rows, force
+// elements, index maps and the linear-solver plan. It is safe to share
+// between goroutines; every mutable quantity lives in a State.
+type Model struct {
+	name     string
+	spec     *Spec
+	settings Settings
+	integ    integrator
+	index2   bool // stabilized index-2 formulation with position projection
+
+	nq, nc int // coordinates, constraint rows
+
+	bodies  []bodyInfo
+	markers map[string]point // "body.marker" and "body" → point
+	mdiag   []float64        // diagonal mass (rigid bodies)
+	mblocks []massBlock      // dense mass blocks (flexible elements)
+	gq      []float64        // constant generalized gravity forces
+
+	rows   []row
+	joints []jointInfo // joints and drivers, with their row ranges
+	forces []forceElement
+	fnames []string
+	foff   []int // offset of each force element into State scratch (f: n, k/c: n²)
+	fsize  int
+	fksize int
+
+	vars     int // time + params + inputs
+	params   []ParamInfo
+	inputs   []VarInfo
+	outputs  []VarInfo
+	outChan  []int // channel index of each declared output
+	channels []channel
+	measures []measure
+
+	q0, v0 []float64 // approximate initial coordinates/velocities
+	fixQ   []bool    // coordinates held at q0 during assembly (drivers only)
+
+	plan *linalg.Plan // augmented system (nq + nc)
+}
+
+type bodyInfo struct {
+	name     string
+	mass, j  float64
+	cm       [2]float64 // centre of mass in the body frame
+	shape    ShapeSpec
+	markers  []string
+	mlocal   [][2]float64 // marker positions in the body frame (for the scene)
+	specBody *BodySpec
+}
+
+type massBlock struct {
+	dofs []int
+	m    []float64 // len(dofs)² row-major
+}
+
+// jointInfo describes a joint or driver for outputs.
+type jointInfo struct {
+	name   string
+	kind   string // revolute, translational, fixed, driver
+	r0, nr int    // rows
+	pi, pj point  // markers (for reaction forces: force on body j at pj)
+	// driver: coordinate kind and the row's prescribed value
+	dkind string // joint-angle, joint-disp, body-x, body-y, body-angle
+}
+
+// evalCtx is the evaluation context of one configuration: it implements
+// expr.Measurer. It lives in a State.
+type evalCtx struct {
+	m    *Model
+	q, v []float64
+	a    []float64
+	vars []float64
+	t    float64
+}
+
+// Measure evaluates measure id at the current configuration.
+func (x *evalCtx) Measure(id int) float64 { return x.m.measures[id].eval(x) }
+
+// Name returns the model name.
+func (m *Model) Name() string { return m.name }
+
+// Spec returns the specification the model was compiled from.
+func (m *Model) Spec() *Spec { return m.spec }
+
+// Settings returns the resolved settings.
+func (m *Model) Settings() Settings { return m.settings }
+
+// ParamInfo lists the parameters in declaration order.
+func (m *Model) ParamInfo() []ParamInfo { return m.params }
+
+// InputInfo lists the inputs in declaration order.
+func (m *Model) InputInfo() []VarInfo { return m.inputs }
+
+// OutputInfo lists the declared outputs in declaration order.
+func (m *Model) OutputInfo() []VarInfo { return m.outputs }
+
+// NumCoords returns the number of generalized coordinates.
+func (m *Model) NumCoords() int { return m.nq }
+
+// NumConstraints returns the number of constraint equations.
+func (m *Model) NumConstraints() int { return m.nc }
+
+// SolverKind reports the linear solver chosen for the model ("dense" or "band").
+func (m *Model) SolverKind() string { return m.plan.Kind() }
+
+// CoordNames names each generalized coordinate ("body.x", "body.y", "body.angle"...).
+func (m *Model) CoordNames() []string {
+	n := make([]string, m.nq)
+	for i, b := range m.bodies {
+		n[3*i], n[3*i+1], n[3*i+2] = b.name+".cm.x", b.name+".cm.y", b.name+".angle"
+	}
+	return n
+}
+
+// massMul computes dst = M x.
+func (m *Model) massMul(dst, x []float64) {
+	for i, d := range m.mdiag {
+		dst[i] = d * x[i]
+	}
+	for _, b := range m.mblocks {
+		n := len(b.dofs)
+		for r, i := range b.dofs {
+			s := 0.0
+			for c, j := range b.dofs {
+				s += b.m[r*n+c] * x[j]
+			}
+			dst[i] += s
+		}
+	}
+}
+
+// kinetic returns ½ vᵀ M v.
+func (m *Model) kinetic(v []float64, tmp []float64) float64 {
+	m.massMul(tmp, v)
+	e := 0.0
+	for i := range v {
+		e += v[i] * tmp[i]
+	}
+	return 0.5 * e
+}
+
+// gravityPotential returns −q·gq (gq constant).
+func (m *Model) gravityPotential(q []float64) float64 {
+	e := 0.0
+	for i, g := range m.gq {
+		e -= g * q[i]
+	}
+	return e
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// programs of a row: value and time derivatives.
+func timeDerivs(p *expr.Program) (f, df, ddf *expr.Program) {
+	if p == nil {
+		return nil, nil, nil
+	}
+	f = p
+	df = p.Deriv(slotTime)
+	ddf = df.Deriv(slotTime)
+	if c, ok := df.Const(); ok && c == 0 {
+		df = nil
+	}
+	if ddf != nil {
+		if c, ok := ddf.Const(); ok && c == 0 {
+			ddf = nil
+		}
+	}
+	return
+}
+
+const slotTime = 0

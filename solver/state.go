@@ -1,0 +1,189 @@
+package solver
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+
+	"mbfmu/linalg"
+)
+
+// State is the mutable simulation state of one instance of a Model:
+// time, coordinates, velocities, accelerations, multipliers, integrator
+// memory, inputs and tunable parameters, plus preallocated work space.
+// Copying it (CopyFrom, MarshalBinary) is a complete snapshot.
+type State struct {
+	m *Model
+	// T is the current time (s).
+	T float64
+
+	core                     []float64 // q v a aa qp vp lam, contiguous
+	q, v, a, aa, qp, vp, lam []float64
+	vars                     []float64 // time, parameters, inputs
+	h, hp                    float64   // adaptive step; previous step (BDF)
+	nhist                    int       // BDF history available
+	initialized              bool
+	stats                    Stats
+
+	// work space (not part of the snapshot)
+	x           evalCtx
+	res, dx     []float64
+	fq, tmp     []float64
+	fl, kl, cl  []float64
+	re          []rowEval
+	lin         *linalg.Solver
+	needFactor  bool
+	hFact       float64
+	save, save2 []float64 // core snapshots for retries and step doubling
+	start       []float64
+	rk          []float64 // RK4 stages
+	chv         []float64 // channel values
+}
+
+// NewState allocates a state with inputs at their start values and
+// parameters at their compiled values. Call Model.Init before stepping.
+func (m *Model) NewState() *State {
+	nq, nc := m.nq, m.nc
+	s := &State{m: m}
+	s.core = make([]float64, 6*nq+nc)
+	s.q, s.v, s.a, s.aa = s.core[:nq], s.core[nq:2*nq], s.core[2*nq:3*nq], s.core[3*nq:4*nq]
+	s.qp, s.vp, s.lam = s.core[4*nq:5*nq], s.core[5*nq:6*nq], s.core[6*nq:]
+	s.vars = make([]float64, m.vars)
+	for i, p := range m.params {
+		s.vars[1+i] = p.Value
+	}
+	for i, in := range m.inputs {
+		s.vars[1+len(m.params)+i] = in.Start
+	}
+	n := nq + nc
+	s.res, s.dx = make([]float64, n), make([]float64, n)
+	s.fq, s.tmp = make([]float64, nq), make([]float64, nq)
+	mx := 0
+	for _, f := range m.forces {
+		mx = max(mx, len(f.dofs()))
+	}
+	s.fl, s.kl, s.cl = make([]float64, mx), make([]float64, mx*mx), make([]float64, mx*mx)
+	s.re = make([]rowEval, nc)
+	s.lin = m.plan.NewSolver()
+	s.save, s.save2 = make([]float64, len(s.core)), make([]float64, len(s.core))
+	s.start = make([]float64, len(s.core))
+	if m.integ.family == famRK {
+		s.rk = make([]float64, 6*nq)
+	}
+	s.chv = make([]float64, len(m.channels))
+	s.x = evalCtx{m: m, q: s.q, v: s.v, a: s.a, vars: s.vars}
+	s.h = m.settings.Step
+	return s
+}
+
+// Model returns the model the state belongs to.
+func (s *State) Model() *Model { return s.m }
+
+// SetInput sets input i (SI units).
+func (s *State) SetInput(i int, v float64) { s.vars[1+len(s.m.params)+i] = v }
+
+// Input returns input i.
+func (s *State) Input(i int) float64 { return s.vars[1+len(s.m.params)+i] }
+
+// SetParam changes tunable parameter i; a fixed parameter needs a recompile.
+func (s *State) SetParam(i int, v float64) error {
+	if i < 0 || i >= len(s.m.params) {
+		return errors.New("parameter index out of range")
+	}
+	if !s.m.params[i].Tunable {
+		return errorf("parameter %q is fixed (it sets a mass, geometry or initial state): recompile to change it", s.m.params[i].Name)
+	}
+	if !finite(v) {
+		return errorf("parameter %q: value is not finite", s.m.params[i].Name)
+	}
+	s.vars[1+i] = v
+	return nil
+}
+
+// Param returns parameter i.
+func (s *State) Param(i int) float64 { return s.vars[1+i] }
+
+// Stats returns solver statistics.
+func (s *State) Stats() Stats { return s.stats }
+
+// Q returns the generalized coordinates (read-only view).
+func (s *State) Q() []float64 { return s.q }
+
+// V returns the generalized velocities (read-only view).
+func (s *State) V() []float64 { return s.v }
+
+// Lambda returns the Lagrange multipliers (read-only view).
+func (s *State) Lambda() []float64 { return s.lam }
+
+// CopyFrom makes s an exact copy of o (same model).
+func (s *State) CopyFrom(o *State) {
+	s.T = o.T
+	copy(s.core, o.core)
+	copy(s.vars, o.vars)
+	s.h, s.hp, s.nhist, s.initialized, s.stats = o.h, o.hp, o.nhist, o.initialized, o.stats
+	s.needFactor = true
+}
+
+const stateMagic = 0x6d62666d75537431 // "mbfmuSt1"
+
+// MarshalBinary serialises the complete state.
+func (s *State) MarshalBinary() ([]byte, error) {
+	n := 8 * (8 + len(s.core) + len(s.vars) + 4)
+	b := make([]byte, 0, n)
+	u := func(x uint64) { b = binary.LittleEndian.AppendUint64(b, x) }
+	f := func(x float64) { u(math.Float64bits(x)) }
+	u(stateMagic)
+	u(uint64(len(s.core)))
+	u(uint64(len(s.vars)))
+	f(s.T)
+	f(s.h)
+	f(s.hp)
+	u(uint64(s.nhist))
+	init := uint64(0)
+	if s.initialized {
+		init = 1
+	}
+	u(init)
+	for _, x := range s.core {
+		f(x)
+	}
+	for _, x := range s.vars {
+		f(x)
+	}
+	u(uint64(s.stats.Steps))
+	u(uint64(s.stats.Rejected))
+	u(uint64(s.stats.NewtonIters))
+	u(uint64(s.stats.Factorizations))
+	return b, nil
+}
+
+// UnmarshalBinary restores a state serialised by MarshalBinary from a state
+// of the same model.
+func (s *State) UnmarshalBinary(b []byte) error {
+	want := 8 * (8 + len(s.core) + len(s.vars) + 4)
+	if len(b) != want {
+		return errorf("state blob has %d bytes, this model's state needs %d", len(b), want)
+	}
+	p := 0
+	u := func() uint64 { x := binary.LittleEndian.Uint64(b[p:]); p += 8; return x }
+	f := func() float64 { return math.Float64frombits(u()) }
+	if u() != stateMagic {
+		return errors.New("not an mbfmu state blob")
+	}
+	if int(u()) != len(s.core) || int(u()) != len(s.vars) {
+		return errors.New("state blob belongs to a different model")
+	}
+	s.T, s.h, s.hp = f(), f(), f()
+	s.nhist = int(u())
+	s.initialized = u() == 1
+	for i := range s.core {
+		s.core[i] = f()
+	}
+	for i := range s.vars {
+		s.vars[i] = f()
+	}
+	s.stats.Steps, s.stats.Rejected = int64(u()), int64(u())
+	s.stats.NewtonIters, s.stats.Factorizations = int64(u()), int64(u())
+	s.needFactor = true
+	return nil
+}
