@@ -1,0 +1,265 @@
+package linalg
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// entry is one additive contribution a_ij += v.
+type entry struct {
+	i, j int
+	v    float64
+}
+
+// testSys is a test matrix given by its pattern and its list of entries,
+// from which both the Solver and an independent gonum reference are built.
+type testSys struct {
+	n    int
+	pat  *Pattern
+	ents []entry
+}
+
+func newTestSys(n int) *testSys { return &testSys{n: n, pat: NewPattern(n)} }
+
+// add records a_ij += v and marks (i,j) in the pattern.
+func (t *testSys) add(i, j int, v float64) {
+	t.pat.Add(i, j)
+	t.ents = append(t.ents, entry{i, j, v})
+}
+
+func (t *testSys) load(s *Solver) {
+	s.Zero()
+	for _, e := range t.ents {
+		s.Add(e.i, e.j, e.v)
+	}
+}
+
+func (t *testSys) dense() *mat.Dense {
+	d := mat.NewDense(t.n, t.n, nil)
+	for _, e := range t.ents {
+		d.Set(e.i, e.j, d.At(e.i, e.j)+e.v)
+	}
+	return d
+}
+
+// mul returns A x computed directly from the entry list.
+func (t *testSys) mul(x []float64) []float64 {
+	y := make([]float64, t.n)
+	for _, e := range t.ents {
+		y[e.i] += e.v * x[e.j]
+	}
+	return y
+}
+
+// normMax returns max |a_ij| from the entry list (entries summed first).
+func (t *testSys) normMax() float64 {
+	m := map[[2]int]float64{}
+	for _, e := range t.ents {
+		m[[2]int{e.i, e.j}] += e.v
+	}
+	r := 0.0
+	for _, v := range m {
+		r = math.Max(r, math.Abs(v))
+	}
+	return r
+}
+
+func randVec(n int, rng *rand.Rand) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 2*rng.Float64() - 1
+	}
+	return v
+}
+
+// randDense is a full random n×n matrix with entries in [-1,1].
+func randDense(n int, rng *rand.Rand) *testSys {
+	t := newTestSys(n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			t.add(i, j, 2*rng.Float64()-1)
+		}
+	}
+	return t
+}
+
+// pendulum is the 5×5 Newton/KKT matrix of a planar rigid pendulum (body
+// coordinates x, y, theta; two pin-joint multipliers) with the pin at the
+// body point (-L/2, 0):
+//
+//	[ m 0 0 | 1 0 ]
+//	[ 0 m 0 | 0 1 ]
+//	[ 0 0 J | c1 c2 ]
+//	[ 1 0 c1| 0 0 ]
+//	[ 0 1 c2| 0 0 ]
+func pendulum(theta float64) *testSys {
+	const m, L = 1.3, 0.8
+	J := m * L * L / 12
+	c1 := L / 2 * math.Sin(theta)
+	c2 := -L / 2 * math.Cos(theta)
+	t := newTestSys(5)
+	t.add(0, 0, m)
+	t.add(1, 1, m)
+	t.add(2, 2, J)
+	t.add(3, 0, 1)
+	t.add(0, 3, 1)
+	t.add(4, 1, 1)
+	t.add(1, 4, 1)
+	t.add(3, 2, c1)
+	t.add(2, 3, c1)
+	t.add(4, 2, c2)
+	t.add(2, 4, c2)
+	return t
+}
+
+// chainKKT is the KKT matrix of a planar chain of N bodies (3 coordinates
+// each, numbered first) connected by N pin joints (2 multipliers each,
+// numbered after all coordinates); joint 0 pins body 0 to the ground and
+// joint i pins body i-1 to body i. The mass blocks get a small random
+// symmetric "stiffness" coupling so that they are full 3×3 blocks.
+func chainKKT(N int, rng *rand.Rand) *testSys {
+	const L = 0.5
+	n := 5 * N
+	t := newTestSys(n)
+	for i := 0; i < N; i++ {
+		t.pat.AddBlock([]int{3 * i, 3*i + 1, 3*i + 2})
+		m := 1 + rng.Float64()
+		J := m * L * L / 12
+		diag := [3]float64{m, m, J}
+		for a := 0; a < 3; a++ {
+			for b := 0; b < 3; b++ {
+				v := 1e-3 * (rng.Float64() - 0.5)
+				if a == b {
+					v = diag[a]
+				}
+				if a <= b {
+					t.add(3*i+a, 3*i+b, v)
+					if a != b {
+						t.add(3*i+b, 3*i+a, v)
+					}
+				}
+			}
+		}
+	}
+	// jac adds the constraint Jacobian block of joint row r for body k
+	// attached at body point (sx, 0), with sign sg, and its transpose.
+	jac := func(r, k int, sx, sg, th float64) {
+		t.add(r, 3*k, sg)
+		t.add(3*k, r, sg)
+		t.add(r+1, 3*k+1, sg)
+		t.add(3*k+1, r+1, sg)
+		c1 := -sg * math.Sin(th) * sx
+		c2 := sg * math.Cos(th) * sx
+		t.add(r, 3*k+2, c1)
+		t.add(3*k+2, r, c1)
+		t.add(r+1, 3*k+2, c2)
+		t.add(3*k+2, r+1, c2)
+	}
+	for i := 0; i < N; i++ {
+		r := 3*N + 2*i
+		if i > 0 {
+			jac(r, i-1, L/2, 1, rng.Float64()*2*math.Pi)
+		}
+		jac(r, i, -L/2, -1, rng.Float64()*2*math.Pi)
+	}
+	return t
+}
+
+// shuffledBand has the pattern |k-l| <= bw in a hidden ordering k, while the
+// unknowns are numbered by a random permutation q (original index q[k]).
+// Without zeroDiag the matrix is diagonally dominant. With zeroDiag (n
+// even) the diagonal is zero and the hidden matrix is a small perturbation
+// (entries <= 0.15) of the block diagonal of 2×2 blocks [0 c; c' 0] with
+// 1 <= |c|,|c'| <= 2, so it is well conditioned but pivoting is required at
+// every other step. (A zero-diagonal tridiagonal matrix with random entries
+// would be exponentially ill-conditioned.)
+func shuffledBand(n, bw int, zeroDiag bool, rng *rand.Rand) *testSys {
+	q := rng.Perm(n)
+	t := newTestSys(n)
+	for k := 0; k < n; k++ {
+		for l := max(k-bw, 0); l <= min(k+bw, n-1); l++ {
+			v := 2*rng.Float64() - 1
+			switch {
+			case zeroDiag && l == k:
+				continue
+			case zeroDiag && l/2 == k/2:
+				v = math.Copysign(1+math.Abs(v), v)
+			case zeroDiag:
+				v *= 0.15
+			case l == k:
+				v += 3
+			}
+			t.add(q[k], q[l], v)
+		}
+	}
+	return t
+}
+
+// renumbered returns sys with unknown i renamed to q[i].
+func renumbered(sys *testSys, q []int) *testSys {
+	t := newTestSys(sys.n)
+	for _, e := range sys.ents {
+		t.add(q[e.i], q[e.j], e.v)
+	}
+	return t
+}
+
+// multipliersFirst renumbers a KKT system with nq coordinates followed by
+// the multipliers so that the multipliers come first: the leading diagonal
+// block is then zero and the factorization must pivot from step 0.
+func multipliersFirst(sys *testSys, nq int) *testSys {
+	nc := sys.n - nq
+	q := make([]int, sys.n)
+	for i := range q {
+		if i < nq {
+			q[i] = nc + i
+		} else {
+			q[i] = i - nq
+		}
+	}
+	return renumbered(sys, q)
+}
+
+// checkSolve assembles sys into s, factors, solves for a random right-hand
+// side and compares with gonum's dense LU solution and with the residual.
+func checkSolve(t *testing.T, name string, sys *testSys, s *Solver, rng *rand.Rand) {
+	t.Helper()
+	sys.load(s)
+	if err := s.Factor(); err != nil {
+		t.Fatalf("%s: Factor: %v", name, err)
+	}
+	b := randVec(sys.n, rng)
+	x := append([]float64(nil), b...)
+	s.Solve(x)
+
+	// Residual, computed from the entry list (independent of the solver).
+	ax := sys.mul(x)
+	r := make([]float64, sys.n)
+	for i := range r {
+		r[i] = ax[i] - b[i]
+	}
+	bound := 1e-14 * float64(sys.n) * sys.normMax() * NormInf(x)
+	if got := NormInf(r); !(got <= bound) {
+		t.Errorf("%s: residual %g > %g", name, got, bound)
+	}
+
+	// Reference solution from gonum.
+	var lu mat.LU
+	lu.Factorize(sys.dense())
+	var xg mat.VecDense
+	if err := lu.SolveVecTo(&xg, false, mat.NewVecDense(sys.n, append([]float64(nil), b...))); err != nil {
+		t.Fatalf("%s: gonum: %v", name, err)
+	}
+	cond := lu.Cond()
+	diff := 0.0
+	for i := range x {
+		diff = math.Max(diff, math.Abs(x[i]-xg.AtVec(i)))
+	}
+	tol := 1e-14 * float64(sys.n) * cond * NormInf(xg.RawVector().Data)
+	if !(diff <= tol) {
+		t.Errorf("%s: |x - x_gonum| = %g > %g (cond %g)", name, diff, tol, cond)
+	}
+}

@@ -1,0 +1,162 @@
+package linalg
+
+import "math"
+
+// Small dense systems (n <= smallN, e.g. the 5×5 pendulum) are dominated by
+// loop and slice overhead rather than by arithmetic. They are stored in a
+// fixed [smallN*smallN] array (row stride smallN) and every index is
+// masked, so the kernels below compile without bounds checks (except on
+// the right-hand side) and without per-element slicing.
+const (
+	smallN    = 8
+	smallSize = smallN * smallN
+)
+
+// smallMat is the storage of a small dense matrix, row-major with stride
+// smallN.
+type smallMat = [smallSize]float64
+
+// row returns row r&(smallN-1) of m.
+func row(m *smallMat, r int) *[smallN]float64 {
+	i := (r & (smallN - 1)) * smallN
+	return (*[smallN]float64)(m[i : i+smallN])
+}
+
+// smallFactor is denseFactor for n <= smallN: it factors a into lu (same
+// conventions: unit L below the diagonal, reciprocals of the pivots on it,
+// U above), records interchanges in piv and pivots in pv, and returns the
+// first column without a nonzero pivot candidate (or -1) and, unless that
+// column is 0, the bit pattern of max|a_ij|. Step 0 reads a directly,
+// copying it and measuring its norm on the way; the pivot of column k+1 is
+// searched while column k is eliminated.
+func smallFactor(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) (int, uint64) {
+	const mk = smallN - 1
+	if n <= 0 {
+		return -1, 0
+	}
+	n = min(n, smallN)
+	// Step 0: pivot search in column 0 of a.
+	p, pk := 0, a[0]
+	amax := math.Abs(pk)
+	for r := 1; r < n; r++ {
+		v := a[(r&mk)*smallN]
+		if t := math.Abs(v); t > amax {
+			p, pk, amax = r, v, t
+		}
+	}
+	piv[0], pv[0] = p, pk
+	if !(amax > 0) {
+		return 0, 0
+	}
+	inv := 1 / pk
+	var nb uint64
+	u := row(lu, 0)
+	ap := row(a, p&mk)
+	for j := 0; j < n; j++ {
+		v := ap[j&mk]
+		u[j&mk] = v
+		nb = max(nb, math.Float64bits(v)&^signBit)
+	}
+	u[0] = inv
+	p0 := p
+	p, pk, amax = 1, 0, -1
+	for r := 1; r < n; r++ {
+		src := row(a, r&mk)
+		if r == p0 {
+			src = row(a, 0)
+		}
+		dst := row(lu, r&mk)
+		m := src[0]
+		nb = max(nb, math.Float64bits(m)&^signBit)
+		if m == 0 {
+			for j := 1; j < n; j++ {
+				v := src[j&mk]
+				dst[j&mk] = v
+				nb = max(nb, math.Float64bits(v)&^signBit)
+			}
+			dst[0] = 0
+		} else {
+			m *= inv
+			dst[0] = m
+			for j := 1; j < n; j++ {
+				v := src[j&mk]
+				dst[j&mk] = v - m*u[j&mk]
+				nb = max(nb, math.Float64bits(v)&^signBit)
+			}
+		}
+		if v := dst[1]; math.Abs(v) > amax {
+			p, pk, amax = r, v, math.Abs(v)
+		}
+	}
+	// Steps 1..n-1 in place.
+	for k := 1; k < n; k++ {
+		piv[k&mk], pv[k&mk] = p, pk
+		if !(amax > 0) {
+			return k, nb
+		}
+		u := row(lu, k&mk)
+		if p != k {
+			rp := row(lu, p&mk)
+			for j := 0; j < n; j++ {
+				u[j&mk], rp[j&mk] = rp[j&mk], u[j&mk]
+			}
+		}
+		inv := 1 / pk
+		u[k&mk] = inv
+		k1 := (k + 1) & mk
+		p, pk, amax = k+1, 0, -1
+		for r := k + 1; r < n; r++ {
+			rr := row(lu, r&mk)
+			if m := rr[k&mk]; m != 0 {
+				m *= inv
+				rr[k&mk] = m
+				for j := k + 1; j < n; j++ {
+					rr[j&mk] -= m * u[j&mk]
+				}
+			}
+			if v := rr[k1]; math.Abs(v) > amax {
+				p, pk, amax = r, v, math.Abs(v)
+			}
+		}
+	}
+	return -1, nb
+}
+
+// smallSolve is denseSolve for the factors of smallFactor; len(b) must be
+// n. Like denseSolve it carries the most recently computed unknown in a
+// register (the substitutions are latency-bound).
+func smallSolve(lu *smallMat, piv *[smallN]int, n int, b []float64) {
+	const mk = smallN - 1
+	if n <= 0 || n > smallN || len(b) != n {
+		return
+	}
+	// Forward: L y = P b with the interchanges applied just in time.
+	if p := piv[0]; p != 0 {
+		b[0], b[p] = b[p], b[0]
+	}
+	last := b[0]
+	for i := 1; i < n; i++ {
+		if p := piv[i&mk]; p != i {
+			b[i], b[p] = b[p], b[i]
+		}
+		lr := row(lu, i)
+		sum := b[i]
+		for j := 0; j < i-1; j++ {
+			sum -= lr[j&mk] * b[j]
+		}
+		last = sum - lr[(i-1)&mk]*last
+		b[i] = last
+	}
+	// Backward: U x = y, diagonal holding reciprocals.
+	last = b[n-1] * lu[(n-1)*(smallN+1)&(smallSize-1)]
+	b[n-1] = last
+	for i := n - 2; i >= 0; i-- {
+		lr := row(lu, i)
+		sum := b[i]
+		for j := i + 2; j < n; j++ {
+			sum -= lr[j&mk] * b[j]
+		}
+		last = (sum - lr[(i+1)&mk]*last) * lr[i&mk]
+		b[i] = last
+	}
+}
