@@ -84,6 +84,7 @@ func (m *Model) Static(s *State) error {
 	clear(s.aa)
 	mu := 1e-2
 	prev := math.Inf(1)
+	small := false // the last Newton correction was at round-off level
 	for it := 0; it < 500; it++ {
 		// residual
 		s.lin.Zero()
@@ -112,7 +113,7 @@ func (m *Model) Static(s *State) error {
 		for r := 0; r < m.nc; r++ {
 			nrm = math.Max(nrm, math.Abs(s.res[nq+r]))
 		}
-		if nrm < 1e-11 {
+		if nrm < 1e-11 || small {
 			s.initialized = true
 			copy(s.qp, s.q)
 			clear(s.vp)
@@ -134,10 +135,14 @@ func (m *Model) Static(s *State) error {
 			s.dx[i] = -s.res[i]
 		}
 		s.lin.Solve(s.dx)
-		step := 0.0
+		step, qn := 0.0, 0.0
 		for i := 0; i < nq; i++ {
 			step = math.Max(step, math.Abs(s.dx[i]))
+			qn = math.Max(qn, math.Abs(s.q[i]))
 		}
+		// stiff (flexible) elements leave a force residual at the round-off
+		// of their internal forces: accept a negligible Newton correction
+		small = mu <= 1e-2 && step <= 1e-12*(1+qn)
 		sc := 1.0
 		if step > 0.2 {
 			sc = 0.2 / step

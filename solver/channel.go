@@ -345,13 +345,13 @@ func (m *Model) evalChannel(s *State, k int) float64 {
 	case chForce:
 		return m.forceChannel(s, ch)
 	case chEKin:
-		return m.kinetic(s.v, s.tmp)
+		return m.kinetic(s.v, s.tmp) + m.flexKinetic(s)
 	case chEPot:
 		return m.gravityPotential(s.q)
 	case chESpring:
 		return m.springEnergy(s)
 	case chETotal:
-		return m.kinetic(s.v, s.tmp) + m.gravityPotential(s.q) + m.springEnergy(s)
+		return m.kinetic(s.v, s.tmp) + m.flexKinetic(s) + m.gravityPotential(s.q) + m.springEnergy(s)
 	case chCPos, chCVel:
 		w := 0.0
 		for r := range m.rows {

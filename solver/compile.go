@@ -222,6 +222,9 @@ func (c *compiler) run(opt CompileOptions) {
 		if !validName(p.Name) {
 			c.errf(p.Pos, "name", "parameter name %q is not a valid identifier", p.Name)
 		}
+		if reservedVar(p.Name) {
+			c.errf(p.Pos, "name", "parameter name %q is reserved in expressions (pi, e, time, t): choose another name", p.Name)
+		}
 		c.pindex[p.Name] = i
 		c.pvals[i] = p.Value
 	}
@@ -241,6 +244,9 @@ func (c *compiler) run(opt CompileOptions) {
 	for i, in := range s.Inputs {
 		if _, dup := c.iindex[in.Name]; dup {
 			c.errf(in.Pos, "name", "duplicate input %q", in.Name)
+		}
+		if reservedVar(in.Name) {
+			c.errf(in.Pos, "name", "input name %q is reserved in expressions (pi, e, time, t): choose another name", in.Name)
 		}
 		if _, clash := c.pindex[in.Name]; clash {
 			c.errf(in.Pos, "name", "input %q has the name of a parameter", in.Name)
@@ -291,6 +297,10 @@ func (c *compiler) run(opt CompileOptions) {
 	}
 	c.plan()
 }
+
+// reservedVar reports names that expressions read as built-in constants or
+// as time, so a parameter or input of that name could never be used.
+func reservedVar(s string) bool { return s == "pi" || s == "e" || s == "time" || s == "t" }
 
 func validName(s string) bool {
 	if s == "" {
@@ -532,6 +542,9 @@ func (c *compiler) addRow(r row) {
 func (c *compiler) joints() {
 	m := c.m
 	for _, j := range c.spec.Joints {
+		if c.beamJoint(j) {
+			continue // compiled with the beams (flexible.go)
+		}
 		c.claim(j.Name, j.Pos, "joint")
 		pi, ok1 := c.markerField(j.I, j.Pos, "i")
 		pj, ok2 := c.markerField(j.J, j.Pos, "j")
@@ -655,6 +668,9 @@ func (c *compiler) bodyOf(ref string, pos Pos, field string) (int, bool) {
 func (c *compiler) forceElems() {
 	m := c.m
 	for _, f := range c.spec.Forces {
+		if c.beamForce(f) {
+			continue // compiled with the beams (flexible.go)
+		}
 		c.claim(f.Name, f.Pos, "force")
 		var el forceElement
 		switch f.Kind {

@@ -62,12 +62,33 @@ func (r *row) value(x *evalCtx) (f, df, ddf float64) {
 // false the velocity-dependent parts (γ) are skipped.
 func (r *row) eval(x *evalCtx, out *rowEval, vel bool) {
 	var ki, kj kinPoint
+	r.kin(x, vel, &ki, &kj)
+	r.evalKin(x, out, vel, &ki, &kj)
+}
+
+// samePoints reports whether o uses the same two points (so kinematics can
+// be shared).
+func (r *row) samePoints(o *row) bool {
+	return r.owner == o.owner && r.pi == o.pi && r.pj == o.pj
+}
+
+// kin evaluates the row's two points.
+func (r *row) kin(x *evalCtx, vel bool, ki, kj *kinPoint) {
 	var vv []float64
 	if vel {
 		vv = x.v
 	}
-	r.pi.eval(x.q, vv, &ki)
-	r.pj.eval(x.q, vv, &kj)
+	r.pi.eval(x.q, vv, ki)
+	r.pj.eval(x.q, vv, kj)
+}
+
+// evalKin computes the row from its points' kinematics.
+func (r *row) evalKin(x *evalCtx, out *rowEval, vel bool, pki, pkj *kinPoint) {
+	if r.kind >= rowFlexPin { // rows to beam nodes (flexible.go)
+		r.evalFlex(x, out, vel)
+		return
+	}
+	ki, kj := pki, pkj
 	f, df, ddf := r.value(x)
 	*out = rowEval{}
 	out.phit = -df

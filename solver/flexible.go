@@ -1,8 +1,882 @@
 package solver
 
-// flexible compiles flexible bodies (beams).
-func (c *compiler) flexible() {
-	for _, b := range c.spec.Beams {
-		c.errf(b.Pos, "kind", "beam %q: flexible bodies are not available in this build", b.Name)
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// This file compiles flexible beams (<beam kind="ancf"> and kind="ffr"),
+// their markers, the joints and forces that refer to beam markers, the
+// constraint rows between beam nodes and rigid bodies, and the beams'
+// output channels. The element mathematics is in ancf.go (absolute nodal
+// coordinates), ffr.go (floating frame of reference) and reduction.go.
+//
+// Coordinates of beams are appended after the rigid ones: an ANCF beam of
+// n elements adds 4(n+1) (x, y, ∂x/∂s, ∂y/∂s per node), an FFR beam its
+// elastic coordinates (3 per free node, or the reduced ones).
+
+// flexMarker is a named point of a beam at arc length s.
+type flexMarker struct {
+	name string
+	s    float64
+	node int        // ANCF: node index when s is at a node, else -1
+	u0   [2]float64 // FFR: undeformed position in the body frame (from the centre of mass)
+	phi  []float64  // FFR: 2×ns shape of the marker's elastic displacement (body frame)
+}
+
+// Row kinds of joints to beam nodes (see evalFlex).
+const (
+	rowFlexPin     rowKind = 16 + iota // rigid/ground point i, node position j: Φ = e_j[axis] − r_i[axis]
+	rowFlexPinBB                       // node positions i and j: Φ = e_j[axis] − e_i[axis]
+	rowFlexAlign                       // rigid/ground direction i, node slope j: Φ = t(θi+ψ) × r'_j
+	rowFlexAlignBB                     // node slopes i and j: Φ = (R(ψ) r'_i) × r'_j
+)
+
+// evalFlex computes a beam row. A pin holds a node's position coordinates
+// (dofs 3, 4) on a rigid point or on another node (dofs 0, 1); a clamp adds
+// the alignment of the node's slope (dofs 3, 4) with a direction fixed in
+// the rigid body (dof 2 its angle) or with another node's slope (dofs 0,
+// 1, rotated by ψ). The cross Hessian of a slope–slope row (beam-to-beam
+// clamp) is not among the row's Hessian entries: the Newton matrix omits
+// it, which only slows convergence slightly.
+func (r *row) evalFlex(x *evalCtx, out *rowEval, vel bool) {
+	*out = rowEval{}
+	q := x.q
+	d := &r.dofs
+	switch r.kind {
+	case rowFlexPin:
+		var ki kinPoint
+		var vv []float64
+		if vel {
+			vv = x.v
+		}
+		r.pi.eval(q, vv, &ki)
+		a := r.axis
+		out.phi = q[d[3+a]] - ki.r[a] - r.c0
+		out.jac[3+a] = 1
+		if r.pi.body >= 0 {
+			bi := ki.bs()
+			out.jac[a] = -1
+			out.jac[2] = -bi[a]
+			out.hii = ki.as[a]
+			if vel {
+				out.gamma = -ki.as[a] * ki.om * ki.om
+			}
+		}
+	case rowFlexPinBB:
+		a := r.axis
+		out.phi = q[d[3+a]] - q[d[a]] - r.c0
+		out.jac[a] = -1
+		out.jac[3+a] = 1
+	case rowFlexAlign:
+		th, om := 0.0, 0.0
+		if r.pi.body >= 0 {
+			th = q[d[2]]
+			if vel {
+				om = x.v[d[2]]
+			}
+		}
+		sn, cs := math.Sincos(th + r.psi)
+		rx := [2]float64{q[d[3]], q[d[4]]}
+		out.phi = cs*rx[1] - sn*rx[0]
+		out.jac[3], out.jac[4] = -sn, cs
+		if r.pi.body >= 0 {
+			out.jac[2] = -(cs*rx[0] + sn*rx[1])
+			out.hii = -out.phi
+			out.hixj, out.hiyj = -cs, -sn
+			if vel {
+				vx := [2]float64{x.v[d[3]], x.v[d[4]]}
+				out.gamma = out.phi*om*om + 2*om*(cs*vx[0]+sn*vx[1])
+			}
+		}
+	case rowFlexAlignBB:
+		sn, cs := math.Sincos(r.psi)
+		ri := [2]float64{q[d[0]], q[d[1]]}
+		rj := [2]float64{q[d[3]], q[d[4]]}
+		a := [2]float64{cs*ri[0] - sn*ri[1], sn*ri[0] + cs*ri[1]}
+		out.phi = a[0]*rj[1] - a[1]*rj[0]
+		out.jac[3], out.jac[4] = -a[1], a[0]
+		// ∂Φ/∂a = (rj_y, −rj_x); ∂Φ/∂ri = R(ψ)ᵀ ∂Φ/∂a
+		ga := [2]float64{rj[1], -rj[0]}
+		out.jac[0] = cs*ga[0] + sn*ga[1]
+		out.jac[1] = -sn*ga[0] + cs*ga[1]
+		if vel {
+			vi := [2]float64{x.v[d[0]], x.v[d[1]]}
+			vj := [2]float64{x.v[d[3]], x.v[d[4]]}
+			av := [2]float64{cs*vi[0] - sn*vi[1], sn*vi[0] + cs*vi[1]}
+			out.gamma = -2 * (av[0]*vj[1] - av[1]*vj[0])
+		}
 	}
+}
+
+// flexCompiler holds the beams compiled so far.
+type flexCompiler struct {
+	c     *compiler
+	ancf  map[string]*ancfBeam
+	ffr   map[string]*ffrBeam
+	pos   map[string]Pos
+	names []string
+}
+
+// beamNamed reports whether ref ("beam.marker" or "beam") names a beam of
+// the specification.
+func (c *compiler) beamNamed(ref string) bool {
+	if ref == "" {
+		return false
+	}
+	b, _, _ := strings.Cut(ref, ".")
+	if _, isBody := c.bodyIndex[b]; isBody {
+		return false
+	}
+	for i := range c.spec.Beams {
+		if c.spec.Beams[i].Name == b {
+			return true
+		}
+	}
+	return false
+}
+
+// beamJoint reports whether a joint refers to a beam marker: such joints
+// are compiled by flexible, after the beams.
+func (c *compiler) beamJoint(j JointSpec) bool { return c.beamNamed(j.I) || c.beamNamed(j.J) }
+
+// beamForce reports whether a force refers to a beam marker (compiled by
+// flexible).
+func (c *compiler) beamForce(f ForceSpec) bool { return c.beamNamed(f.I) || c.beamNamed(f.J) }
+
+// flexible compiles flexible bodies (beams), then the joints and forces
+// that refer to their markers.
+func (c *compiler) flexible() {
+	fx := &flexCompiler{c: c, ancf: map[string]*ancfBeam{}, ffr: map[string]*ffrBeam{}, pos: map[string]Pos{}}
+	for i := range c.spec.Beams {
+		bs := &c.spec.Beams[i]
+		if !c.claim(bs.Name, bs.Pos, "beam") {
+			continue
+		}
+		if !validName(bs.Name) {
+			c.errf(bs.Pos, "name", "beam name %q is not a valid identifier (letters, digits, _)", bs.Name)
+			continue
+		}
+		if _, clash := c.bodyIndex[bs.Name]; clash || bs.Name == "ground" {
+			c.errf(bs.Pos, "name", "beam %q has the name of a body", bs.Name)
+			continue
+		}
+		fx.pos[bs.Name] = bs.Pos
+		switch bs.Kind {
+		case "ancf":
+			fx.compileANCF(bs)
+		case "ffr":
+			fx.compileFFR(bs)
+		default:
+			c.errf(bs.Pos, "kind", "unknown beam kind %q (ancf, ffr)", bs.Kind)
+		}
+	}
+	for _, j := range c.spec.Joints {
+		if c.beamJoint(j) {
+			fx.joint(j)
+		}
+	}
+	for _, f := range c.spec.Forces {
+		if c.beamForce(f) {
+			fx.force(f)
+		}
+	}
+}
+
+// attr returns a beam attribute (zero Expr when absent).
+func attr(bs *BeamSpec, name string) Expr {
+	e := bs.Attr[name]
+	if e.Field == "" {
+		e.Field = name
+	}
+	if e.Pos == (Pos{}) {
+		e.Pos = bs.Pos
+	}
+	return e
+}
+
+// positive reads a required positive attribute.
+func (fx *flexCompiler) positive(bs *BeamSpec, name, what string) float64 {
+	e := attr(bs, name)
+	if !e.Given() {
+		fx.c.errf(bs.Pos, name, "beam %q needs %s (%s)", bs.Name, name, what)
+		return 1
+	}
+	v := fx.c.constExpr(e, 1)
+	if !(v > 0) {
+		fx.c.errf(e.Pos, name, "%s of beam %q must be positive, got %g", name, bs.Name, v)
+		return 1
+	}
+	return v
+}
+
+// count reads an integer attribute ≥ 1 (default def).
+func (fx *flexCompiler) count(bs *BeamSpec, name string, def int) int {
+	e := attr(bs, name)
+	if !e.Given() {
+		return def
+	}
+	v := fx.c.constExpr(e, float64(def))
+	n := int(math.Round(v))
+	if n < 1 || math.Abs(v-float64(n)) > 1e-9 || n > 100000 {
+		fx.c.errf(e.Pos, name, "%s of beam %q must be a whole number ≥ 1, got %g", name, bs.Name, v)
+		return def
+	}
+	return n
+}
+
+// word reads an enumerated attribute (default def).
+func word(bs *BeamSpec, name, def string) string {
+	if e, ok := bs.Attr[name]; ok && e.Src != "" {
+		return strings.ToLower(strings.TrimSpace(e.Src))
+	}
+	return def
+}
+
+// beamMarkers returns the beam's markers sorted by name.
+func (fx *flexCompiler) beamMarkers(bs *BeamSpec, length float64) []flexMarker {
+	var out []flexMarker
+	for k, e := range bs.Attr {
+		name, ok := strings.CutPrefix(k, "marker.")
+		if !ok {
+			continue
+		}
+		if e.Field == "" {
+			e.Field = "s"
+		}
+		s := fx.c.constExpr(e, 0)
+		if s < -1e-9*length || s > length*(1+1e-9) {
+			fx.c.errf(e.Pos, "s", "marker %q of beam %q is at s = %g m, outside the beam (0 … %g m)", name, bs.Name, s, length)
+			continue
+		}
+		out = append(out, flexMarker{name: name, s: math.Min(math.Max(s, 0), length), node: -1})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// grow appends n coordinates to the model.
+func (fx *flexCompiler) grow(n int) int {
+	m := fx.c.m
+	base := m.nq
+	m.nq += n
+	m.mdiag = append(m.mdiag, make([]float64, n)...)
+	m.gq = append(m.gq, make([]float64, n)...)
+	m.q0 = append(m.q0, make([]float64, n)...)
+	m.v0 = append(m.v0, make([]float64, n)...)
+	m.fixQ = append(m.fixQ, make([]bool, n)...)
+	return base
+}
+
+// material reads the section and material attributes.
+func (fx *flexCompiler) material(bs *BeamSpec) (L, ea, ei, rhoA, beta float64) {
+	L = fx.positive(bs, "length", "m")
+	A := fx.positive(bs, "area", "m^2")
+	I := fx.positive(bs, "area-moment", "m^4")
+	E := fx.positive(bs, "youngs", "Pa")
+	rho := fx.positive(bs, "density", "kg/m^3")
+	beta = fx.c.constExpr(attr(bs, "damping"), 0)
+	if beta < 0 {
+		fx.c.errf(attr(bs, "damping").Pos, "damping", "damping of beam %q must not be negative, got %g s", bs.Name, beta)
+		beta = 0
+	}
+	return L, E * A, E * I, rho * A, beta
+}
+
+func (fx *flexCompiler) compileANCF(bs *BeamSpec) {
+	c := fx.c
+	m := c.m
+	L, ea, ei, rhoA, beta := fx.material(bs)
+	ne := fx.count(bs, "elements", 8)
+	if !attr(bs, "at.x").Given() && !attr(bs, "at.y").Given() {
+		c.errf(bs.Pos, "at", "beam %q needs at (position of its start)", bs.Name)
+	}
+	at := [2]float64{c.constExpr(attr(bs, "at.x"), 0), c.constExpr(attr(bs, "at.y"), 0)}
+	ang := c.constExpr(attr(bs, "angle"), 0)
+	vel := [2]float64{c.constExpr(attr(bs, "velocity.x"), 0), c.constExpr(attr(bs, "velocity.y"), 0)}
+	om := c.constExpr(attr(bs, "omega"), 0)
+	for _, f := range []string{"coupling", "reduction", "modes", "sigma", "krylov-input"} {
+		if _, ok := bs.Attr[f]; ok {
+			c.errf(attr(bs, f).Pos, f, "%s applies to ffr beams, not to ancf beam %q", f, bs.Name)
+		}
+	}
+	b := &ancfBeam{name: bs.Name, ne: ne, length: L, ea: ea, ei: ei, rhoA: rhoA, beta: beta, k: newANCFConst(L / float64(ne))}
+	b.base = fx.grow(4 * (ne + 1))
+	l := b.k.l
+	sn, cs := math.Sincos(ang)
+	t := [2]float64{cs, sn}
+	for k := 0; k <= ne; k++ {
+		o := b.node(k)
+		p := [2]float64{at[0] + float64(k)*l*t[0], at[1] + float64(k)*l*t[1]}
+		m.q0[o], m.q0[o+1], m.q0[o+2], m.q0[o+3] = p[0], p[1], t[0], t[1]
+		dp := sub2(p, at)
+		m.v0[o], m.v0[o+1] = vel[0]-om*dp[1], vel[1]+om*dp[0]
+		m.v0[o+2], m.v0[o+3] = -om*t[1], om*t[0]
+	}
+	g := m.settings.Gravity
+	for e := 0; e < ne; e++ {
+		el := &ancfElem{b: b}
+		o := b.node(e)
+		for i := range el.d {
+			el.d[i] = o + i
+		}
+		// M = ρA m₄ ⊗ I₂: one 4×4 block for the x and one for the y coordinates
+		mm := make([]float64, 16)
+		for i := range mm {
+			mm[i] = rhoA * b.k.m4[i]
+		}
+		m.mblocks = append(m.mblocks, massBlock{dofs: []int{o, o + 2, o + 4, o + 6}, m: mm},
+			massBlock{dofs: []int{o + 1, o + 3, o + 5, o + 7}, m: mm})
+		for kk := 0; kk < 4; kk++ {
+			m.gq[o+2*kk] += rhoA * b.k.gv[kk] * g[0]
+			m.gq[o+2*kk+1] += rhoA * b.k.gv[kk] * g[1]
+		}
+		c.addForce(bs.Name+"#"+itoa(e), el)
+	}
+	b.markers = fx.beamMarkers(bs, L)
+	for i := range b.markers {
+		mk := &b.markers[i]
+		k := int(math.Round(mk.s / l))
+		if math.Abs(mk.s-float64(k)*l) <= 1e-9*L {
+			mk.node = k
+		}
+	}
+	fx.ancf[bs.Name] = b
+	c.addForce(bs.Name, &ancfInfo{b: b})
+	// clamps of the ends
+	for _, end := range []struct {
+		field string
+		node  int
+	}{{"i", 0}, {"j", ne}} {
+		e := attr(bs, end.field)
+		if !e.Given() {
+			continue
+		}
+		side, ok := fx.side(e.Src, e.Pos, end.field)
+		if !ok {
+			continue
+		}
+		nd := beamSide{ancf: b, node: end.node}
+		fx.connect(bs.Name+"."+end.field, "fixed", side, nd, e.Pos)
+	}
+}
+
+func (fx *flexCompiler) compileFFR(bs *BeamSpec) {
+	c := fx.c
+	m := c.m
+	if m.integ.family == famRK {
+		c.errf(bs.Pos, "kind", "ffr beam %q needs an implicit integrator (its inertia coupling is solved with the Newton iteration); rk4 is not supported", bs.Name)
+		return
+	}
+	L, ea, ei, rhoA, beta := fx.material(bs)
+	ne := fx.count(bs, "elements", 10)
+	ie := attr(bs, "i")
+	if !ie.Given() {
+		c.errf(bs.Pos, "i", "ffr beam %q needs i: the marker of the rigid body its root is clamped to (the floating frame)", bs.Name)
+		return
+	}
+	p, ok := c.markerField(ie.Src, ie.Pos, "i")
+	if !ok {
+		return
+	}
+	if p.body < 0 {
+		c.errf(ie.Pos, "i", "ffr beam %q must be clamped to a rigid body (its floating frame), not to the ground; fix a body to the ground if it should not move", bs.Name)
+		return
+	}
+	for _, f := range []string{"at.x", "at.y", "angle", "velocity.x", "velocity.y", "omega", "j"} {
+		if _, ok := bs.Attr[f]; ok {
+			c.errf(attr(bs, f).Pos, f, "ffr beam %q starts at its marker i and moves with its body: %s does not apply", bs.Name, strings.TrimSuffix(strings.TrimSuffix(f, ".x"), ".y"))
+		}
+	}
+	sn, cs := math.Sincos(p.ang)
+	b := &ffrBeam{name: bs.Name, body: p.body, ne: ne, nf: 3 * ne, le: L / float64(ne), length: L,
+		sa: p.s, t: [2]float64{cs, sn}, n: [2]float64{-sn, cs}, ea: ea, ei: ei, rhoA: rhoA, beta: beta,
+		g: m.settings.Gravity}
+	b.d = [3]int{3 * p.body, 3*p.body + 1, 3*p.body + 2}
+	switch cp := word(bs, "coupling", "stiffened"); cp {
+	case "stiffened":
+		b.stiff = true
+	case "zero-order":
+	default:
+		c.errf(attr(bs, "coupling").Pos, "coupling", "coupling must be zero-order or stiffened, got %q", cp)
+	}
+	b.edof = make([][6]int, ne)
+	for e := 0; e < ne; e++ {
+		for a := 0; a < 6; a++ {
+			nd := e + a/3 // node of the local dof
+			if nd == 0 {
+				b.edof[e][a] = -1
+			} else {
+				b.edof[e][a] = 3*(nd-1) + a%3
+			}
+		}
+	}
+	b.setGauss()
+	M, K, X, au, aw, cu, cw := b.feMatrices()
+	b.kind = word(bs, "reduction", "none")
+	nm := fx.count(bs, "modes", 5)
+	var err error
+	nf := b.nf
+	b.mk = fx.beamMarkers(bs, L)
+	switch b.kind {
+	case "none", "full":
+		b.kind, b.full, b.ns = "none", true, nf
+	case "modal":
+		b.v, _, err = modalBasis(M, K, nf, nm)
+		b.ns = nm
+	case "krylov":
+		sigma := c.constExpr(attr(bs, "sigma"), 0)
+		if sigma < 0 {
+			c.errf(attr(bs, "sigma").Pos, "sigma", "sigma must not be negative, got %g rad/s", sigma)
+			sigma = 0
+		}
+		var B []float64
+		nb := 2
+		switch in := word(bs, "krylov-input", "both"); in {
+		case "both":
+			B = make([]float64, nf*2)
+			B[(nf-2)*2+0] = 1 // tip transverse force
+			B[(nf-3)*2+1] = 1 // tip axial force
+		case "transverse":
+			nb = 1
+			B = make([]float64, nf)
+			B[nf-2] = 1
+		default:
+			c.errf(attr(bs, "krylov-input").Pos, "krylov-input", "krylov-input must be both or transverse, got %q", in)
+			return
+		}
+		b.v, err = krylovBasis(M, K, nf, B, nb, sigma, nm)
+		b.ns = nm
+	case "craig-bampton":
+		// boundary: the nodes of the markers (at least the tip)
+		bn := map[int]bool{ne: true}
+		for _, mk := range b.mk {
+			if k := int(math.Round(mk.s / b.le)); k > 0 {
+				bn[k] = true
+			}
+		}
+		var bnd []int
+		for k := 1; k <= ne; k++ {
+			if bn[k] {
+				bnd = append(bnd, 3*(k-1), 3*(k-1)+1, 3*(k-1)+2)
+			}
+		}
+		if nm > nf-len(bnd) {
+			c.errf(attr(bs, "modes").Pos, "modes", "beam %q: %d fixed-interface modes asked, only %d interior coordinates", bs.Name, nm, nf-len(bnd))
+			return
+		}
+		b.v, err = craigBamptonBasis(M, K, nf, bnd, nm)
+		b.ns = len(bnd) + nm
+	default:
+		c.errf(attr(bs, "reduction").Pos, "reduction", "reduction must be none, modal, krylov or craig-bampton, got %q", b.kind)
+		return
+	}
+	if err != nil {
+		c.errf(bs.Pos, "reduction", "beam %q: %v", bs.Name, err)
+		return
+	}
+	if b.ns > ffrMaxCoords {
+		c.errf(bs.Pos, "elements", "beam %q has %d elastic coordinates; at most %d (use fewer elements or a reduction)", bs.Name, b.ns, ffrMaxCoords)
+		return
+	}
+	if b.kind != "none" && b.ns > nf {
+		c.errf(attr(bs, "modes").Pos, "modes", "beam %q: %d modes asked, the FE model has %d coordinates", bs.Name, b.ns, nf)
+		return
+	}
+	b.setup(M, K, X, au, aw, cu, cw)
+	b.e0 = fx.grow(b.ns)
+	b.dofl = make([]int, 3+b.ns)
+	copy(b.dofl, b.d[:])
+	for j := 0; j < b.ns; j++ {
+		b.dofl[3+j] = b.e0 + j
+	}
+	// markers: undeformed position and elastic shape
+	for i := range b.mk {
+		b.mk[i].u0, b.mk[i].phi = b.shapeAt(b.mk[i].s)
+	}
+	n := 3 + b.ns
+	b.mbar = make([]float64, n*n)
+	b.massAt(m.q0[b.d[2]], make([]float64, b.ns), b.mbar)
+	m.mblocks = append(m.mblocks, massBlock{dofs: b.dofl, m: b.mbar})
+	m.gq[b.d[0]] += b.mass * b.g[0]
+	m.gq[b.d[1]] += b.mass * b.g[1]
+	// coordinate names
+	for j := 0; j < b.ns; j++ {
+		if b.full {
+			b.coords = append(b.coords, bs.Name+".n"+itoa(j/3+1)+"."+[3]string{"u", "w", "slope"}[j%3])
+		} else {
+			b.coords = append(b.coords, bs.Name+".q"+itoa(j+1))
+		}
+	}
+	fx.ffr[bs.Name] = b
+	c.addForce(bs.Name, &ffrElem{b: b})
+}
+
+// shapeAt returns the undeformed position (body frame, from the centre of
+// mass) and the 2×ns elastic shape Φ(s) of an FFR beam.
+func (b *ffrBeam) shapeAt(s float64) ([2]float64, []float64) {
+	u0 := [2]float64{b.sa[0] + s*b.t[0], b.sa[1] + s*b.t[1]}
+	e := min(max(int(math.Floor(s/b.le)), 0), b.ne-1)
+	r := (s - float64(e)*b.le) / b.le
+	hs, _, _ := hermite(r, b.le)
+	var nu, nw [6]float64
+	nu[0], nu[3] = 1-r, r
+	nw[1], nw[2], nw[4], nw[5] = hs[0], hs[1], hs[2], hs[3]
+	ns := b.ns
+	phi := make([]float64, 2*ns)
+	for a, i := range b.edof[e] {
+		if i < 0 {
+			continue
+		}
+		px := b.t[0]*nu[a] + b.n[0]*nw[a]
+		py := b.t[1]*nu[a] + b.n[1]*nw[a]
+		if b.full {
+			phi[i] += px
+			phi[ns+i] += py
+			continue
+		}
+		for j := 0; j < ns; j++ {
+			phi[j] += px * b.v[i*ns+j]
+			phi[ns+j] += py * b.v[i*ns+j]
+		}
+	}
+	return u0, phi
+}
+
+// beamSide is one side of a joint: a rigid point (or ground), or a node of
+// an ANCF beam.
+type beamSide struct {
+	pt   point
+	ancf *ancfBeam
+	node int
+}
+
+// side resolves a marker reference for a joint.
+func (fx *flexCompiler) side(ref string, pos Pos, field string) (beamSide, bool) {
+	c := fx.c
+	name, mk, hasMk := strings.Cut(ref, ".")
+	if b, ok := fx.ancf[name]; ok {
+		if !hasMk {
+			c.errf(pos, field, "name a marker of beam %q (%s.MARKER): joints attach to beam nodes", name, name)
+			return beamSide{}, false
+		}
+		for _, m := range b.markers {
+			if m.name != mk {
+				continue
+			}
+			if m.node < 0 {
+				c.errf(pos, field, "marker %q of beam %q is at s = %g m, between nodes (every %g m): joints attach to nodes", mk, name, m.s, b.k.l)
+				return beamSide{}, false
+			}
+			return beamSide{ancf: b, node: m.node}, true
+		}
+		c.errf(pos, field, "beam %q has no marker %q", name, mk)
+		return beamSide{}, false
+	}
+	if _, ok := fx.ffr[name]; ok {
+		c.errf(pos, field, "joints to markers of the floating-frame beam %q are not supported: connect to the body it is clamped to, or use an ancf beam", name)
+		return beamSide{}, false
+	}
+	if _, ok := fx.pos[name]; ok {
+		return beamSide{}, false // the beam itself failed to compile
+	}
+	if c.beamNamed(ref) {
+		return beamSide{}, false // a beam with errors
+	}
+	p, ok := c.markerField(ref, pos, field)
+	return beamSide{pt: p, node: -1}, ok
+}
+
+// joint compiles a joint with at least one beam side.
+func (fx *flexCompiler) joint(j JointSpec) {
+	c := fx.c
+	if !c.claim(j.Name, j.Pos, "joint") {
+		return
+	}
+	si, ok1 := fx.side(j.I, j.Pos, "i")
+	sj, ok2 := fx.side(j.J, j.Pos, "j")
+	if !ok1 || !ok2 {
+		return
+	}
+	switch j.Kind {
+	case "revolute", "fixed":
+	default:
+		c.errf(j.Pos, "kind", "joint %q: a %s joint cannot attach to a beam (revolute = pin, fixed = clamp)", j.Name, j.Kind)
+		return
+	}
+	if si.ancf != nil && si.ancf == sj.ancf && si.node == sj.node {
+		c.errf(j.Pos, "j", "joint %q connects node %d of beam %q to itself", j.Name, si.node, si.ancf.name)
+		return
+	}
+	fx.connect(j.Name, j.Kind, si, sj, j.Pos)
+}
+
+// slopeAngle0 is the angle of a node's slope at q0.
+func (fx *flexCompiler) slopeAngle0(b *ancfBeam, node int) float64 {
+	o := b.node(node)
+	return math.Atan2(fx.c.m.q0[o+3], fx.c.m.q0[o+2])
+}
+
+// connect adds the rows of a pin (revolute) or clamp (fixed) between two
+// sides, at least one of them a beam node.
+func (fx *flexCompiler) connect(name, kind string, si, sj beamSide, pos Pos) {
+	c := fx.c
+	m := c.m
+	if si.ancf != nil && sj.ancf == nil {
+		si, sj = sj, si // the rigid side first
+	}
+	owner := len(m.joints)
+	ji := jointInfo{name: name, kind: "beam-pin", r0: len(m.rows), pi: point{body: -1}, pj: point{body: -1}}
+	if kind == "fixed" {
+		ji.kind = "beam-clamp"
+	}
+	nj := sj.ancf.node(sj.node)
+	rigidDofs := [3]int{-1, -1, -1}
+	if si.ancf == nil {
+		ji.pi = si.pt
+		if si.pt.body >= 0 {
+			rigidDofs = [3]int{3 * si.pt.body, 3*si.pt.body + 1, 3*si.pt.body + 2}
+		}
+	}
+	for a := 0; a < 2; a++ {
+		r := row{axis: a, owner: owner, pi: point{body: -1}, pj: point{body: -1}}
+		if si.ancf == nil {
+			r.kind, r.pi = rowFlexPin, si.pt
+			r.dofs = [6]int{rigidDofs[0], rigidDofs[1], rigidDofs[2], nj, nj + 1, -1}
+		} else {
+			ni := si.ancf.node(si.node)
+			r.kind = rowFlexPinBB
+			r.dofs = [6]int{ni, ni + 1, -1, nj, nj + 1, -1}
+		}
+		m.rows = append(m.rows, r)
+	}
+	if kind == "fixed" {
+		r := row{owner: owner, pi: point{body: -1}, pj: point{body: -1}}
+		sa := fx.slopeAngle0(sj.ancf, sj.node)
+		if si.ancf == nil {
+			r.kind, r.pi = rowFlexAlign, si.pt
+			r.psi = sa - c.angle0(si.pt) + si.pt.ang
+			if si.pt.body < 0 {
+				r.psi = sa
+			}
+			r.dofs = [6]int{rigidDofs[0], rigidDofs[1], rigidDofs[2], nj + 2, nj + 3, -1}
+		} else {
+			ni := si.ancf.node(si.node)
+			r.kind = rowFlexAlignBB
+			r.psi = sa - fx.slopeAngle0(si.ancf, si.node)
+			r.dofs = [6]int{ni + 2, ni + 3, -1, nj + 2, nj + 3, -1}
+		}
+		m.rows = append(m.rows, r)
+	}
+	ji.nr = len(m.rows) - ji.r0
+	c.jointIdx[name] = owner
+	m.joints = append(m.joints, ji)
+	_ = pos
+}
+
+// force compiles a force applied at a beam marker.
+func (fx *flexCompiler) force(f ForceSpec) {
+	c := fx.c
+	if !c.claim(f.Name, f.Pos, "force") {
+		return
+	}
+	if f.Kind != "force" {
+		c.errf(f.Pos, "kind", "force %q: a %s cannot attach to a beam marker yet (only point forces: <force>)", f.Name, f.Kind)
+		return
+	}
+	fol := false
+	switch f.Frame {
+	case "", "global":
+	case "marker", "local", "body":
+		fol = true
+	default:
+		c.errf(f.Pos, "frame", "frame must be global or marker, got %q", f.Frame)
+	}
+	name, mkName, hasMk := strings.Cut(f.I, ".")
+	if !hasMk {
+		c.errf(f.Pos, "i", "force %q: name a marker of beam %q (%s.MARKER)", f.Name, name, name)
+		return
+	}
+	fxp, fyp := c.runExpr(f.FX, 0), c.runExpr(f.FY, 0)
+	if b, ok := fx.ancf[name]; ok {
+		for _, mk := range b.markers {
+			if mk.name != mkName {
+				continue
+			}
+			el, xi := b.locate(mk.s)
+			ld := &ancfLoad{b: b, name: f.Name, s: mk.s, xi: xi, fx: fxp, fy: fyp, follower: fol}
+			ld.sh, ld.dsh, _ = hermite(xi, b.k.l)
+			for i := range ld.d {
+				ld.d[i] = b.node(el) + i
+			}
+			c.addForce(f.Name, ld)
+			return
+		}
+		c.errf(f.Pos, "i", "beam %q has no marker %q", name, mkName)
+		return
+	}
+	if b, ok := fx.ffr[name]; ok {
+		for _, mk := range b.mk {
+			if mk.name == mkName {
+				c.addForce(f.Name, &ffrLoad{b: b, name: f.Name, mk: mk, fx: fxp, fy: fyp, follower: fol})
+				return
+			}
+		}
+		c.errf(f.Pos, "i", "beam %q has no marker %q", name, mkName)
+	}
+}
+
+// ---- channels, coordinate names, kinetic energy ----
+
+// coordNamer is implemented by elements that own coordinates.
+type coordNamer interface{ coordNames(dst []string) }
+
+// kineticCorrector is implemented by elements whose mass matrix depends on
+// the configuration: it returns ½ vᵀ (M(q) − M̄) v.
+type kineticCorrector interface {
+	kineticCorrection(x *evalCtx) float64
+}
+
+// flexCoordNames names the coordinates of beams.
+func (m *Model) flexCoordNames(dst []string) {
+	for _, f := range m.forces {
+		if n, ok := f.(coordNamer); ok {
+			n.coordNames(dst)
+		}
+	}
+}
+
+// flexKinetic returns the kinetic energy not in ½ vᵀ M̄ v (FFR beams).
+func (m *Model) flexKinetic(s *State) float64 {
+	e := 0.0
+	for _, f := range m.forces {
+		if k, ok := f.(kineticCorrector); ok {
+			e += k.kineticCorrection(&s.x)
+		}
+	}
+	return e
+}
+
+// ancfInfo is the beam-level element of an ANCF beam: no forces, only its
+// channels and coordinate names.
+type ancfInfo struct{ b *ancfBeam }
+
+func (e *ancfInfo) dofs() []int                                    { return nil }
+func (e *ancfInfo) eval(*evalCtx, []float64, []float64, []float64) {}
+func (e *ancfInfo) potential(*evalCtx) float64                     { return 0 }
+
+func (e *ancfInfo) coordNames(dst []string) {
+	b := e.b
+	for k := 0; k <= b.ne; k++ {
+		o := b.node(k)
+		p := b.name + ".n" + itoa(k)
+		dst[o], dst[o+1], dst[o+2], dst[o+3] = p+".x", p+".y", p+".dx", p+".dy"
+	}
+}
+
+// ANCF marker channel quantities.
+func ancfMarkerQty() [7]struct{ q, unit, group, desc string } {
+	return [...]struct{ q, unit, group, desc string }{
+		{"x", "m", "position", "x position"},
+		{"y", "m", "position", "y position"},
+		{"vx", "m/s", "velocity", "x velocity"},
+		{"vy", "m/s", "velocity", "y velocity"},
+		{"angle", "rad", "position", "angle of the tangent"},
+		{"defl", "m", "position", "deflection normal to the beam's tangent at its start"},
+		{"strain", "", "strain", "axial strain"},
+	}
+}
+
+func (e *ancfInfo) channelInfo(name string) []ChannelInfo {
+	out := []ChannelInfo{{name + ".energy", "J", "energy", "beam " + name + " strain energy"}}
+	for _, mk := range e.b.markers {
+		for _, q := range ancfMarkerQty() {
+			out = append(out, ChannelInfo{name + "." + mk.name + "." + q.q, q.unit, q.group, "beam marker " + name + "." + mk.name + " " + q.desc})
+		}
+	}
+	return out
+}
+
+func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
+	b := e.b
+	if sub == 0 {
+		u := 0.0
+		el := ancfElem{b: b}
+		for k := 0; k < b.ne; k++ {
+			el.d[0] = b.node(k)
+			a, bb := el.energy(x.q)
+			u += a + bb
+		}
+		return u
+	}
+	sub--
+	mk := &b.markers[sub/7]
+	r, rx, v, _ := b.point(x.q, x.v, mk.s)
+	switch sub % 7 {
+	case 0:
+		return r[0]
+	case 1:
+		return r[1]
+	case 2:
+		return v[0]
+	case 3:
+		return v[1]
+	case 4:
+		return math.Atan2(rx[1], rx[0])
+	case 5:
+		o := b.node(0)
+		t := [2]float64{x.q[o+2], x.q[o+3]}
+		nt := math.Hypot(t[0], t[1])
+		d := [2]float64{r[0] - x.q[o], r[1] - x.q[o+1]}
+		return cross2(t, d) / nt
+	}
+	return 0.5 * (rx[0]*rx[0] + rx[1]*rx[1] - 1)
+}
+
+// FFR marker channel quantities.
+func ffrMarkerQty() [6]struct{ q, unit, group, desc string } {
+	return [...]struct{ q, unit, group, desc string }{
+		{"x", "m", "position", "x position"},
+		{"y", "m", "position", "y position"},
+		{"vx", "m/s", "velocity", "x velocity"},
+		{"vy", "m/s", "velocity", "y velocity"},
+		{"defl", "m", "position", "elastic deflection normal to the beam axis (floating frame)"},
+		{"axial", "m", "position", "elastic displacement along the beam axis (floating frame)"},
+	}
+}
+
+func (e *ffrElem) coordNames(dst []string) { copy(dst[e.b.e0:], e.b.coords) }
+
+func (e *ffrElem) channelInfo(name string) []ChannelInfo {
+	out := []ChannelInfo{{name + ".energy", "J", "energy", "beam " + name + " strain energy"}}
+	for _, mk := range e.b.mk {
+		for _, q := range ffrMarkerQty() {
+			out = append(out, ChannelInfo{name + "." + mk.name + "." + q.q, q.unit, q.group, "beam marker " + name + "." + mk.name + " " + q.desc})
+		}
+	}
+	return out
+}
+
+func (e *ffrElem) channel(x *evalCtx, sub int) float64 {
+	b := e.b
+	if sub == 0 {
+		return b.strain(x.q[b.e0 : b.e0+b.ns])
+	}
+	sub--
+	mk := &b.mk[sub/6]
+	r, v, ax, tr := b.markerKin(x.q, x.v, mk)
+	switch sub % 6 {
+	case 0:
+		return r[0]
+	case 1:
+		return r[1]
+	case 2:
+		return v[0]
+	case 3:
+		return v[1]
+	case 4:
+		return tr
+	}
+	return ax
 }

@@ -28,6 +28,9 @@ func (m *Model) Init(s *State) error {
 	if err := m.assembleVelocities(s, m.v0); err != nil {
 		return err
 	}
+	if m.contacts != nil {
+		m.contacts.begin(m, s) // contact modes (stickslip.go)
+	}
 	if err := m.accelerations(s, s.a, false); err != nil {
 		return err
 	}

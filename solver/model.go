@@ -45,6 +45,8 @@ type Model struct {
 	fixQ   []bool    // coordinates held at q0 during assembly (drivers only)
 
 	plan *linalg.Plan // augmented system (nq + nc)
+
+	contacts *contactSet // contact pairs (contacts.go); nil when none
 }
 
 type bodyInfo struct {
@@ -80,6 +82,8 @@ type evalCtx struct {
 	a    []float64
 	vars []float64
 	t    float64
+	cs   []float64 // contact discrete state (State.cs)
+	ca   float64   // ∂q̈/∂q of the current Newton iteration (0 outside it): elements with configuration-dependent inertia (flexible.go)
 }
 
 // Measure evaluates measure id at the current configuration.
@@ -118,6 +122,7 @@ func (m *Model) CoordNames() []string {
 	for i, b := range m.bodies {
 		n[3*i], n[3*i+1], n[3*i+2] = b.name+".cm.x", b.name+".cm.y", b.name+".angle"
 	}
+	m.flexCoordNames(n)
 	return n
 }
 

@@ -17,8 +17,9 @@ type State struct {
 	// T is the current time (s).
 	T float64
 
-	core                     []float64 // q v a aa qp vp lam, contiguous
+	core                     []float64 // q v a aa qp vp lam cs, contiguous
 	q, v, a, aa, qp, vp, lam []float64
+	cs                       []float64 // contact discrete state (contacts.go)
 	vars                     []float64 // time, parameters, inputs
 	h, hp                    float64   // adaptive step; previous step (BDF)
 	nhist                    int       // BDF history available
@@ -38,6 +39,7 @@ type State struct {
 	start       []float64
 	rk          []float64 // RK4 stages
 	chv         []float64 // channel values
+	cw          *contactWork
 }
 
 // NewState allocates a state with inputs at their start values and
@@ -45,9 +47,10 @@ type State struct {
 func (m *Model) NewState() *State {
 	nq, nc := m.nq, m.nc
 	s := &State{m: m}
-	s.core = make([]float64, 6*nq+nc)
+	s.core = make([]float64, 6*nq+nc+m.contacts.csLen())
 	s.q, s.v, s.a, s.aa = s.core[:nq], s.core[nq:2*nq], s.core[2*nq:3*nq], s.core[3*nq:4*nq]
-	s.qp, s.vp, s.lam = s.core[4*nq:5*nq], s.core[5*nq:6*nq], s.core[6*nq:]
+	s.qp, s.vp, s.lam = s.core[4*nq:5*nq], s.core[5*nq:6*nq], s.core[6*nq:6*nq+nc]
+	s.cs = s.core[6*nq+nc:]
 	s.vars = make([]float64, m.vars)
 	for i, p := range m.params {
 		s.vars[1+i] = p.Value
@@ -71,7 +74,8 @@ func (m *Model) NewState() *State {
 		s.rk = make([]float64, 6*nq)
 	}
 	s.chv = make([]float64, len(m.channels))
-	s.x = evalCtx{m: m, q: s.q, v: s.v, a: s.a, vars: s.vars}
+	s.x = evalCtx{m: m, q: s.q, v: s.v, a: s.a, vars: s.vars, cs: s.cs}
+	s.cw = m.newContactWork()
 	s.h = m.settings.Step
 	return s
 }

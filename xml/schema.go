@@ -377,9 +377,10 @@ func schema() *elemDef {
 	}
 }
 
-// beamKinds lists the flexible beam kinds (provisional: the attributes
-// are stored in BeamSpec.Attr, in SI units; vectors as name.x, name.y;
-// child <marker name s> as "marker.NAME" holding s).
+// beamKinds lists the flexible beam kinds. The attributes are stored in
+// BeamSpec.Attr (SI units; vectors as name.x, name.y; enums and marker
+// references as their text); each child <marker name s> as "marker.NAME"
+// holding s. The solver reads them in solver/flexible.go.
 func beamKinds() []kindDef {
 	beamMarker := &elemDef{
 		name: "marker",
@@ -394,55 +395,73 @@ func beamKinds() []kindDef {
 			}
 		},
 	}
-	common := func(extra ...attrDef) []attrDef {
-		return append([]attrDef{
-			{name: "at", kind: vVec, dim: Length, req: true},
-			{name: "angle", kind: vExpr, dim: Angle},
-			{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
-			{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
-			{name: "area", kind: vExpr, dim: Area, req: true, positive: true},
-			{name: "area-moment", kind: vExpr, dim: AreaMoment, req: true, positive: true},
-			{name: "youngs", kind: vExpr, dim: Pressure, req: true, positive: true},
-			{name: "density", kind: vExpr, dim: Density, req: true, positive: true},
-			{name: "damping", kind: vExpr, dim: Time},
-			{name: "i", kind: vRef},
-			{name: "j", kind: vRef},
-		}, extra...)
+	section := []attrDef{
+		{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
+		{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
+		{name: "area", kind: vExpr, dim: Area, req: true, positive: true},
+		{name: "area-moment", kind: vExpr, dim: AreaMoment, req: true, positive: true},
+		{name: "youngs", kind: vExpr, dim: Pressure, req: true, positive: true},
+		{name: "density", kind: vExpr, dim: Density, req: true, positive: true},
+		{name: "damping", kind: vExpr, dim: Time},
+	}
+	with := func(a []attrDef, extra ...attrDef) []attrDef {
+		return append(append([]attrDef{}, a...), extra...)
 	}
 	return []kindDef{
-		{name: "ancf", attrs: common(), children: []*elemDef{beamMarker}},
-		{name: "ffr", attrs: common(
-			attrDef{name: "modes", kind: vExpr, dim: Dimensionless, positive: true},
-			attrDef{name: "reduction", kind: vEnum, enum: []string{"modal", "krylov", "craig-bampton"}},
+		{name: "ancf", attrs: with(section,
+			attrDef{name: "at", kind: vVec, dim: Length, req: true},
+			attrDef{name: "angle", kind: vExpr, dim: Angle},
+			attrDef{name: "velocity", kind: vVec, dim: Velocity},
+			attrDef{name: "omega", kind: vExpr, dim: AngularVelocity},
+			attrDef{name: "i", kind: vRef},
+			attrDef{name: "j", kind: vRef},
 		), children: []*elemDef{beamMarker}},
+		{name: "ffr", attrs: with([]attrDef{{name: "i", kind: vRef, req: true}}, append(section,
+			attrDef{name: "coupling", kind: vEnum, enum: []string{"zero-order", "stiffened"}},
+			attrDef{name: "reduction", kind: vEnum, enum: []string{"none", "modal", "krylov", "craig-bampton"}},
+			attrDef{name: "modes", kind: vExpr, dim: Dimensionless, positive: true},
+			attrDef{name: "sigma", kind: vExpr, dim: AngularVelocity},
+			attrDef{name: "krylov-input", kind: vEnum, enum: []string{"both", "transverse"}},
+		)...), children: []*elemDef{beamMarker}},
 	}
 }
 
-// contactKinds lists the contact kinds (provisional: attributes in
-// ContactSpec.Attr, SI units).
+// contactKinds lists the contact kinds (attributes in ContactSpec.Attr, SI
+// units; compiled by solver/contacts.go, described in docs/contact.md).
+// Every kind is a point or circle on the body of marker i against a line,
+// segment or circle on the body of marker j, with the same force-law and
+// friction attributes.
 func contactKinds() []kindDef {
 	common := func(extra ...attrDef) []attrDef {
 		return append(extra,
+			attrDef{name: "law", kind: vEnum, enum: []string{"spring-damper", "hertz", "hunt-crossley"}},
 			attrDef{name: "k", kind: vExpr, dim: Any, req: true, positive: true},
 			attrDef{name: "exponent", kind: vExpr, dim: Dimensionless, positive: true},
-			attrDef{name: "c", kind: vExpr, dim: Damping},
+			attrDef{name: "c", kind: vExpr, dim: Any},
 			attrDef{name: "dmax", kind: vExpr, dim: Length, positive: true},
+			attrDef{name: "restitution", kind: vExpr, dim: Dimensionless, positive: true},
+			attrDef{name: "friction", kind: vEnum, enum: []string{"none", "coulomb", "regularized"}},
 			attrDef{name: "mu-static", kind: vExpr, dim: Dimensionless},
 			attrDef{name: "mu-dynamic", kind: vExpr, dim: Dimensionless},
 			attrDef{name: "v-static", kind: vExpr, dim: Velocity, positive: true},
 			attrDef{name: "v-dynamic", kind: vExpr, dim: Velocity, positive: true},
 		)
 	}
+	i := attrDef{name: "i", kind: vRef, req: true}
+	j := attrDef{name: "j", kind: vRef, req: true}
+	jEnd := attrDef{name: "j-end", kind: vRef, req: true}
+	radius := attrDef{name: "radius", kind: vExpr, dim: Length, req: true, positive: true}
+	thick := attrDef{name: "radius-j", kind: vExpr, dim: Length}
 	return []kindDef{
-		{name: "circle-line", attrs: common(
-			attrDef{name: "i", kind: vRef, req: true},
-			attrDef{name: "radius", kind: vExpr, dim: Length, req: true, positive: true},
-			attrDef{name: "j", kind: vRef, req: true},
+		{name: "circle-line", attrs: common(i, radius, j)},
+		{name: "point-line", attrs: common(i, j)},
+		{name: "circle-segment", attrs: common(i, radius, j, jEnd, thick)},
+		{name: "point-segment", attrs: common(i, j, jEnd, thick)},
+		{name: "circle-circle", attrs: common(i,
+			attrDef{name: "radius-i", kind: vExpr, dim: Length, req: true, positive: true}, j,
+			attrDef{name: "radius-j", kind: vExpr, dim: Length, req: true},
 		)},
-		{name: "circle-circle", attrs: common(
-			attrDef{name: "i", kind: vRef, req: true},
-			attrDef{name: "radius-i", kind: vExpr, dim: Length, req: true, positive: true},
-			attrDef{name: "j", kind: vRef, req: true},
+		{name: "point-circle", attrs: common(i, j,
 			attrDef{name: "radius-j", kind: vExpr, dim: Length, req: true},
 		)},
 	}

@@ -1,0 +1,736 @@
+package solver
+
+import (
+	"math"
+
+	"mbfmu/contact"
+	"mbfmu/lcp"
+)
+
+// This file holds the non-smooth part of contact: Coulomb stick–slip and
+// the event-located time stepping (docs/contact.md).
+//
+// Modes. Each contact has a normal state (open/closed) and, with exact
+// Coulomb friction, a friction mode: slip in direction σ = ±1 (friction
+// −μ F_N σ, smooth within a step) or stick (the slip velocity is held at
+// zero by a tangential constraint whose multiplier is the friction force).
+// Modes are frozen within a step, so every step integrates a smooth
+// problem.
+//
+// Events. At the end of every step each contact's event function for its
+// current mode is checked: −δ (open) / min(δ, F_raw) (closed), σ·vt (slip),
+// μ0 F_N − |F_t| (stick). When one changes sign the step is repeated from
+// its start with shorter lengths (Illinois regula falsi) until the first
+// crossing is bracketed to 1e-9 of the step; the integration stops just
+// past it, the modes are decided anew there, and the rest of the step is
+// integrated with the new modes.
+//
+// Decisions. Contacts that stick, or whose slip velocity is zero, are
+// decided together by seed 003's linear complementarity problem between
+// the friction reserves F± = μ0 F_N ± F_t and the positive and negative
+// parts of the slip acceleration, solved by Lemke's algorithm (mbfmu/lcp):
+//
+//	[at⁺]   [A  I] [F⁺ ]   [b − A μ0F_N]
+//	[F⁻ ] = [−I 0] [at⁻] + [  2 μ0F_N  ],  all ≥ 0, complementary,
+//
+// with A = W K⁻¹ Wᵀ the Delassus matrix of the sticking contacts (K the
+// factored constrained system [M Φqᵀ; Φq 0]) and b their slip accelerations
+// without friction. at⁺ > 0 starts slip in +T, at⁻ > 0 in −T; otherwise the
+// contact sticks with F_t = F⁺ − μ0 F_N.
+//
+// Hooks: Model.accelerations calls contactSet.accel after its solve (stick
+// multipliers; the LCP at a decision); Model.step calls Model.contactStep
+// instead of the plain integrator step; implicitStep calls
+// contactSet.newton after each Newton solve (stick rows by block
+// elimination); Init calls contactSet.begin.
+
+// vtolStick is the slip speed below which a closed contact is a stick
+// candidate at a decision (m/s).
+const vtolStick = 1e-8
+
+// vminImpact is the smallest impact speed used to set the Hunt–Crossley
+// damping from a restitution coefficient (m/s).
+const vminImpact = 1e-3
+
+// maxContactEvents bounds the events handled within one step.
+const maxContactEvents = 200
+
+// contactWork is the per-State work space of the contact solver (not part
+// of the snapshot).
+type contactWork struct {
+	decide bool   // the next accelerations() call decides stick/slip (LCP)
+	fired  []bool // per contact: its stick reserve ran out (stick → slip event)
+
+	kin  []contactKin
+	fn   []float64
+	act  []int     // sticking (or candidate) contacts
+	y    []float64 // responses K⁻¹[Wᵀ; 0], one row of nq+nc per active contact
+	gq   []float64 // ∂vt/∂q rows (implicit), 6 per active contact
+	amat []float64 // n×n
+	bvec []float64
+	fvec []float64
+	piv  []int
+	lpiv []int
+	lm   []float64 // LCP matrix (2n)²
+	lq   []float64
+	lz   []float64
+	lw   []float64
+	lcp  *lcp.Solver
+
+	start []float64 // core at the start of a sub-step
+	g0    []float64 // event functions: 2 per contact
+	g1    []float64
+	glo   []float64
+	ghi   []float64
+
+	// counters (diagnostics; not serialised)
+	events, lcps int64
+}
+
+// newContactWork allocates the contact work space of a State (nil when the
+// model has no contacts).
+func (m *Model) newContactWork() *contactWork {
+	cs := m.contacts
+	if cs == nil {
+		return nil
+	}
+	n := len(cs.elems)
+	nK := m.nq + m.nc
+	return &contactWork{
+		kin: make([]contactKin, n), fn: make([]float64, n), act: make([]int, 0, n), fired: make([]bool, n),
+		y: make([]float64, n*nK), gq: make([]float64, 6*n),
+		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n), lpiv: make([]int, n),
+		lm: make([]float64, 4*n*n), lq: make([]float64, 2*n), lz: make([]float64, 2*n), lw: make([]float64, 2*n),
+		lcp: lcp.NewSolver(2 * n),
+		g0:  make([]float64, 2*n), g1: make([]float64, 2*n), glo: make([]float64, 2*n), ghi: make([]float64, 2*n),
+	}
+}
+
+func sgn(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+// impactAlpha returns the Hunt–Crossley damping α that gives the target
+// restitution for an impact at speed v.
+func (e *contactElem) impactAlpha(v float64) float64 {
+	if e.lawKind != lawHuntCrossley || e.restitution <= 0 {
+		return 0
+	}
+	return contact.HysteresisDamping(e.restitution) / math.Max(v, vminImpact)
+}
+
+// begin sets the initial discrete state of every contact (Init); the
+// accelerations() call that follows decides stick or slip.
+func (cs *contactSet) begin(m *Model, s *State) {
+	s.cw.events, s.cw.lcps = 0, 0
+	for _, e := range cs.elems {
+		st := s.cs[e.idx*csStride : (e.idx+1)*csStride]
+		clear(st)
+		var k contactKin
+		e.kin(&s.x, &k)
+		st[csMode] = sgn(k.vt)
+		if st[csMode] == 0 {
+			st[csMode] = 1
+		}
+	}
+	cs.settle(m, s)
+}
+
+// settle updates the normal states and marks the friction candidates at the
+// current state, and arms the stick/slip decision of the next
+// accelerations() call. It reports whether a decision is needed.
+func (cs *contactSet) settle(m *Model, s *State) bool {
+	x := &s.x
+	need := false
+	for _, e := range cs.elems {
+		st := s.cs[e.idx*csStride : (e.idx+1)*csStride]
+		var k contactKin
+		e.kin(x, &k)
+		if k.delta > 0 && k.rate > 0 && st[csClosed] == 0 {
+			st[csAlpha] = e.impactAlpha(k.rate) // first touch: set α from the impact speed
+		} else if st[csAlpha] == 0 {
+			st[csAlpha] = e.impactAlpha(k.rate)
+		}
+		closed := e.touching(x, k.delta, k.rate)
+		st[csClosed] = 0
+		if closed {
+			st[csClosed] = 1
+		}
+		if e.fric != fricCoulomb {
+			continue
+		}
+		switch {
+		case !closed:
+			if k.vt != 0 {
+				st[csMode] = sgn(k.vt)
+			} else if st[csMode] == 0 {
+				st[csMode] = 1
+			}
+			st[csStick] = 0
+		case st[csMode] == 0 || math.Abs(k.vt) <= vtolStick || st[csMode]*k.vt <= 0:
+			st[csMode] = 0
+			need = true
+		}
+	}
+	s.cw.decide = need
+	return need
+}
+
+// accel adds the friction of the sticking contacts to the solution of
+// [M Φqᵀ; Φq 0][q̈; λ] = rhs held in s.dx (factored in s.lin): with the
+// responses Y = K⁻¹[Wᵀ; 0] and the Delassus matrix A = W Y, the stick
+// forces f solve A f = −(W q̈ + γ + κ vt) (or the LCP at a decision), and
+// q̈, λ gain Y f.
+func (cs *contactSet) accel(m *Model, s *State) error {
+	w := s.cw
+	decide := w.decide
+	w.decide = false
+	if !cs.coulomb {
+		return nil
+	}
+	act := w.act[:0]
+	for _, e := range cs.elems {
+		if e.fric == fricCoulomb && s.cs[e.idx*csStride+csMode] == 0 {
+			act = append(act, e.idx)
+		}
+	}
+	w.act = act
+	n := len(act)
+	if n == 0 {
+		return nil
+	}
+	x := &s.x
+	nK := m.nq + m.nc
+	for j, ci := range act {
+		e := cs.elems[ci]
+		k := &w.kin[ci]
+		e.kin(x, k)
+		w.fn[ci], _, _ = e.normal(x, k.delta, k.rate)
+		y := w.y[j*nK : (j+1)*nK]
+		clear(y)
+		for a, d := range e.d {
+			if d >= 0 {
+				y[d] += k.W[a]
+			}
+		}
+		s.lin.Solve(y)
+	}
+	for i, ci := range act {
+		e := cs.elems[ci]
+		k := &w.kin[ci]
+		b := k.gamma + cs.kappa*k.vt
+		for a, d := range e.d {
+			if d >= 0 {
+				b += k.W[a] * s.dx[d]
+			}
+		}
+		for j, cj := range act {
+			y := w.y[j*nK : (j+1)*nK]
+			v := 0.0
+			for a, d := range e.d {
+				if d >= 0 {
+					v += k.W[a] * y[d]
+				}
+			}
+			w.amat[i*n+j] = v
+			// the forces already applied (State's stick forces, through
+			// the element) are part of q̈: take them out of b
+			b -= v * s.cs[cj*csStride+csStick]
+		}
+		w.bvec[i] = b
+	}
+	if decide {
+		if err := cs.decideLCP(s, n); err != nil {
+			return err
+		}
+		// Contacts that start to slip do so with the kinetic coefficient
+		// (the LCP's ∓μ0 F_N holds only at the instant of the switch):
+		// the sticking ones are solved again with those forces.
+		for j, ci := range act {
+			if md := s.cs[ci*csStride+csMode]; md != 0 {
+				w.fvec[j] = -cs.elems[ci].mud.get(x) * w.fn[ci] * md
+			}
+		}
+	}
+	cs.stickSolve(s, n)
+	for j, ci := range act {
+		f := w.fvec[j]
+		df := f - s.cs[ci*csStride+csStick]
+		s.cs[ci*csStride+csStick] = f
+		y := w.y[j*nK : (j+1)*nK]
+		for i := range y {
+			s.dx[i] += df * y[i]
+		}
+	}
+	return nil
+}
+
+// stickSolve solves A f = −b for the forces of the sticking contacts
+// among the active ones (the others, just switched to slip, keep their
+// forces in w.fvec). A is symmetric positive semidefinite; a tiny diagonal
+// weighting by 1/(μ0 F_N)² picks, among the solutions of a statically
+// indeterminate set (two corners of a block sticking on one surface), the
+// one that loads each contact in proportion to its friction capacity.
+func (cs *contactSet) stickSolve(s *State, n int) {
+	w := s.cw
+	x := &s.x
+	idx := w.piv[:0] // positions in act of the sticking contacts
+	for j, ci := range w.act {
+		if s.cs[ci*csStride+csMode] == 0 {
+			idx = append(idx, j)
+		}
+	}
+	ns := len(idx)
+	if ns == 0 {
+		return
+	}
+	a, r := w.lm[:ns*ns], w.lq[:ns]
+	tr, fbar := 0.0, 0.0
+	for _, j := range idx {
+		tr += math.Abs(w.amat[j*n+j])
+		fbar += cs.elems[w.act[j]].mus.get(x)*w.fn[w.act[j]] + 1e-300
+	}
+	tr /= float64(ns)
+	fbar /= float64(ns)
+	for ii, i := range idx {
+		ci := w.act[i]
+		rhs := -w.bvec[i]
+		for j, cj := range w.act {
+			if s.cs[cj*csStride+csMode] != 0 {
+				rhs -= w.amat[i*n+j] * w.fvec[j]
+			}
+		}
+		r[ii] = rhs
+		for jj, j := range idx {
+			a[ii*ns+jj] = w.amat[i*n+j]
+		}
+		cap := cs.elems[ci].mus.get(x)*w.fn[ci] + 1e-12*fbar + 1e-300
+		q := fbar / cap
+		a[ii*ns+ii] += 1e-11 * tr * q * q
+	}
+	solveDense(a, r, w.lpiv, ns)
+	for ii, i := range idx {
+		w.fvec[i] = r[ii]
+	}
+}
+
+// solveDense solves the n×n system a x = b in place (b becomes x) by
+// Gaussian elimination with partial pivoting; a zero pivot leaves that
+// unknown at zero.
+func solveDense(a, b []float64, piv []int, n int) {
+	scale := 0.0
+	for i := 0; i < n*n; i++ {
+		scale = math.Max(scale, math.Abs(a[i]))
+	}
+	tiny := 1e-14 * scale
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(a[r*n+c]) > math.Abs(a[p*n+c]) {
+				p = r
+			}
+		}
+		piv[c] = p
+		if p != c {
+			for j := 0; j < n; j++ {
+				a[c*n+j], a[p*n+j] = a[p*n+j], a[c*n+j]
+			}
+			b[c], b[p] = b[p], b[c]
+		}
+		d := a[c*n+c]
+		if math.Abs(d) <= tiny {
+			a[c*n+c] = 0
+			continue
+		}
+		for r := c + 1; r < n; r++ {
+			f := a[r*n+c] / d
+			if f == 0 {
+				continue
+			}
+			for j := c; j < n; j++ {
+				a[r*n+j] -= f * a[c*n+j]
+			}
+			b[r] -= f * b[c]
+		}
+	}
+	for c := n - 1; c >= 0; c-- {
+		d := a[c*n+c]
+		if d == 0 {
+			b[c] = 0
+			continue
+		}
+		v := b[c]
+		for j := c + 1; j < n; j++ {
+			v -= a[c*n+j] * b[j]
+		}
+		b[c] = v / d
+	}
+}
+
+// decideLCP solves the stick–slip LCP for the active contacts and sets
+// their modes and friction forces (in w.fvec).
+func (cs *contactSet) decideLCP(s *State, n int) error {
+	w := s.cw
+	x := &s.x
+	N := 2 * n
+	M := w.lm[:N*N]
+	clear(M)
+	for i, ci := range w.act {
+		r := cs.elems[ci].mus.get(x) * w.fn[ci] // μ0 F_N
+		w.lq[n+i] = 2 * r
+		for j := 0; j < n; j++ {
+			M[i*N+j] = w.amat[i*n+j]
+		}
+		M[i*N+n+i] = 1
+		M[(n+i)*N+i] = -1
+	}
+	for i := 0; i < n; i++ {
+		q := w.bvec[i]
+		for j, cj := range w.act {
+			q -= w.amat[i*n+j] * cs.elems[cj].mus.get(x) * w.fn[cj]
+		}
+		w.lq[i] = q
+	}
+	w.lcps++
+	if _, err := w.lcp.Solve(M, w.lq[:N], N, w.lz[:N], w.lw[:N]); err != nil {
+		return errorf("contact %s: stick–slip LCP (%d sticking contacts) at t=%s s: %v",
+			cs.elems[w.act[0]].name, n, ftoa(s.T), err)
+	}
+	for i, ci := range w.act {
+		e := cs.elems[ci]
+		r := e.mus.get(x) * w.fn[ci]
+		f := w.lz[i] - r
+		ap, am := w.lw[i], w.lz[n+i]
+		scale := math.Abs(w.bvec[i]) + 1e-300
+		for j := 0; j < n; j++ {
+			scale += math.Abs(w.amat[i*n+j]) * (cs.elems[w.act[j]].mus.get(x)*w.fn[w.act[j]] + 1e-300)
+		}
+		tol := 1e-10 * scale
+		mode := 0.0
+		switch {
+		case ap > tol:
+			mode, f = 1, -r
+		case am > tol:
+			mode, f = -1, r
+		case w.fired[ci] && math.Abs(f) >= (1-1e-6)*r:
+			// at a stick → slip event the LCP is degenerate (the force
+			// sits on the cone's edge, at = 0): the reserve was running
+			// out, so slip starts, against the friction force
+			mode, f = -sgn(f), math.Copysign(r, f)
+		}
+		f = math.Max(-r, math.Min(r, f))
+		s.cs[ci*csStride+csMode] = mode
+		w.fvec[i] = f
+	}
+	return nil
+}
+
+// newton adds the stick constraints vt(q, v) = 0 of the sticking contacts
+// to an implicit Newton iteration by block elimination, using the factored
+// iteration matrix K: with Y = K⁻¹[Wᵀ; 0], G = ∂vt/∂q along the scheme
+// (cv W + ∂(W v)/∂q) and dx0 the solution without them, the multiplier
+// increments solve s1 (G Y) Δf = −vt − G dx0 and dx gains s1 Y Δf.
+func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
+	if !cs.coulomb {
+		return
+	}
+	w := s.cw
+	act := w.act[:0]
+	for _, e := range cs.elems {
+		if e.fric == fricCoulomb && s.cs[e.idx*csStride+csMode] == 0 {
+			act = append(act, e.idx)
+		}
+	}
+	w.act = act
+	n := len(act)
+	if n == 0 {
+		return
+	}
+	x := &s.x
+	nK := m.nq + m.nc
+	var hj, hw [6][6]float64
+	for j, ci := range act {
+		e := cs.elems[ci]
+		k := &w.kin[ci]
+		e.kin(x, k)
+		e.hessians(k, &hj, &hw)
+		g := w.gq[6*j : 6*j+6]
+		for b := 0; b < 6; b++ {
+			v := cv * k.W[b]
+			for a := 0; a < 6; a++ {
+				v += hw[a][b] * k.vl[a]
+			}
+			g[b] = v
+		}
+		y := w.y[j*nK : (j+1)*nK]
+		clear(y)
+		for a, d := range e.d {
+			if d >= 0 {
+				y[d] += k.W[a]
+			}
+		}
+		s.lin.Solve(y)
+	}
+	for i, ci := range act {
+		e := cs.elems[ci]
+		g := w.gq[6*i : 6*i+6]
+		r := -w.kin[ci].vt
+		for a, d := range e.d {
+			if d >= 0 {
+				r -= g[a] * s.dx[d]
+			}
+		}
+		w.fvec[i] = r
+		for j := range act {
+			y := w.y[j*nK : (j+1)*nK]
+			v := 0.0
+			for a, d := range e.d {
+				if d >= 0 {
+					v += g[a] * y[d]
+				}
+			}
+			w.amat[i*n+j] = s1 * v
+		}
+	}
+	solveDense(w.amat, w.fvec, w.piv, n)
+	for j, ci := range act {
+		df := w.fvec[j]
+		s.cs[ci*csStride+csStick] += df
+		y := w.y[j*nK : (j+1)*nK]
+		for i := range y {
+			s.dx[i] += s1 * df * y[i]
+		}
+	}
+}
+
+// eventFuncs evaluates the event function of every contact's normal state
+// (g[2i]) and friction mode (g[2i+1]); each is positive while the mode is
+// valid.
+func (cs *contactSet) eventFuncs(s *State, g []float64) {
+	x := &s.x
+	for _, e := range cs.elems {
+		st := s.cs[e.idx*csStride : (e.idx+1)*csStride]
+		var k contactKin
+		e.kin(x, &k)
+		// the law's force in length units: ~δ^n, below |δ| near 0
+		raw, _, _ := e.law(x, k.delta, k.rate)
+		raw /= math.Max(e.k.get(x), 1e-300)
+		i := 2 * e.idx
+		if st[csClosed] == 0 {
+			g[i] = math.Max(-k.delta, -raw)
+		} else {
+			g[i] = math.Min(k.delta, raw)
+		}
+		g[i+1] = 1
+		if e.fric != fricCoulomb || st[csClosed] == 0 {
+			continue
+		}
+		if st[csMode] == 0 {
+			// the friction reserve, relative: in [−1, 1]
+			fn, _, _ := e.normal(x, k.delta, k.rate)
+			r, f := e.mus.get(x)*fn, math.Abs(st[csStick])
+			g[i+1] = (r - f) / (r + f + 1e-300)
+		} else {
+			g[i+1] = st[csMode] * k.vt
+		}
+	}
+}
+
+// crossed reports whether some event function goes from positive (a) to
+// non-positive (b).
+func crossed(a, b []float64) bool {
+	for i := range a {
+		if a[i] > 0 && b[i] <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// baseStep is one step of the model's integrator.
+func (m *Model) baseStep(s *State, h float64) error {
+	if m.integ.family == famRK {
+		return m.rk4Step(s, h)
+	}
+	return m.implicitStep(s, h)
+}
+
+// contactStep advances s by h like baseStep, locating the contact events
+// within the step and deciding the new modes at each of them.
+func (m *Model) contactStep(s *State, h float64) error {
+	cs, w := m.contacts, s.cw
+	tEnd := s.T + h
+	hMin := 0.0
+	if m.integ.family != famRK {
+		hMin = 1e-3 * h
+	}
+	for ev := 0; ; ev++ {
+		hh := tEnd - s.T
+		if hh <= 1e-15*math.Max(1, math.Abs(tEnd)) {
+			s.T = tEnd
+			return nil
+		}
+		if ev > maxContactEvents {
+			return errorf("more than %d contact events within one step at t=%s s (stick–slip chattering?): reduce the step", maxContactEvents, ftoa(s.T))
+		}
+		if len(w.start) != len(s.core) {
+			w.start = make([]float64, len(s.core)) // once
+		}
+		copy(w.start, s.core)
+		t0, hp0, nh0 := s.T, s.hp, s.nhist
+		restore := func() {
+			copy(s.core, w.start)
+			s.T, s.hp, s.nhist = t0, hp0, nh0
+			s.setTime(t0)
+		}
+		cs.eventFuncs(s, w.g0)
+		if err := m.baseStep(s, hh); err != nil {
+			return err
+		}
+		cs.eventFuncs(s, w.g1)
+		if !crossed(w.g0, w.g1) {
+			for _, g := range w.g1 {
+				if g < 0 {
+					// a mode that was not valid at the start of the step
+					// and could not be located: decide at the end
+					cs.markFired(s, w.g1)
+					return m.contactDecide(s)
+				}
+			}
+			cs.trackOpen(s)
+			return nil
+		}
+		// Illinois regula falsi on the step fraction θ. The implicit
+		// schemes take no sub-step shorter than hMin (their index-3
+		// iteration matrices are ill-conditioned as h → 0): an event
+		// within hMin of either end of the step is taken at that end.
+		copy(w.glo, w.g0)
+		copy(w.ghi, w.g1)
+		lo, hi := 0.0, 1.0
+		thMin, thMax := hMin/hh, 1-hMin/hh
+		atHi := true
+		side := 0
+		for it := 0; it < 100 && hi-lo > 1e-9; it++ {
+			// Illinois: an end kept twice in a row has its values halved
+			switch {
+			case side <= -2:
+				for i := range w.ghi {
+					w.ghi[i] *= 0.5
+				}
+			case side >= 2:
+				for i := range w.glo {
+					w.glo[i] *= 0.5
+				}
+			}
+			th := hi
+			for i := range w.glo {
+				if w.glo[i] > 0 && w.ghi[i] <= 0 {
+					gl, gh := w.glo[i], w.ghi[i]
+					th = math.Min(th, lo+(hi-lo)*gl/(gl-gh))
+				}
+			}
+			d := hi - lo
+			th = math.Max(math.Min(math.Max(th, lo+1e-3*d), hi-1e-3*d), thMin)
+			if th >= hi || th > thMax {
+				break
+			}
+			restore()
+			if err := m.baseStep(s, th*hh); err != nil {
+				return err
+			}
+			cs.eventFuncs(s, w.g1)
+			if crossed(w.glo, w.g1) {
+				hi = th
+				copy(w.ghi, w.g1)
+				atHi = true
+				if side > 0 {
+					side++
+				} else {
+					side = 1
+				}
+			} else {
+				lo = th
+				copy(w.glo, w.g1)
+				atHi = false
+				if side < 0 {
+					side--
+				} else {
+					side = -1
+				}
+			}
+		}
+		if hi > thMax {
+			hi, atHi = 1, hi == 1 && atHi
+		}
+		if !atHi {
+			restore()
+			if err := m.baseStep(s, hi*hh); err != nil {
+				return err
+			}
+		}
+		s.T = t0 + hi*hh
+		s.setTime(s.T)
+		w.events++
+		cs.eventFuncs(s, w.g1)
+		cs.markFired(s, w.g1)
+		if err := m.contactDecide(s); err != nil {
+			return err
+		}
+	}
+}
+
+// markFired flags the sticking contacts whose friction reserve is used up
+// at b (within 1e-9: a symmetric twin of the contact whose event was
+// located is switched with it).
+func (cs *contactSet) markFired(s *State, b []float64) {
+	for _, e := range cs.elems {
+		s.cw.fired[e.idx] = s.cs[e.idx*csStride+csMode] == 0 && b[2*e.idx+1] <= 1e-9
+	}
+}
+
+// contactDecide settles the contact modes at the current state (after an
+// event): normal states, stick/slip by the LCP, and consistent
+// accelerations. The implicit schemes restart there (accelerations from the
+// new modes, no step history), as at Init: the accelerations jump at the
+// event.
+func (m *Model) contactDecide(s *State) error {
+	if !m.contacts.settle(m, s) && m.integ.family == famRK {
+		return nil
+	}
+	err := m.accelerations(s, s.a, m.integ.family == famRK)
+	clear(s.cw.fired)
+	if err != nil {
+		return err
+	}
+	if m.integ.family != famRK {
+		copy(s.aa, s.a)
+		s.nhist = 0
+	}
+	return nil
+}
+
+// trackOpen keeps the slip direction of open contacts equal to the sign of
+// their slip velocity, so that a contact closes in the right mode.
+func (cs *contactSet) trackOpen(s *State) {
+	if !cs.coulomb {
+		return
+	}
+	x := &s.x
+	for _, e := range cs.elems {
+		st := s.cs[e.idx*csStride : (e.idx+1)*csStride]
+		if e.fric != fricCoulomb || st[csClosed] != 0 {
+			continue
+		}
+		var k contactKin
+		e.kin(x, &k)
+		if k.vt != 0 {
+			st[csMode] = sgn(k.vt)
+		}
+	}
+}
