@@ -1,0 +1,523 @@
+package cosim
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	mxml "mbfmu/xml"
+)
+
+// Config is a parsed co-simulation configuration file (docs/cosim.md).
+type Config struct {
+	// Name and Description come from the root element.
+	Name, Description string
+	// File is the configuration file's path; relative paths in the file are
+	// resolved against its folder.
+	File string
+	// Settings of the master.
+	Settings Settings
+	// Components in file order.
+	Components []*Element
+	// Connections in file order.
+	Connections []Connection
+	// Checks are the expected figures verified after the run.
+	Checks []Check
+}
+
+// Settings are the master's time settings.
+type Settings struct {
+	// Start and End bound the run (s).
+	Start, End float64
+	// Step is the macro (communication) step (s); with Variable it is the
+	// initial step.
+	Step float64
+	// OutputStep is the interval of the results rows (s); a multiple of
+	// Step. Zero records every macro step.
+	OutputStep float64
+	// Variable selects a variable macro step controlled by the
+	// extrapolation error of the coupling signals (see docs/cosim.md).
+	Variable bool
+	// MinStep and MaxStep bound a variable step.
+	MinStep, MaxStep float64
+	// RelTol and AbsTol are the tolerances of the variable step control.
+	RelTol, AbsTol float64
+}
+
+// Element is one component element of the file: its kind (the tag), name,
+// attributes and <parameter>/<start> children.
+type Element struct {
+	Kind string
+	Name string
+	Line int
+	// Attr holds the attributes other than name, as written.
+	Attr map[string]string
+	// Params and Starts are the <parameter> and <start> children.
+	Params, Starts []NamedValue
+	used           map[string]bool
+}
+
+// NamedValue is a <parameter> or <start> child: a name and an SI value.
+type NamedValue struct {
+	Name  string
+	Value float64
+	Line  int
+}
+
+// Connection feeds output From ("component.port") into input To.
+type Connection struct {
+	From, To string
+	Line     int
+}
+
+// Check is an expected figure checked on the results: over every recorded
+// row with After ≤ time ≤ Until, |Signal − Near| ≤ Tol — or, with Mean,
+// |mean(Signal) − Near| ≤ Tol over those rows.
+type Check struct {
+	Signal       string
+	After, Until float64
+	Near, Tol    float64
+	Mean         bool
+	Line         int
+	Description  string
+}
+
+// LoadConfig reads and parses a configuration file.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfig(data, path)
+}
+
+// node is an XML element with its line.
+type node struct {
+	tag   string
+	line  int
+	attrs []xml.Attr
+	kids  []*node
+	text  string
+}
+
+// parseTree reads an XML document into nodes, with line numbers.
+func parseTree(data []byte, file string) (*node, error) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var stack []*node
+	var root *node
+	for {
+		line, _ := dec.InputPos()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			l, _ := dec.InputPos()
+			return nil, fmt.Errorf("%s:%d: %v", file, l, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			n := &node{tag: t.Name.Local, line: line, attrs: t.Copy().Attr}
+			if len(stack) == 0 {
+				if root != nil {
+					return nil, fmt.Errorf("%s:%d: a second root element <%s>", file, line, n.tag)
+				}
+				root = n
+			} else {
+				p := stack[len(stack)-1]
+				p.kids = append(p.kids, n)
+			}
+			stack = append(stack, n)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if len(stack) > 0 {
+				stack[len(stack)-1].text += string(t)
+			}
+		}
+	}
+	if root == nil {
+		return nil, fmt.Errorf("%s: no root element", file)
+	}
+	return root, nil
+}
+
+// errList collects "file:line: message" errors.
+type errList struct {
+	file string
+	errs []string
+}
+
+func (e *errList) add(line int, format string, args ...any) {
+	e.errs = append(e.errs, fmt.Sprintf("%s:%d: %s", e.file, line, fmt.Sprintf(format, args...)))
+}
+
+func (e *errList) err() error {
+	if len(e.errs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(e.errs, "\n"))
+}
+
+// componentKinds lists the component elements and their attributes.
+func componentKinds() map[string][]string {
+	return map[string][]string{
+		"model":          {"path"},
+		"fmu":            {"path", "logging"},
+		"lqr":            {"plant", "inputs", "outputs", "q", "r", "discrete", "design-parameters", "umin", "umax"},
+		"state-feedback": {"inputs", "outputs", "k", "reference", "feedforward", "umin", "umax"},
+		"pid":            {"kp", "ki", "kd", "tf", "n", "b", "c", "umin", "umax", "tt", "anti-windup"},
+		"state-space":    {"a", "b", "c", "d", "dt", "inputs", "outputs"},
+		"signal":         {"expr", "unit"},
+		"limit":          {"min", "max", "rise", "fall"},
+		"udp":            {"remote", "local", "inputs", "outputs", "timeout", "on-timeout", "output-start"},
+	}
+}
+
+// ParseConfig parses a configuration file held in data; file names it in
+// errors and anchors relative paths. Every problem is reported, one per
+// line, as file:line: message.
+func ParseConfig(data []byte, file string) (*Config, error) {
+	root, err := parseTree(data, file)
+	if err != nil {
+		return nil, err
+	}
+	el := &errList{file: file}
+	if root.tag != "cosim" {
+		return nil, fmt.Errorf("%s:%d: root element is <%s>, want <cosim>", file, root.line, root.tag)
+	}
+	cfg := &Config{File: file}
+	cfg.Settings = Settings{End: 1, Step: 1e-3, RelTol: 1e-3, AbsTol: 1e-6}
+	ra := attrMap(el, root, "name", "description")
+	cfg.Name, cfg.Description = ra["name"], ra["description"]
+	if cfg.Name == "" {
+		cfg.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	kinds := componentKinds()
+	names := map[string]int{}
+	sawSettings := false
+	for _, n := range root.kids {
+		switch n.tag {
+		case "settings":
+			if sawSettings {
+				el.add(n.line, "<settings> given twice")
+			}
+			sawSettings = true
+			parseSettings(el, n, &cfg.Settings)
+		case "connect":
+			a := attrMap(el, n, "from", "to")
+			if a["from"] == "" || a["to"] == "" {
+				el.add(n.line, "<connect> needs from=\"component.output\" and to=\"component.input\"")
+				continue
+			}
+			cfg.Connections = append(cfg.Connections, Connection{From: a["from"], To: a["to"], Line: n.line})
+		case "check":
+			a := attrMap(el, n, "signal", "after", "until", "near", "tol", "max-abs", "mean", "description")
+			c := Check{Signal: a["signal"], Line: n.line, Description: a["description"]}
+			if c.Signal == "" {
+				el.add(n.line, "<check> needs signal=\"component.port\"")
+			}
+			c.After = quantity(el, n.line, "after", a["after"], mxml.Time, math.Inf(-1))
+			c.Until = quantity(el, n.line, "until", a["until"], mxml.Time, math.Inf(1))
+			if !(c.Until >= c.After) {
+				el.add(n.line, "<check>: until %g s is before after %g s", c.Until, c.After)
+			}
+			if v := a["mean"]; v != "" {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					el.add(n.line, "mean: %q is not true or false", v)
+				}
+				c.Mean = b
+			}
+			switch {
+			case a["max-abs"] != "" && (a["near"] != "" || a["tol"] != ""):
+				el.add(n.line, "<check>: give max-abs, or near and tol, not both")
+			case a["max-abs"] != "":
+				c.Tol = quantity(el, n.line, "max-abs", a["max-abs"], mxml.Any, 0)
+			case a["tol"] != "":
+				c.Near = quantity(el, n.line, "near", a["near"], mxml.Any, 0)
+				c.Tol = quantity(el, n.line, "tol", a["tol"], mxml.Any, 0)
+			default:
+				el.add(n.line, "<check> needs max-abs, or tol (with near)")
+			}
+			if c.Tol < 0 {
+				el.add(n.line, "<check>: tolerance %g must be ≥ 0", c.Tol)
+			}
+			cfg.Checks = append(cfg.Checks, c)
+		default:
+			allowed, ok := kinds[n.tag]
+			if !ok {
+				el.add(n.line, "unknown element <%s> (components: %s; also <settings>, <connect>, <check>)", n.tag, strings.Join(sortedKeys(kinds), ", "))
+				continue
+			}
+			e := &Element{Kind: n.tag, Line: n.line, used: map[string]bool{}}
+			e.Attr = attrMap(el, n, append([]string{"name"}, allowed...)...)
+			e.Name = e.Attr["name"]
+			delete(e.Attr, "name")
+			switch {
+			case e.Name == "":
+				el.add(n.line, "<%s> needs a name", n.tag)
+			case !isIdent(e.Name):
+				el.add(n.line, "<%s> name %q: use letters, digits, _ and -, starting with a letter", n.tag, e.Name)
+			case names[e.Name] != 0:
+				el.add(n.line, "component name %q already used on line %d", e.Name, names[e.Name])
+			default:
+				names[e.Name] = n.line
+			}
+			for _, k := range n.kids {
+				switch k.tag {
+				case "parameter", "start":
+					if n.tag != "model" && n.tag != "fmu" {
+						el.add(k.line, "<%s> belongs in a <model> or <fmu>, not in <%s>", k.tag, n.tag)
+						continue
+					}
+					a := attrMap(el, k, "name", "value")
+					if a["name"] == "" || a["value"] == "" {
+						el.add(k.line, "<%s> needs name and value", k.tag)
+						continue
+					}
+					nv := NamedValue{Name: a["name"], Line: k.line, Value: quantity(el, k.line, "value", a["value"], mxml.Any, 0)}
+					if k.tag == "parameter" {
+						e.Params = append(e.Params, nv)
+					} else {
+						e.Starts = append(e.Starts, nv)
+					}
+				default:
+					el.add(k.line, "unknown element <%s> in <%s>", k.tag, n.tag)
+				}
+			}
+			cfg.Components = append(cfg.Components, e)
+		}
+	}
+	if len(cfg.Components) == 0 {
+		el.add(root.line, "no components: add a <model>, <fmu>, controller or <udp>")
+	}
+	checkSettings(el, root.line, &cfg.Settings)
+	if err := el.err(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func parseSettings(el *errList, n *node, s *Settings) {
+	a := attrMap(el, n, "start", "end", "step", "output-step", "variable", "min-step", "max-step", "rel-tol", "abs-tol")
+	s.Start = quantity(el, n.line, "start", a["start"], mxml.Time, s.Start)
+	s.End = quantity(el, n.line, "end", a["end"], mxml.Time, s.End)
+	s.Step = quantity(el, n.line, "step", a["step"], mxml.Time, s.Step)
+	s.OutputStep = quantity(el, n.line, "output-step", a["output-step"], mxml.Time, 0)
+	if v := a["variable"]; v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			el.add(n.line, "variable: %q is not true or false", v)
+		}
+		s.Variable = b
+	}
+	s.MinStep = quantity(el, n.line, "min-step", a["min-step"], mxml.Time, 0)
+	s.MaxStep = quantity(el, n.line, "max-step", a["max-step"], mxml.Time, 0)
+	s.RelTol = quantity(el, n.line, "rel-tol", a["rel-tol"], mxml.Dimensionless, s.RelTol)
+	s.AbsTol = quantity(el, n.line, "abs-tol", a["abs-tol"], mxml.Any, s.AbsTol)
+}
+
+func checkSettings(el *errList, line int, s *Settings) {
+	if !(s.End > s.Start) {
+		el.add(line, "settings: end %g s must be after start %g s", s.End, s.Start)
+	}
+	if !(s.Step > 0) {
+		el.add(line, "settings: step %g s must be > 0", s.Step)
+	}
+	if s.Variable {
+		if s.MinStep == 0 {
+			s.MinStep = s.Step / 100
+		}
+		if s.MaxStep == 0 {
+			s.MaxStep = math.Max(s.Step*100, (s.End-s.Start)/10)
+		}
+		if !(s.MinStep > 0 && s.MinStep <= s.Step && s.Step <= s.MaxStep) {
+			el.add(line, "settings: need 0 < min-step (%g) ≤ step (%g) ≤ max-step (%g)", s.MinStep, s.Step, s.MaxStep)
+		}
+		if !(s.RelTol > 0) || !(s.AbsTol > 0) {
+			el.add(line, "settings: rel-tol and abs-tol must be > 0")
+		}
+		if s.OutputStep != 0 {
+			el.add(line, "settings: output-step needs a fixed step (a variable step records every macro step)")
+		}
+		return
+	}
+	if s.OutputStep < 0 {
+		el.add(line, "settings: output-step %g s must be > 0", s.OutputStep)
+	}
+	if s.OutputStep > 0 && s.Step > 0 {
+		r := s.OutputStep / s.Step
+		if math.Abs(r-math.Round(r)) > 1e-9*r || math.Round(r) < 1 {
+			el.add(line, "settings: output-step %g s is not a whole multiple of step %g s", s.OutputStep, s.Step)
+		}
+	}
+	if s.Step > 0 && s.End > s.Start {
+		r := (s.End - s.Start) / s.Step
+		if math.Abs(r-math.Round(r)) > 1e-9*r {
+			el.add(line, "settings: the run %g … %g s is not a whole number of steps of %g s", s.Start, s.End, s.Step)
+		}
+	}
+}
+
+// attrMap returns the attributes of n, reporting unknown and repeated ones.
+func attrMap(el *errList, n *node, allowed ...string) map[string]string {
+	m := map[string]string{}
+	for _, a := range n.attrs {
+		name := a.Name.Local
+		if a.Name.Space != "" || name == "xmlns" {
+			continue // namespace declarations, xsi:schemaLocation and friends
+		}
+		ok := false
+		for _, w := range allowed {
+			if w == name {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			el.add(n.line, "<%s>: unknown attribute %q (known: %s)", n.tag, name, strings.Join(allowed, ", "))
+			continue
+		}
+		if _, dup := m[name]; dup {
+			el.add(n.line, "<%s>: attribute %q given twice", n.tag, name)
+		}
+		m[name] = strings.TrimSpace(a.Value)
+	}
+	return m
+}
+
+// quantity parses an optional number with a unit; def when s is empty.
+func quantity(el *errList, line int, field, s string, dim mxml.Dim, def float64) float64 {
+	if s == "" {
+		return def
+	}
+	v, err := mxml.ParseQuantity(s, dim)
+	if err != nil {
+		el.add(line, "%s: %v", field, err)
+		return def
+	}
+	return v
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// path resolves a path of the file against its folder.
+func (c *Config) path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(c.File), p)
+}
+
+// attribute accessors used by the component builders; each records an
+// error in el and returns a default on a bad value.
+
+func (e *Element) str(name string) string {
+	e.used[name] = true
+	return e.Attr[name]
+}
+
+func (e *Element) has(name string) bool { _, ok := e.Attr[name]; return ok }
+
+func (e *Element) num(el *errList, name string, dim mxml.Dim, def float64) float64 {
+	return quantity(el, e.Line, name, e.str(name), dim, def)
+}
+
+func (e *Element) boolean(el *errList, name string, def bool) bool {
+	s := e.str(name)
+	if s == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		el.add(e.Line, "%s: %q is not true or false", name, s)
+		return def
+	}
+	return b
+}
+
+// names splits a list of names separated by spaces or commas.
+func (e *Element) names(name string) []string {
+	s := e.str(name)
+	if s == "" {
+		return nil
+	}
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+// matrix parses rows separated by ';', entries by spaces or commas, each
+// a number with an optional unit. nil when absent.
+func (e *Element) matrix(el *errList, name string) [][]float64 {
+	s := e.str(name)
+	if s == "" {
+		return nil
+	}
+	var rows [][]float64
+	for _, r := range strings.Split(s, ";") {
+		if strings.TrimSpace(r) == "" {
+			continue
+		}
+		f := strings.FieldsFunc(r, func(c rune) bool { return c == ',' || c == ' ' || c == '\t' || c == '\n' })
+		row := make([]float64, 0, len(f))
+		for _, x := range f {
+			v, err := mxml.ParseQuantity(x, mxml.Any)
+			if err != nil {
+				el.add(e.Line, "%s: %v", name, err)
+				return nil
+			}
+			row = append(row, v)
+		}
+		if len(rows) > 0 && len(row) != len(rows[0]) {
+			el.add(e.Line, "%s: row %d has %d entries, row 1 has %d", name, len(rows)+1, len(row), len(rows[0]))
+			return nil
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// assignments parses "a=1; b=2 deg".
+func (e *Element) assignments(el *errList, name string) map[string]float64 {
+	s := e.str(name)
+	out := map[string]float64{}
+	for _, part := range strings.Split(s, ";") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			el.add(e.Line, "%s: %q is not name=value", name, strings.TrimSpace(part))
+			continue
+		}
+		out[strings.TrimSpace(k)] = quantity(el, e.Line, name, strings.TrimSpace(v), mxml.Any, 0)
+	}
+	return out
+}

@@ -1,0 +1,615 @@
+package cosim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"mbfmu/results"
+)
+
+// Port is an input or output of a component.
+type Port struct {
+	Name, Unit string
+}
+
+// component is one participant of the co-simulation. Direct components
+// (controllers, signals, the UDP bridge) compute their outputs at a
+// communication point from their inputs at that point; stepped components
+// (models, FMUs) integrate over a macro step with their inputs held.
+type component interface {
+	base() *comp
+	// start instantiates and initialises the component at the start time;
+	// a stepped component writes its outputs there.
+	start(m *Master) error
+	// eval computes a direct component's outputs at time t, dt seconds
+	// after its previous evaluation (the first macro step on the first
+	// call). It must not allocate.
+	eval(t, dt float64) error
+	// step advances a stepped component from t to t+h with its inputs
+	// held and writes its outputs at t+h. It must not allocate.
+	step(t, h float64) error
+	// close ends the component's run and frees its resources.
+	close() error
+}
+
+// comp holds what every component has.
+type comp struct {
+	name, kind string
+	line       int
+	ins, outs  []Port
+	start0     []float64 // start values of the inputs (unconnected inputs keep them)
+	in, out    []float64 // out is a slice of Master.vals
+	src        []int     // per input: index into Master.vals, or -1
+	direct     bool
+}
+
+func (c *comp) base() *comp { return c }
+
+func (c *comp) inputIndex(name string) int {
+	for i, p := range c.ins {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *comp) outputIndex(name string) int {
+	for i, p := range c.outs {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// gather copies the connected values into the input buffer.
+func (c *comp) gather(vals []float64) {
+	for i, s := range c.src {
+		if s >= 0 {
+			c.in[i] = vals[s]
+		}
+	}
+}
+
+// Master runs a co-simulation: it owns the components, moves values along
+// the connections at every communication point and advances time.
+//
+// Algorithm, per macro step from t to t+h: every stepped component (model,
+// FMU) gets its inputs from the values at t and advances to t+h in
+// parallel fashion (Jacobi: stepped components see each other's outputs
+// with one macro step of delay); then the direct components (controllers,
+// signals, the UDP bridge) are evaluated at t+h in an order that respects
+// the connections between them (an algebraic loop among them is an error).
+// A controller therefore acts on the plant outputs at t and its output is
+// held over [t, t+h) — a sampled controller with a zero-order hold and no
+// added delay.
+type Master struct {
+	cfg     *Config
+	comps   []component
+	direct  []component // evaluation order
+	stepped []component
+	vals    []float64 // every component's outputs
+	cols    []results.Column
+
+	log func(string)
+
+	t, h, hPrev float64
+	k           int64 // macro steps taken
+	nsteps      int64 // fixed step: number of macro steps
+	started     bool
+
+	// variable step control
+	hist1, hist2 []float64
+	nhist        int
+
+	udp []*udpComp
+}
+
+// Options adjust how a Master is built.
+type Options struct {
+	// Log receives log messages of the components (FMU loggers); nil
+	// drops them.
+	Log func(msg string)
+	// End, if positive, overrides the configured end time.
+	End float64
+}
+
+// New builds the components of cfg and resolves the connections. Nothing
+// is instantiated yet: Init does that.
+func New(cfg *Config, o Options) (*Master, error) {
+	if cfg == nil {
+		return nil, errors.New("cosim: no configuration")
+	}
+	cp := *cfg
+	cfg = &cp
+	if o.End > 0 {
+		if !(o.End > cfg.Settings.Start) {
+			return nil, fmt.Errorf("cosim: end time %g s is not after the start %g s", o.End, cfg.Settings.Start)
+		}
+		cfg.Settings.End = o.End
+	}
+	m := &Master{cfg: cfg, log: o.Log}
+	el := &errList{file: cfg.File}
+	built := map[string]component{}
+	// Plants and signals first: controllers designed from a plant need it.
+	for pass := 0; pass < 2; pass++ {
+		for _, e := range cfg.Components {
+			if (e.Kind == "lqr") != (pass == 1) {
+				continue
+			}
+			c := buildComponent(el, cfg, e, built)
+			if c == nil {
+				continue
+			}
+			built[e.Name] = c
+		}
+	}
+	for _, e := range cfg.Components {
+		if c := built[e.Name]; c != nil {
+			m.comps = append(m.comps, c)
+		}
+	}
+	if err := el.err(); err != nil {
+		m.Close()
+		return nil, err
+	}
+	if err := m.wire(el); err != nil {
+		m.Close()
+		return nil, err
+	}
+	if err := m.checkSteps(); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// buildComponent builds one component from its element.
+func buildComponent(el *errList, cfg *Config, e *Element, built map[string]component) component {
+	var c component
+	switch e.Kind {
+	case "model":
+		if x := newModelComp(el, cfg, e); x != nil {
+			c = x
+		}
+	case "fmu":
+		if x := newFMUComp(el, cfg, e); x != nil {
+			c = x
+		}
+	case "udp":
+		if x := newUDPComp(el, e); x != nil {
+			c = x
+		}
+	case "lqr":
+		if x := newLQRComp(el, cfg, e, built); x != nil {
+			c = x
+		}
+	default:
+		if x := newBlockComp(el, cfg, e); x != nil {
+			c = x
+		}
+	}
+	for k := range e.Attr {
+		if c != nil && !e.used[k] {
+			el.add(e.Line, "<%s name=%q>: attribute %q is not used by this component", e.Kind, e.Name, k)
+		}
+	}
+	return c
+}
+
+// wire lays out the value vector, resolves the connections and orders the
+// direct components.
+func (m *Master) wire(el *errList) error {
+	n := 0
+	for _, c := range m.comps {
+		n += len(c.base().outs)
+	}
+	m.vals = make([]float64, n)
+	off := map[string]int{}
+	byName := map[string]component{}
+	n = 0
+	for _, c := range m.comps {
+		b := c.base()
+		byName[b.name] = c
+		off[b.name] = n
+		b.out = m.vals[n : n+len(b.outs) : n+len(b.outs)]
+		n += len(b.outs)
+		b.in = make([]float64, len(b.ins))
+		if b.start0 == nil {
+			b.start0 = make([]float64, len(b.ins))
+		}
+		copy(b.in, b.start0)
+		b.src = make([]int, len(b.ins))
+		for i := range b.src {
+			b.src[i] = -1
+		}
+		if b.direct {
+			m.direct = append(m.direct, c)
+		} else {
+			m.stepped = append(m.stepped, c)
+		}
+		if u, ok := c.(*udpComp); ok {
+			m.udp = append(m.udp, u)
+		}
+	}
+	srcComp := map[[2]int]int{} // (component index, input) → source component index
+	idx := map[string]int{}
+	for i, c := range m.comps {
+		idx[c.base().name] = i
+	}
+	for _, cn := range m.cfg.Connections {
+		fc, fp, ok1 := strings.Cut(cn.From, ".")
+		tc, tp, ok2 := strings.Cut(cn.To, ".")
+		if !ok1 || !ok2 {
+			el.add(cn.Line, "<connect>: from and to are written component.port (got %q → %q)", cn.From, cn.To)
+			continue
+		}
+		from, to := byName[fc], byName[tc]
+		if from == nil {
+			el.add(cn.Line, "<connect>: no component %q", fc)
+			continue
+		}
+		if to == nil {
+			el.add(cn.Line, "<connect>: no component %q", tc)
+			continue
+		}
+		o := from.base().outputIndex(fp)
+		if o < 0 {
+			el.add(cn.Line, "<connect>: %s has no output %q (outputs: %s)", fc, fp, portList(from.base().outs))
+			continue
+		}
+		i := to.base().inputIndex(tp)
+		if i < 0 {
+			el.add(cn.Line, "<connect>: %s has no input %q (inputs: %s)", tc, tp, portList(to.base().ins))
+			continue
+		}
+		tb := to.base()
+		if tb.src[i] >= 0 {
+			el.add(cn.Line, "<connect>: input %s is connected twice", cn.To)
+			continue
+		}
+		tb.src[i] = off[fc] + o
+		srcComp[[2]int{idx[tc], i}] = idx[fc]
+		// units: the known side names the other
+		fu, tu := &from.base().outs[o].Unit, &tb.ins[i].Unit
+		switch {
+		case *fu == "" && *tu != "":
+			*fu = *tu
+		case *tu == "" && *fu != "":
+			*tu = *fu
+		case *fu != *tu && *fu != "" && *tu != "" && !sameUnit(*fu, *tu):
+			el.add(cn.Line, "<connect>: unit of %s is %q, unit of %s is %q", cn.From, *fu, cn.To, *tu)
+		}
+	}
+	// Direct components need every input connected: they have no start
+	// values to fall back on.
+	for _, c := range m.direct {
+		b := c.base()
+		for i, s := range b.src {
+			if s < 0 {
+				el.add(b.line, "%s input %q is not connected (add <connect from=\"…\" to=\"%s.%s\"/>)", b.name, b.ins[i].Name, b.name, b.ins[i].Name)
+			}
+		}
+	}
+	if err := el.err(); err != nil {
+		return err
+	}
+	// Order the direct components: Kahn's algorithm over direct → direct
+	// connections, file order among equals.
+	deps := map[int][]int{} // component → direct components it needs
+	for key, from := range srcComp {
+		if m.comps[key[0]].base().direct && m.comps[from].base().direct && from != key[0] {
+			deps[key[0]] = append(deps[key[0]], from)
+		}
+		if from == key[0] && m.comps[from].base().direct {
+			el.add(m.comps[from].base().line, "%s feeds its own input %q directly: an algebraic loop", m.comps[from].base().name, m.comps[from].base().ins[key[1]].Name)
+		}
+	}
+	done := map[int]bool{}
+	var order []component
+	for len(order) < len(m.direct) {
+		progress := false
+		for i, c := range m.comps {
+			if !c.base().direct || done[i] {
+				continue
+			}
+			ready := true
+			for _, d := range deps[i] {
+				ready = ready && done[d]
+			}
+			if ready {
+				done[i] = true
+				order = append(order, c)
+				progress = true
+			}
+		}
+		if !progress {
+			var loop []string
+			for i, c := range m.comps {
+				if c.base().direct && !done[i] {
+					loop = append(loop, c.base().name)
+				}
+			}
+			el.add(0, "algebraic loop among the direct components %s: break it with a stepped component (a model or FMU)", strings.Join(loop, ", "))
+			break
+		}
+	}
+	m.direct = order
+	// Results columns: time, then every output.
+	m.cols = []results.Column{{Name: "time", Unit: "s", Group: results.GroupTime}}
+	for _, c := range m.comps {
+		b := c.base()
+		for _, p := range b.outs {
+			g := results.GroupForUnit(p.Unit)
+			if g == results.GroupTime {
+				g = results.GroupOther
+			}
+			if b.kind == "signal" {
+				g = results.GroupInput
+			}
+			m.cols = append(m.cols, results.Column{Name: b.name + "." + p.Name, Unit: p.Unit, Group: g,
+				Description: fmt.Sprintf("output %s of %s %s", p.Name, b.kind, b.name)})
+		}
+	}
+	return el.err()
+}
+
+// sameUnit compares unit spellings loosely (N*m and N·m).
+func sameUnit(a, b string) bool {
+	norm := func(s string) string {
+		return strings.NewReplacer(" ", "", "·", "*", ".", "*").Replace(s)
+	}
+	return norm(a) == norm(b)
+}
+
+func portList(ps []Port) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.Name
+	}
+	return strings.Join(s, ", ")
+}
+
+// stepSizer is implemented by components that need a fixed macro step of
+// a given size (discrete state-space blocks).
+type stepSizer interface {
+	needsStep() (dt float64, ok bool)
+}
+
+// checkSteps checks the step settings against what the components can do.
+func (m *Master) checkSteps() error {
+	s := m.cfg.Settings
+	for _, c := range m.comps {
+		b := c.base()
+		if f, ok := c.(*fmuComp); ok && s.Variable && !f.varStep {
+			return fmt.Errorf("%s:%d: FMU %s cannot handle a variable communication step (canHandleVariableCommunicationStepSize is not true): use a fixed step", m.cfg.File, b.line, b.name)
+		}
+		if ss, ok := c.(stepSizer); ok {
+			if dt, fixed := ss.needsStep(); fixed {
+				if s.Variable {
+					return fmt.Errorf("%s:%d: %s is a discrete system: it needs a fixed macro step", m.cfg.File, b.line, b.name)
+				}
+				if math.Abs(dt-s.Step) > 1e-9*s.Step {
+					return fmt.Errorf("%s:%d: %s has sample time %g s but the macro step is %g s", m.cfg.File, b.line, b.name, dt, s.Step)
+				}
+			}
+		}
+	}
+	if !s.Variable {
+		m.nsteps = int64(math.Round((s.End - s.Start) / s.Step))
+	}
+	return nil
+}
+
+// Columns describes the results columns: time, then every component's
+// outputs as "component.port".
+func (m *Master) Columns() []results.Column { return append([]results.Column(nil), m.cols...) }
+
+// Row writes the current values (time first) into dst, which must have
+// len(Columns()) entries.
+func (m *Master) Row(dst []float64) {
+	dst[0] = m.t
+	copy(dst[1:], m.vals)
+}
+
+// Time returns the current communication point.
+func (m *Master) Time() float64 { return m.t }
+
+// Steps returns the number of macro steps taken.
+func (m *Master) Steps() int64 { return m.k }
+
+// Done reports whether the end time has been reached.
+func (m *Master) Done() bool {
+	if !m.cfg.Settings.Variable {
+		return m.k >= m.nsteps
+	}
+	return m.t >= m.cfg.Settings.End-1e-12*math.Max(1, math.Abs(m.cfg.Settings.End))
+}
+
+// Value returns the current value of output "component.port".
+func (m *Master) Value(name string) (float64, bool) {
+	for i, c := range m.cols {
+		if c.Name == name && i > 0 {
+			return m.vals[i-1], true
+		}
+	}
+	return 0, false
+}
+
+// Settings returns the master's time settings.
+func (m *Master) Settings() Settings { return m.cfg.Settings }
+
+// Init instantiates and initialises every component at the start time and
+// evaluates the direct components there.
+func (m *Master) Init() error {
+	if m.started {
+		return errors.New("cosim: Init called twice")
+	}
+	m.started = true
+	s := m.cfg.Settings
+	m.t, m.h, m.hPrev = s.Start, s.Step, s.Step
+	for _, c := range m.stepped {
+		if err := c.start(m); err != nil {
+			return m.fail(c, "initialising", err)
+		}
+	}
+	for _, c := range m.direct {
+		if err := c.start(m); err != nil {
+			return m.fail(c, "initialising", err)
+		}
+	}
+	if err := m.evalDirect(s.Step); err != nil {
+		return err
+	}
+	if s.Variable {
+		m.hist1 = make([]float64, len(m.vals))
+		m.hist2 = make([]float64, len(m.vals))
+		copy(m.hist1, m.vals)
+		m.nhist = 1
+	}
+	return nil
+}
+
+func (m *Master) fail(c component, what string, err error) error {
+	b := c.base()
+	return fmt.Errorf("%s %s (%s) at t = %g s: %w", what, b.name, b.kind, m.t, err)
+}
+
+func (m *Master) evalDirect(dt float64) error {
+	for _, c := range m.direct {
+		b := c.base()
+		b.gather(m.vals)
+		if err := c.eval(m.t, dt); err != nil {
+			return m.fail(c, "evaluating", err)
+		}
+	}
+	return nil
+}
+
+// nextStep returns the size of the next macro step.
+func (m *Master) nextStep() float64 {
+	s := &m.cfg.Settings
+	if !s.Variable {
+		return s.Step
+	}
+	h := m.h
+	rem := s.End - m.t
+	switch {
+	case h >= rem*(1-1e-9):
+		h = rem
+	case h > rem/2:
+		h = rem / 2
+	}
+	return h
+}
+
+// Advance takes one macro step: the stepped components advance from t to
+// t+h with their inputs at t, then the direct components are evaluated at
+// t+h. In steady state it allocates nothing.
+func (m *Master) Advance() error {
+	if !m.started {
+		return errors.New("cosim: Advance before Init")
+	}
+	if m.Done() {
+		return errors.New("cosim: the run is over")
+	}
+	h := m.nextStep()
+	// Jacobi: every stepped component takes its inputs at t before any of
+	// them writes its outputs at t+h.
+	for _, c := range m.stepped {
+		c.base().gather(m.vals)
+	}
+	for _, c := range m.stepped {
+		if err := c.step(m.t, h); err != nil {
+			return m.fail(c, "stepping", err)
+		}
+	}
+	m.k++
+	s := &m.cfg.Settings
+	if s.Variable {
+		m.t += h
+		if m.Done() {
+			m.t = s.End
+		}
+	} else {
+		m.t = s.Start + float64(m.k)*s.Step
+	}
+	if err := m.evalDirect(h); err != nil {
+		return err
+	}
+	if s.Variable {
+		m.adapt(h)
+	}
+	m.hPrev = h
+	return nil
+}
+
+// adapt chooses the next variable macro step from the error of a linear
+// extrapolation of every coupling value over the step just taken: the
+// error of such a predictor grows as h², so the step is scaled by
+// (1/err)^½, within [½, 2] per step and [min-step, max-step].
+func (m *Master) adapt(h float64) {
+	s := &m.cfg.Settings
+	if m.nhist >= 2 {
+		r := h / m.hPrev
+		worst := 0.0
+		for i, v := range m.vals {
+			p := m.hist1[i] + (m.hist1[i]-m.hist2[i])*r
+			sc := s.AbsTol + s.RelTol*math.Max(math.Abs(v), math.Abs(m.hist1[i]))
+			worst = math.Max(worst, math.Abs(v-p)/sc)
+		}
+		f := 2.0
+		if worst > 0 {
+			f = math.Min(2, math.Max(0.5, 0.9/math.Sqrt(worst)))
+		}
+		m.h = math.Min(s.MaxStep, math.Max(s.MinStep, h*f))
+	}
+	m.hist1, m.hist2 = m.hist2, m.hist1
+	copy(m.hist1, m.vals)
+	m.nhist++
+}
+
+// Close terminates and frees every component. It returns the first error.
+func (m *Master) Close() error {
+	var first error
+	for _, c := range m.comps {
+		if err := c.close(); err != nil && first == nil {
+			first = fmt.Errorf("closing %s: %w", c.base().name, err)
+		}
+	}
+	m.comps = nil
+	return first
+}
+
+// Describe lists the components, their ports and the evaluation order, for
+// the run summary.
+func (m *Master) Describe() string {
+	var b strings.Builder
+	for _, c := range m.comps {
+		x := c.base()
+		how := "stepped"
+		if x.direct {
+			how = "direct"
+		}
+		if f, ok := c.(*fmuComp); ok {
+			if f.inProc {
+				how += ", mbfmu FMU in-process"
+			} else {
+				how += ", FMU via dlopen"
+			}
+		}
+		fmt.Fprintf(&b, "  %-10s %-15s (%s) in: %s; out: %s\n", x.name, x.kind, how, portList(x.ins), portList(x.outs))
+	}
+	names := make([]string, len(m.direct))
+	for i, c := range m.direct {
+		names[i] = c.base().name
+	}
+	fmt.Fprintf(&b, "  direct evaluation order: %s\n", strings.Join(names, " → "))
+	return b.String()
+}

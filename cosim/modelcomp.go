@@ -1,0 +1,124 @@
+package cosim
+
+import (
+	"errors"
+	"fmt"
+
+	"mbfmu/solver"
+	"mbfmu/xml"
+)
+
+// modelComp is a model file of this project run in-process directly on the
+// engine (no FMI layer): a stepped component whose ports are the model's
+// inputs and declared outputs.
+type modelComp struct {
+	comp
+	path   string
+	spec   *solver.Spec
+	params map[string]float64
+	m      *solver.Model
+	s      *solver.State
+}
+
+func newModelComp(el *errList, cfg *Config, e *Element) *modelComp {
+	c := &modelComp{comp: comp{name: e.Name, kind: e.Kind, line: e.Line}, params: map[string]float64{}}
+	c.path = cfg.path(e.str("path"))
+	if c.path == "" {
+		el.add(e.Line, "<model> needs path=\"model.xml\"")
+		return nil
+	}
+	spec, err := xml.LoadFile(c.path)
+	if err != nil {
+		el.add(e.Line, "model %s: %v", c.path, err)
+		return nil
+	}
+	c.spec = spec
+	for _, in := range spec.Inputs {
+		c.ins = append(c.ins, Port{Name: in.Name, Unit: in.Unit})
+		c.start0 = append(c.start0, in.Start)
+	}
+	for _, p := range e.Params {
+		found := false
+		for _, sp := range spec.Params {
+			found = found || sp.Name == p.Name
+		}
+		if !found {
+			el.add(p.Line, "model %s has no parameter %q", c.path, p.Name)
+			continue
+		}
+		c.params[p.Name] = p.Value
+	}
+	for _, s := range e.Starts {
+		i := c.inputIndex(s.Name)
+		if i < 0 {
+			el.add(s.Line, "model %s has no input %q", c.path, s.Name)
+			continue
+		}
+		c.start0[i] = s.Value
+	}
+	// The outputs need the compiled model (units of channels).
+	m, err := c.compile()
+	if err != nil {
+		el.add(e.Line, "model %s: %v", c.path, err)
+		return nil
+	}
+	for _, o := range m.OutputInfo() {
+		c.outs = append(c.outs, Port{Name: o.Name, Unit: o.Unit})
+	}
+	c.m = m
+	return c
+}
+
+// compile compiles the model with the file's parameters over the run's
+// span (the span sets the solver's defaults, e.g. its largest step).
+func (c *modelComp) compile() (*solver.Model, error) {
+	return solver.Compile(c.spec, solver.CompileOptions{Params: c.params})
+}
+
+func (c *modelComp) start(m *Master) error {
+	st := m.cfg.Settings
+	spec := *c.spec
+	spec.Settings.Start, spec.Settings.End = st.Start, st.End
+	mod, err := solver.Compile(&spec, solver.CompileOptions{Params: c.params})
+	if err != nil {
+		return err
+	}
+	c.m = mod
+	c.s = mod.NewState()
+	copy(c.in, c.start0)
+	for i, v := range c.in {
+		c.s.SetInput(i, v)
+	}
+	if err := mod.Init(c.s); err != nil {
+		return err
+	}
+	c.s.T = st.Start
+	mod.EvalOutputs(c.s, c.out)
+	return nil
+}
+
+func (c *modelComp) eval(t, dt float64) error { return nil }
+
+func (c *modelComp) step(t, h float64) error {
+	for i, v := range c.in {
+		c.s.SetInput(i, v)
+	}
+	c.s.T = t
+	if err := c.m.AdvanceTo(c.s, t+h); err != nil {
+		var se *solver.StepError
+		if errors.As(err, &se) {
+			return fmt.Errorf("model %s: %v", c.path, se)
+		}
+		return err
+	}
+	c.m.EvalOutputs(c.s, c.out)
+	return nil
+}
+
+func (c *modelComp) close() error { return nil }
+
+// linearize linearises the model with the file's parameters plus over
+// about its initial state, the inputs at their start values.
+func (c *modelComp) linearize(over map[string]float64) (*solver.Linear, []float64, []float64, error) {
+	return linearizeSpec(c.spec, merge(c.params, over), c.ins, c.start0)
+}
