@@ -175,12 +175,7 @@ func run(args []string, stderr io.Writer) error {
 			return err
 		}
 	case o.model != "":
-		scene, err = loadScene(o.model)
-		if errors.Is(err, errNotWired) && tab != nil {
-			fmt.Fprintf(stderr, "mbfmu-view: %v; drawing bodies found from column names (NAME.x, NAME.y, NAME.phi)\n", err)
-			scene, err = autoScene(tab), nil
-		}
-		if err != nil {
+		if scene, err = loadScene(o.model); err != nil {
 			return err
 		}
 	case tab != nil:

@@ -105,7 +105,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"--size", "10x10", csvPath}, "--size"},
 		{[]string{"--live", "tcp:1", "--scene", scenePath}, "udp:HOST:PORT"},
 		{[]string{"--screenshot", shot, "--live", "udp:127.0.0.1:0", csvPath}, "cannot be combined"},
-		{[]string{"model.xml", "--live", "udp:127.0.0.1:0"}, "not wired yet"},
+		{[]string{"model.xml", "--live", "udp:127.0.0.1:0"}, "open model.xml"},
 		{[]string{"--screenshot", shot, filepath.Join(dir, "missing.csv")}, "missing.csv"},
 	}
 	for _, c := range cases {
@@ -115,15 +115,11 @@ func TestCommandErrors(t *testing.T) {
 			t.Errorf("%v: error %v, want it to contain %q", c.args, err, c.want)
 		}
 	}
-	// A model whose scene cannot be built yet falls back to column names, with a warning.
+	// A model file that does not exist is named in the error.
 	var stderr bytes.Buffer
-	if err := run([]string{"--screenshot", shot, "model.xml", csvPath}, &stderr); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(stderr.String(), "not wired yet") {
-		t.Errorf("no warning: %q", stderr.String())
-	}
-}
+	if err := run([]string{"--screenshot", shot, "model.xml", csvPath}, &stderr); err == nil || !strings.Contains(err.Error(), "model.xml") {
+		t.Errorf("missing model: error %v, want it to name model.xml", err)
+	}}
 
 func TestLiveFeed(t *testing.T) {
 	feed, err := startLive("udp:127.0.0.1:0", nil)
@@ -188,5 +184,25 @@ func TestLiveFeed(t *testing.T) {
 	}
 	if math.IsNaN(a.t) {
 		t.Error("NaN time")
+	}
+}
+
+// The scene of a real model file: bodies with their pose channels, links
+// for its joints, drawn where the results put them.
+func TestSceneFromModel(t *testing.T) {
+	model := filepath.Join("..", "..", "examples", "slider-crank", "model.xml")
+	sc, err := loadScene(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Bodies) != 3 || sc.Bodies[0].X != sc.Bodies[0].Name+".x" || sc.Bodies[0].Angle != sc.Bodies[0].Name+".angle" {
+		t.Fatalf("bodies: %+v", sc.Bodies)
+	}
+	kinds := map[string]int{}
+	for _, l := range sc.Links {
+		kinds[l.Kind]++
+	}
+	if kinds["revolute"] < 3 || kinds["translational"] != 1 {
+		t.Errorf("links %v, want 3 revolute and 1 translational", kinds)
 	}
 }

@@ -159,14 +159,16 @@ func (p *progress) update(t, t0, t1 float64) {
 }
 
 func (p *progress) done() {
-	if !p.quiet && !p.last.IsZero() {
+	if !p.quiet && p.last.After(p.start) {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 	}
 }
 
 func cmdCheck(args []string) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprintln(fs.Output(), "usage: mbfmu check model.xml...\n\nReports every problem in the model files (file:line: field: message).") }
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: mbfmu check model.xml...\n\nReports every problem in the model files (file:line: field: message).")
+	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -197,8 +199,9 @@ func cmdCheck(args []string) error {
 			fmt.Printf("%s: %v\n", p, err)
 			continue
 		}
-		fmt.Printf("%s: ok — %d bodies, %d coordinates, %d constraint equations, %d degrees of freedom, %s, %s linear solver\n",
-			p, m.NumCoords()/3, m.NumCoords(), m.NumConstraints(), m.DOF(s), m.Settings().Integrator, m.SolverKind())
+		sp := m.Spec()
+		fmt.Printf("%s: ok — %d rigid bodies, %d beams, %d contacts, %d coordinates, %d constraint equations, %d degrees of freedom, %s, %s linear solver\n",
+			p, len(sp.Bodies), len(sp.Beams), len(sp.Contacts), m.NumCoords(), m.NumConstraints(), m.DOF(s), m.Settings().Integrator, m.SolverKind())
 	}
 	if bad > 0 {
 		return exitError(1)
@@ -256,7 +259,7 @@ func simulate(m *solver.Model, model string, o *runOpts) error {
 	if n < 1 {
 		n = 1
 	}
-	pr := &progress{quiet: o.quiet, start: wall, what: "simulate"}
+	pr := &progress{quiet: o.quiet, start: wall, last: wall, what: "simulate"}
 	var runErr error
 	rows := 1
 	for k := 1; k <= n; k++ {

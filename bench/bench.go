@@ -1,0 +1,236 @@
+// Package bench holds the benchmark cases of mbfmu and prints them as a
+// table with their targets and the figures of the reference engine (a
+// mature C++ engine measured on the same machine kind, generalized-α).
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"mbfmu/solver"
+	"mbfmu/xml"
+)
+
+func num(v float64) solver.Expr { return solver.Expr{Src: strconv.FormatFloat(v, 'g', -1, 64)} }
+
+func vec(x, y float64) solver.Vec2 { return solver.Vec2{num(x), num(y)} }
+
+// Pendulum is IFToMM A01 as a 2D rigid body on a revolute joint: a 1 kg
+// point mass (inertia 1e-10 kg·m²) on a massless 1 m link, released
+// horizontal, g = 9.81, generalized-α with ρ∞ = 1 and step h.
+func Pendulum(h float64) *solver.Spec {
+	return &solver.Spec{
+		Name:     "pendulum",
+		Settings: solver.SettingsSpec{End: 10, Step: h, Integrator: "genalpha", RhoInf: 1, RhoSet: true},
+		Ground:   solver.GroundSpec{Markers: []solver.MarkerSpec{{Name: "O"}}},
+		Bodies: []solver.BodySpec{{Name: "bob", Mass: num(1), Inertia: num(1e-10), At: vec(1, 0),
+			Markers: []solver.MarkerSpec{{Name: "pin", At: vec(-1, 0)}}}},
+		Joints: []solver.JointSpec{{Kind: "revolute", Name: "pivot", I: "ground.O", J: "bob.pin"}},
+	}
+}
+
+// Chain is an N-link pendulum chain of uniform 1 kg, 1 m bars on revolute
+// joints, released horizontal.
+func Chain(n int, h float64) *solver.Spec {
+	s := &solver.Spec{Name: "chain", Settings: solver.SettingsSpec{End: 1, Step: h},
+		Ground: solver.GroundSpec{Markers: []solver.MarkerSpec{{Name: "O"}}}}
+	for i := 0; i < n; i++ {
+		name := "b" + strconv.Itoa(i)
+		s.Bodies = append(s.Bodies, solver.BodySpec{Name: name, Mass: num(1), Inertia: num(1.0 / 12), CM: vec(0.5, 0),
+			At: vec(float64(i), 0), Markers: []solver.MarkerSpec{{Name: "a"}, {Name: "b", At: vec(1, 0)}}})
+		prev := "ground.O"
+		if i > 0 {
+			prev = "b" + strconv.Itoa(i-1) + ".b"
+		}
+		s.Joints = append(s.Joints, solver.JointSpec{Kind: "revolute", Name: "j" + strconv.Itoa(i), I: prev, J: name + ".a"})
+	}
+	return s
+}
+
+// Row is one line of the benchmark table.
+type Row struct {
+	Case, Metric string
+	Value        float64
+	Unit         string
+	Target       string // "≤ 0.7" or ""
+	Reference    string // the reference engine's figure
+	Pass         string // "yes", "NO" or ""
+}
+
+func compileInit(spec *solver.Spec) (*solver.Model, *solver.State, error) {
+	m, err := solver.Compile(spec, solver.CompileOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	s := m.NewState()
+	return m, s, m.Init(s)
+}
+
+func pass(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "NO"
+}
+
+// StepTime measures one integrator step of a model after a short warm-up
+// (median of rounds runs).
+func StepTime(spec *solver.Spec, h float64, rounds int) (time.Duration, error) {
+	m, s, err := compileInit(spec)
+	if err != nil {
+		return 0, err
+	}
+	if err := m.AdvanceTo(s, 2*h); err != nil {
+		return 0, err
+	}
+	var runErr error
+	res := make([]float64, 0, rounds)
+	for r := 0; r < rounds; r++ {
+		br := testing.Benchmark(func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := m.Step(s, h); err != nil {
+					runErr = err
+					b.FailNow()
+				}
+			}
+		})
+		res = append(res, float64(br.NsPerOp()))
+	}
+	return time.Duration(median(res)), runErr
+}
+
+func median(x []float64) float64 {
+	y := append([]float64(nil), x...)
+	for i := range y {
+		for j := i + 1; j < len(y); j++ {
+			if y[j] < y[i] {
+				y[i], y[j] = y[j], y[i]
+			}
+		}
+	}
+	if len(y) == 0 {
+		return math.NaN()
+	}
+	return y[len(y)/2]
+}
+
+// Pendulum10s runs A01 for 10 s at h = 0.8 ms; it returns the wall time
+// (median of rounds) and the largest energy deviation sampled every 10 ms.
+func Pendulum10s(rounds int) (time.Duration, float64, error) {
+	m, s, err := compileInit(Pendulum(8e-4))
+	if err != nil {
+		return 0, 0, err
+	}
+	var times []float64
+	for r := 0; r < rounds; r++ {
+		if err := m.Init(s); err != nil {
+			return 0, 0, err
+		}
+		t0 := time.Now()
+		if err := m.AdvanceTo(s, 10); err != nil {
+			return 0, 0, err
+		}
+		times = append(times, float64(time.Since(t0)))
+	}
+	// energy
+	if err := m.Init(s); err != nil {
+		return 0, 0, err
+	}
+	k, _ := m.ChannelIndex("energy.total")
+	ch := make([]float64, len(m.Channels()))
+	m.EvalChannels(s, ch)
+	e0, maxd := ch[k], 0.0
+	for i := 1; i <= 1000; i++ {
+		if err := m.AdvanceTo(s, float64(i)*0.01); err != nil {
+			return 0, 0, err
+		}
+		m.EvalChannels(s, ch)
+		maxd = math.Max(maxd, math.Abs(ch[k]-e0))
+	}
+	return time.Duration(median(times)), maxd, nil
+}
+
+// Andrews measures the Andrews squeezing mechanism example when its model
+// file is found under examples: cost per step and the step count of a run
+// to 0.03 s.
+func Andrews(examples string, rounds int) (perStep time.Duration, steps int64, err error) {
+	path := filepath.Join(examples, "andrews", "model.xml")
+	spec, err := xml.LoadFile(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	m, s, err := compileInit(spec)
+	if err != nil {
+		return 0, 0, err
+	}
+	var times []float64
+	for r := 0; r < rounds; r++ {
+		if err := m.Init(s); err != nil {
+			return 0, 0, err
+		}
+		t0 := time.Now()
+		if err := m.AdvanceTo(s, 0.03); err != nil {
+			return 0, 0, err
+		}
+		times = append(times, float64(time.Since(t0)))
+	}
+	steps = s.Stats().Steps
+	return time.Duration(median(times) / float64(max(steps, 1))), steps, nil
+}
+
+// Run measures every case and prints the table to w.
+func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
+	rounds := 5
+	if quick {
+		rounds = 1
+	}
+	var rows []Row
+	add := func(r Row) {
+		rows = append(rows, r)
+		fmt.Fprintf(w, "%-34s %-26s %12.4g %-6s %-10s %-12s %s\n", r.Case, r.Metric, r.Value, r.Unit, r.Target, r.Reference, r.Pass)
+	}
+	fmt.Fprintf(w, "%-34s %-26s %12s %-6s %-10s %-12s %s\n", "case", "metric", "value", "unit", "target", "reference", "pass")
+	d, err := StepTime(Pendulum(8e-4), 8e-4, rounds)
+	if err != nil {
+		return rows, err
+	}
+	us := float64(d) / 1e3
+	add(Row{"A01 pendulum, genalpha", "one implicit step", us, "µs", "≤ 0.7", "1.4", pass(us <= 0.7)})
+	wall, de, err := Pendulum10s(rounds)
+	if err != nil {
+		return rows, err
+	}
+	ms := float64(wall) / 1e6
+	add(Row{"A01 pendulum 10 s, h = 0.8 ms", "wall time", ms, "ms", "≤ 6", "13", pass(ms <= 6)})
+	add(Row{"A01 pendulum 10 s, h = 0.8 ms", "max energy error", de, "J", "≤ 5e-5", "4.7e-5", pass(de <= 5e-5)})
+	if per, steps, err := Andrews(examples, rounds); err == nil {
+		add(Row{"Andrews squeezing mechanism", "cost per step", float64(per) / 1e3, "µs", "", "", ""})
+		add(Row{"Andrews squeezing mechanism", "steps to t = 0.03 s", float64(steps), "", "", "", ""})
+	} else if !os.IsNotExist(err) {
+		fmt.Fprintf(w, "# Andrews: %v\n", err)
+	}
+	for _, n := range []int{10, 100, 1000} {
+		d, err := StepTime(Chain(n, 1e-3), 1e-3, rounds)
+		if err != nil {
+			return rows, err
+		}
+		us := float64(d) / 1e3
+		r := Row{fmt.Sprintf("N-link chain, N = %d", n), "one step (h = 1 ms)", us, "µs", "", "", ""}
+		switch n {
+		case 10:
+			r.Reference = "42"
+		case 100:
+			r.Target, r.Reference, r.Pass = "≤ 100", "363", pass(us <= 100)
+		case 1000:
+			r.Target, r.Pass = "≤ 1000", pass(us <= 1000)
+		}
+		add(r)
+	}
+	return rows, nil
+}
