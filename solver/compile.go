@@ -410,9 +410,13 @@ func (c *compiler) settings() {
 	if in.family != famAlpha && in.family != famBDF {
 		c.m.index2 = false
 	}
-	st.Formulation = "index3"
-	if c.m.index2 {
+	switch {
+	case in.family == famRK:
+		st.Formulation = "index1+baumgarte"
+	case c.m.index2:
 		st.Formulation = "index2"
+	default:
+		st.Formulation = "index3"
 	}
 	c.m.settings = st
 }

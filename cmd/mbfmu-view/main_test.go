@@ -119,7 +119,8 @@ func TestCommandErrors(t *testing.T) {
 	var stderr bytes.Buffer
 	if err := run([]string{"--screenshot", shot, "model.xml", csvPath}, &stderr); err == nil || !strings.Contains(err.Error(), "model.xml") {
 		t.Errorf("missing model: error %v, want it to name model.xml", err)
-	}}
+	}
+}
 
 func TestLiveFeed(t *testing.T) {
 	feed, err := startLive("udp:127.0.0.1:0", nil)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -373,7 +374,7 @@ func cmdKinematics(args []string) error {
 func cmdStatic(args []string) error {
 	fs := flag.NewFlagSet("static", flag.ContinueOnError)
 	var o runOpts
-	o.register(fs, "-")
+	o.register(fs, "")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -407,10 +408,15 @@ func cmdStatic(args []string) error {
 		return err
 	}
 	if o.out != "-" {
+		fmt.Printf("%s: static equilibrium (positions and forces; all channels with -o file.csv)\n", m.Name())
 		ch := m.Channels()
 		for i, c := range ch {
-			if c.Group == "position" || c.Group == "force" {
-				fmt.Printf("%-28s %14.8g %s\n", c.Name, row[i], c.Unit)
+			if c.Group == "position" || c.Group == "force" || c.Group == "energy" {
+				v := row[i]
+				if math.Abs(v) < 1e-12 {
+					v = 0
+				}
+				fmt.Printf("  %-28s %16.10g %s\n", c.Name, v, c.Unit)
 			}
 		}
 	}
