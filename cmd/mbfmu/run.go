@@ -251,32 +251,11 @@ func simulate(m *solver.Model, model string, o *runOpts) error {
 	if err != nil {
 		return err
 	}
-	row := make([]float64, len(m.Channels()))
-	m.EvalChannels(s, row)
-	if err := sk.w.Row(row); err != nil {
+	pr := &progress{quiet: o.quiet, start: wall, last: wall, what: "simulate"}
+	rows, runErr, err := outputLoop(m, s, sk, pr, func(t float64) error { return m.AdvanceTo(s, t) })
+	if err != nil {
 		return err
 	}
-	n := int((st.End-st.Start)/st.OutputStep + 0.5)
-	if n < 1 {
-		n = 1
-	}
-	pr := &progress{quiet: o.quiet, start: wall, last: wall, what: "simulate"}
-	var runErr error
-	rows := 1
-	for k := 1; k <= n; k++ {
-		t := st.Start + float64(k)*(st.End-st.Start)/float64(n)
-		if err := m.AdvanceTo(s, t); err != nil {
-			runErr = err
-			break
-		}
-		m.EvalChannels(s, row)
-		if err := sk.w.Row(row); err != nil {
-			return err
-		}
-		rows++
-		pr.update(t, st.Start, st.End)
-	}
-	pr.done()
 	el := time.Since(wall)
 	stats := s.Stats()
 	sk.ri.Add("analysis", "dynamics")
@@ -296,6 +275,34 @@ func simulate(m *solver.Model, model string, o *runOpts) error {
 	fmt.Fprintf(os.Stderr, "summary: %s %s h=%g s, %d steps, %d Newton iterations, %d rejected steps, %d factorizations, wall time %s\n",
 		st.Integrator, st.Formulation, st.Step, stats.Steps, stats.NewtonIters, stats.Rejected, stats.Factorizations, el.Round(time.Microsecond))
 	return runErr
+}
+
+// outputLoop writes the state at the start and after advancing to every
+// output time. It returns the rows written, the error that stopped the run
+// (the rows up to it are kept) and any write error.
+func outputLoop(m *solver.Model, s *solver.State, sk *sink, pr *progress, advance func(t float64) error) (rows int, runErr, err error) {
+	st := m.Settings()
+	row := make([]float64, len(m.Channels()))
+	m.EvalChannels(s, row)
+	if err := sk.w.Row(row); err != nil {
+		return 0, nil, err
+	}
+	rows = 1
+	n := max(1, int((st.End-st.Start)/st.OutputStep+0.5))
+	for k := 1; k <= n; k++ {
+		t := st.Start + float64(k)*(st.End-st.Start)/float64(n)
+		if runErr = advance(t); runErr != nil {
+			break
+		}
+		m.EvalChannels(s, row)
+		if err := sk.w.Row(row); err != nil {
+			return rows, runErr, err
+		}
+		rows++
+		pr.update(t, st.Start, st.End)
+	}
+	pr.done()
+	return rows, runErr, nil
 }
 
 func addSettings(ri *results.RunInfo, st solver.Settings) {
@@ -335,7 +342,6 @@ func cmdKinematics(args []string) error {
 	if err != nil {
 		return err
 	}
-	st := m.Settings()
 	s := m.NewState()
 	wall := time.Now()
 	if err := m.Init(s); err != nil {
@@ -348,26 +354,22 @@ func cmdKinematics(args []string) error {
 	if err != nil {
 		return err
 	}
-	row := make([]float64, len(m.Channels()))
-	m.EvalChannels(s, row)
-	sk.w.Row(row)
-	n := int((st.End-st.Start)/st.OutputStep + 0.5)
-	var runErr error
-	for k := 1; k <= n; k++ {
-		t := st.Start + float64(k)*(st.End-st.Start)/float64(n)
+	pr := &progress{quiet: o.quiet, start: wall, last: wall, what: "kinematics"}
+	n, runErr, err := outputLoop(m, s, sk, pr, func(t float64) error {
 		if err := m.Kinematics(s, t); err != nil {
-			runErr = fmt.Errorf("kinematics at t=%g s: %w", t, err)
-			break
+			return fmt.Errorf("kinematics at t=%g s: %w", t, err)
 		}
-		m.EvalChannels(s, row)
-		sk.w.Row(row)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	sk.ri.Add("analysis", "kinematics")
 	sk.ri.Add("wall time", time.Since(wall).String())
 	if err := sk.close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "summary: kinematics, %d positions, wall time %s → %s\n", n+1, time.Since(wall).Round(time.Microsecond), strings.Join(sk.target, ", "))
+	fmt.Fprintf(os.Stderr, "summary: kinematics, %d positions, wall time %s → %s\n", n, time.Since(wall).Round(time.Microsecond), strings.Join(sk.target, ", "))
 	return runErr
 }
 
