@@ -265,6 +265,11 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		s.needFactor = true
 	}
 	tol := m.settings.NewtonTol
+	if m.settings.Adaptive {
+		// Newton error well below the local error being controlled
+		tol = math.Min(tol, 0.01*math.Min(m.settings.RelTol, m.settings.AbsTol))
+	}
+	rof := 8 * 2.2e-16 / tol
 	maxIt := m.settings.MaxIter
 	refreshed := false
 	prev := math.Inf(1)
@@ -296,8 +301,11 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			s.a[i] += ca * d
 			s.aa[i] += caa * d
 			// both positions and velocities (Δv = cv Δq) must have converged:
-			// w = |Δq| max(1/(1+|q|), cv/(1+|v|))
-			aq, av := 1+math.Abs(q), 1+math.Abs(v)
+			// w = |Δq| max(1/(1+|q|), cv/(1+|v| + rof·cv·(1+|q|))), where
+			// the last term is the velocity error that the round-off of q
+			// alone causes (it matters only for very small steps)
+			aq := 1 + math.Abs(q)
+			av := 1 + math.Abs(v) + rof*cv*aq
 			w := math.Abs(d)
 			if cv*aq > av {
 				w *= cv / av
@@ -603,10 +611,15 @@ func (m *Model) adaptiveStep(s *State, h float64) error {
 		est := math.Inf(1)
 		if err1 == nil && err2 == nil && m.finiteState(s) {
 			est = 0
-			for i := 0; i < 2*nq; i++ { // q and v
+			// positions, and velocities weighted with the error the
+			// round-off of positions causes in them (≈ ε/h, which would
+			// otherwise make the estimate grow as h shrinks)
+			for i := 0; i < nq; i++ {
 				y := s.core[i]
 				e := math.Abs(y-big[i]) / (st.AbsTol + st.RelTol*math.Abs(y))
-				est = math.Max(est, e)
+				v := s.core[nq+i]
+				ev := math.Abs(v-big[nq+i]) / (st.AbsTol + st.RelTol*math.Abs(v) + 16*2.2e-16*(1+math.Abs(y))/h)
+				est = math.Max(est, math.Max(e, ev))
 			}
 			est /= math.Pow(2, p) - 1
 		}
