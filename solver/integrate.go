@@ -367,13 +367,19 @@ func (m *Model) implicitStep(s *State, h float64) error {
 // [0; −Φ]. The correction is of the order of the local error.
 func (m *Model) project(s *State) {
 	nq := m.nq
-	// one Newton correction of the positions: the drift of an index-2 step
-	// is of the order of its local error, so one correction leaves a
-	// violation of the square of that
-	m.evalRows(s, false)
+	// Φ at the converged positions from the last Newton evaluation and the
+	// last (tiny) increment: Φ(q + Δq) = Φ(q) + Φq Δq + O(|Δq|²)
 	w := 0.0
 	for r := range m.rows {
-		if a := math.Abs(s.re[r].phi); a > w {
+		e := &s.re[r]
+		phi := e.phi
+		for k, i := range m.rows[r].dofs {
+			if i >= 0 {
+				phi += e.jac[k] * s.dx[i]
+			}
+		}
+		s.res[nq+r] = phi
+		if a := math.Abs(phi); a > w {
 			w = a
 		}
 	}
@@ -382,7 +388,7 @@ func (m *Model) project(s *State) {
 	if w > projTol {
 		clear(s.dx[:nq])
 		for r := range m.rows {
-			s.dx[nq+r] = -s.re[r].phi
+			s.dx[nq+r] = -s.res[nq+r]
 		}
 		s.lin.Solve(s.dx)
 		for i := 0; i < nq; i++ {
