@@ -22,10 +22,18 @@ func (m *Model) Init(s *State) error {
 	s.stats = Stats{}
 	s.h = m.settings.Step
 	s.hp, s.nhist = 0, 0
+	clear(s.red)
+	s.nred = 0
+	if m.kktSingular(s) {
+		m.findRedundant(s)
+	}
 	if err := m.assemblePositions(s); err != nil {
 		return err
 	}
 	if err := m.assembleVelocities(s, m.v0); err != nil {
+		return err
+	}
+	if err := m.checkRedundant(s); err != nil {
 		return err
 	}
 	if m.contacts != nil {
@@ -172,4 +180,104 @@ func (m *Model) assembleVelocities(s *State, v0 []float64) error {
 	s.lin.Solve(s.dx)
 	copy(s.v, s.dx[:nq])
 	return nil
+}
+
+// kktSingular reports whether [I Φqᵀ; Φq 0] is singular at the current
+// positions, that is whether the constraint Jacobian is rank deficient.
+func (m *Model) kktSingular(s *State) bool {
+	if m.nc == 0 {
+		return false
+	}
+	m.evalRows(s, false)
+	s.lin.Zero()
+	for i := 0; i < m.nq; i++ {
+		s.lin.Add(i, i, 1)
+	}
+	m.addConstraintJac(s, 0, false)
+	return s.lin.Factor() != nil
+}
+
+// findRedundant marks the constraint rows whose Jacobian rows depend on
+// earlier ones (Gram–Schmidt with re-orthogonalisation on the dense rows),
+// the way RecurDyn and Adams remove redundant constraints. It runs only
+// for a rank-deficient model; its cost is O(nc·rank·nq).
+func (m *Model) findRedundant(s *State) {
+	nq := m.nq
+	m.evalRows(s, false)
+	var basis [][]float64
+	v := make([]float64, nq)
+	for r := range m.rows {
+		clear(v)
+		for k, i := range m.rows[r].dofs {
+			if i >= 0 {
+				v[i] += s.re[r].jac[k]
+			}
+		}
+		n0 := math.Sqrt(dotN(v, v))
+		if n0 == 0 {
+			continue
+		}
+		for pass := 0; pass < 2; pass++ {
+			for _, b := range basis {
+				c := dotN(v, b)
+				for i := range v {
+					v[i] -= c * b[i]
+				}
+			}
+		}
+		n := math.Sqrt(dotN(v, v))
+		if n <= 1e-9*n0 {
+			s.red[r] = true
+			s.nred++
+			continue
+		}
+		b := make([]float64, nq)
+		for i := range v {
+			b[i] = v[i] / n
+		}
+		basis = append(basis, b)
+	}
+}
+
+func dotN(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// checkRedundant verifies that the removed rows hold at the assembled
+// state: a redundant constraint that contradicts the others is an error.
+func (m *Model) checkRedundant(s *State) error {
+	if s.nred == 0 {
+		return nil
+	}
+	for r := range m.rows {
+		if !s.red[r] {
+			continue
+		}
+		var e rowEval
+		m.rows[r].eval(&s.x, &e, true)
+		pd := e.phit
+		for k, i := range m.rows[r].dofs {
+			if i >= 0 {
+				pd += e.jac[k] * s.v[i]
+			}
+		}
+		if math.Abs(e.phi) > 1e-8 || math.Abs(pd) > 1e-8*(1+maxAbs(s.v)) {
+			return &AssemblyError{Msg: "the constraint equations of " + m.joints[m.rows[r].owner].name +
+				" are redundant but contradict the others (position violation " + ftoa(round4(math.Abs(e.phi))) +
+				", velocity violation " + ftoa(round4(math.Abs(pd))) + "): fix the geometry or remove the joint"}
+		}
+	}
+	return nil
+}
+
+func maxAbs(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
 }

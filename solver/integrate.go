@@ -131,6 +131,10 @@ func (m *Model) evalRows(s *State, vel bool) {
 			rw.kin(&s.x, vel, &ki, &kj)
 		}
 		rw.evalKin(&s.x, &s.re[r], vel, &ki, &kj)
+		if s.nred > 0 && s.red[r] {
+			// a redundant row takes no part: Φ = 0, no Jacobian, λ = 0
+			s.re[r] = rowEval{}
+		}
 	}
 }
 
@@ -139,6 +143,10 @@ func (m *Model) evalRows(s *State, vel bool) {
 func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 	nq := m.nq
 	for r := range m.rows {
+		if s.nred > 0 && s.red[r] {
+			s.lin.Add(nq+r, nq+r, 1) // λ_r = 0
+			continue
+		}
 		d := &m.rows[r].dofs
 		e := &s.re[r]
 		for k, i := range d {

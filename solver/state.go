@@ -21,8 +21,10 @@ type State struct {
 	q, v, a, aa, qp, vp, lam []float64
 	cs                       []float64 // contact discrete state (contacts.go)
 	vars                     []float64 // time, parameters, inputs
-	h, hp                    float64   // adaptive step; previous step (BDF)
-	nhist                    int       // BDF history available
+	red                      []bool    // redundant constraint rows (found at Init)
+	nred                     int
+	h, hp                    float64 // adaptive step; previous step (BDF)
+	nhist                    int     // BDF history available
 	initialized              bool
 	stats                    Stats
 
@@ -52,6 +54,7 @@ func (m *Model) NewState() *State {
 	s.qp, s.vp, s.lam = s.core[4*nq:5*nq], s.core[5*nq:6*nq], s.core[6*nq:6*nq+nc]
 	s.cs = s.core[6*nq+nc:]
 	s.vars = make([]float64, m.vars)
+	s.red = make([]bool, nc)
 	for i, p := range m.params {
 		s.vars[1+i] = p.Value
 	}
@@ -107,6 +110,30 @@ func (s *State) SetParam(i int, v float64) error {
 // Param returns parameter i.
 func (s *State) Param(i int) float64 { return s.vars[1+i] }
 
+// Redundant names the joints and drivers whose constraint equations were
+// found redundant at Init and removed, with the number of equations each.
+func (s *State) Redundant() []string {
+	if s.nred == 0 {
+		return nil
+	}
+	count := map[int]int{}
+	var order []int
+	for r, x := range s.red {
+		if x {
+			o := s.m.rows[r].owner
+			if count[o] == 0 {
+				order = append(order, o)
+			}
+			count[o]++
+		}
+	}
+	out := make([]string, len(order))
+	for i, o := range order {
+		out[i] = s.m.joints[o].name + " (" + itoa(count[o]) + ")"
+	}
+	return out
+}
+
 // Stats returns solver statistics.
 func (s *State) Stats() Stats { return s.stats }
 
@@ -124,6 +151,8 @@ func (s *State) CopyFrom(o *State) {
 	s.T = o.T
 	copy(s.core, o.core)
 	copy(s.vars, o.vars)
+	copy(s.red, o.red)
+	s.nred = o.nred
 	s.h, s.hp, s.nhist, s.initialized, s.stats = o.h, o.hp, o.nhist, o.initialized, o.stats
 	s.needFactor = true
 }
@@ -132,7 +161,7 @@ const stateMagic = 0x6d62666d75537431 // "mbfmuSt1"
 
 // MarshalBinary serialises the complete state.
 func (s *State) MarshalBinary() ([]byte, error) {
-	n := 8 * (8 + len(s.core) + len(s.vars) + 4)
+	n := 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + 4)
 	b := make([]byte, 0, n)
 	u := func(x uint64) { b = binary.LittleEndian.AppendUint64(b, x) }
 	f := func(x float64) { u(math.Float64bits(x)) }
@@ -154,6 +183,13 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	for _, x := range s.vars {
 		f(x)
 	}
+	for _, x := range s.red {
+		if x {
+			u(1)
+		} else {
+			u(0)
+		}
+	}
 	u(uint64(s.stats.Steps))
 	u(uint64(s.stats.Rejected))
 	u(uint64(s.stats.NewtonIters))
@@ -164,7 +200,7 @@ func (s *State) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a state serialised by MarshalBinary from a state
 // of the same model.
 func (s *State) UnmarshalBinary(b []byte) error {
-	want := 8 * (8 + len(s.core) + len(s.vars) + 4)
+	want := 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + 4)
 	if len(b) != want {
 		return errorf("state blob has %d bytes, this model's state needs %d", len(b), want)
 	}
@@ -185,6 +221,13 @@ func (s *State) UnmarshalBinary(b []byte) error {
 	}
 	for i := range s.vars {
 		s.vars[i] = f()
+	}
+	s.nred = 0
+	for i := range s.red {
+		s.red[i] = u() == 1
+		if s.red[i] {
+			s.nred++
+		}
 	}
 	s.stats.Steps, s.stats.Rejected = int64(u()), int64(u())
 	s.stats.NewtonIters, s.stats.Factorizations = int64(u()), int64(u())

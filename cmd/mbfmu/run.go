@@ -200,6 +200,9 @@ func cmdCheck(args []string) error {
 			fmt.Printf("%s: %v\n", p, err)
 			continue
 		}
+		if r := s.Redundant(); r != nil {
+			fmt.Printf("%s: note: redundant constraint equations removed: %s\n", p, strings.Join(r, ", "))
+		}
 		sp := m.Spec()
 		fmt.Printf("%s: ok — %d rigid bodies, %d beams, %d contacts, %d coordinates, %d constraint equations, %d degrees of freedom, %s, %s linear solver\n",
 			p, len(sp.Bodies), len(sp.Beams), len(sp.Contacts), m.NumCoords(), m.NumConstraints(), m.DOF(s), m.Settings().Integrator, m.SolverKind())
@@ -246,6 +249,9 @@ func simulate(m *solver.Model, model string, o *runOpts) error {
 	wall := time.Now()
 	if err := m.Init(s); err != nil {
 		return err
+	}
+	if r := s.Redundant(); r != nil {
+		fmt.Fprintf(os.Stderr, "note: redundant constraint equations removed: %s\n", strings.Join(r, ", "))
 	}
 	sk, err := openSink(o, m, model)
 	if err != nil {
