@@ -12,21 +12,14 @@ import (
 )
 
 func cmdEigen(args []string) error {
-	fs := flag.NewFlagSet("eigen", flag.ContinueOnError)
-	var o runOpts
-	o.register(fs, "")
-	at := fs.Float64("at", math.NaN(), "linearise at this time of a dynamic simulation (default: about the static equilibrium)")
-	noStatic := fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
-	abcd := fs.String("abcd", "", "write the state-space matrices A, B, C, D to this CSV `file`")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: mbfmu eigen model.xml [-o modes.csv] [--xlsx modes.xlsx] [--abcd abcd.csv] [--at t | --initial]")
-		return exitError(2)
-	}
-	m, err := loadModel(pos[0], &o)
+	var at *float64
+	var noStatic *bool
+	var abcd *string
+	m, model, o, err := modelCommand("eigen", "mbfmu eigen model.xml [-o modes.csv] [--xlsx modes.xlsx] [--abcd abcd.csv] [--at t | --initial]", "", args, func(fs *flag.FlagSet) {
+		at = fs.Float64("at", math.NaN(), "linearise at this time of a dynamic simulation (default: about the static equilibrium)")
+		noStatic = fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
+		abcd = fs.String("abcd", "", "write the state-space matrices A, B, C, D to this CSV `file`")
+	})
 	if err != nil {
 		return err
 	}
@@ -72,7 +65,7 @@ func cmdEigen(args []string) error {
 	}
 	if o.xlsx != "" {
 		var ri results.RunInfo
-		ri.Add("model file", pos[0])
+		ri.Add("model file", model)
 		ri.Add("analysis", "linearisation about the "+point)
 		ri.Add("wall time", time.Since(wall).String())
 		if err := results.WriteXLSX(o.xlsx, &results.Table{}, ri, modes); err != nil {

@@ -213,34 +213,48 @@ func cmdCheck(args []string) error {
 	return nil
 }
 
+// modelCommand parses the flags of a command that takes one model file
+// (flags registered by extra, after the common ones), applies the default
+// results file, and loads the model. usage is the first line of help.
+func modelCommand(name, usage, defOut string, args []string, extra func(fs *flag.FlagSet)) (*solver.Model, string, *runOpts, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	o := &runOpts{}
+	o.register(fs, "\x00")
+	if extra != nil {
+		extra(fs)
+	}
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: "+usage)
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return nil, "", nil, exitError(2)
+	}
+	if o.out == "\x00" {
+		o.out = ""
+		if defOut != "" {
+			o.out = defaultOut(pos[0], defOut)
+		}
+	}
+	m, err := loadModel(pos[0], o)
+	return m, pos[0], o, err
+}
+
 func defaultOut(model, suffix string) string {
 	return strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + suffix
 }
 
 func cmdSimulate(args []string) error {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	var o runOpts
-	o.register(fs, "\x00")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mbfmu simulate model.xml [-o results.csv] [--xlsx results.xlsx] [options]\n\nDynamic simulation; one results row per output step.")
-		fs.PrintDefaults()
-	}
-	pos, err := parseFlags(fs, args)
+	m, model, o, err := modelCommand("simulate", "mbfmu simulate model.xml [-o results.csv] [--xlsx results.xlsx] [options]\n\nDynamic simulation; one results row per output step.", ".csv", args, nil)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitError(2)
-	}
-	if o.out == "\x00" {
-		o.out = defaultOut(pos[0], ".csv")
-	}
-	m, err := loadModel(pos[0], &o)
-	if err != nil {
-		return err
-	}
-	return simulate(m, pos[0], &o)
+	return simulate(m, model, o)
 }
 
 func simulate(m *solver.Model, model string, o *runOpts) error {
@@ -330,21 +344,7 @@ func addSettings(ri *results.RunInfo, st solver.Settings) {
 }
 
 func cmdKinematics(args []string) error {
-	fs := flag.NewFlagSet("kinematics", flag.ContinueOnError)
-	var o runOpts
-	o.register(fs, "\x00")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: mbfmu kinematics model.xml [-o results.csv] [--xlsx results.xlsx]")
-		return exitError(2)
-	}
-	if o.out == "\x00" {
-		o.out = defaultOut(pos[0], ".csv")
-	}
-	m, err := loadModel(pos[0], &o)
+	m, model, o, err := modelCommand("kinematics", "mbfmu kinematics model.xml [-o results.csv] [--xlsx results.xlsx]\n\nKinematic analysis of a fully driven mechanism.", ".csv", args, nil)
 	if err != nil {
 		return err
 	}
@@ -354,9 +354,9 @@ func cmdKinematics(args []string) error {
 		return err
 	}
 	if d := m.DOF(s); d != 0 {
-		return fmt.Errorf("kinematics: %s has %d degree(s) of freedom; drive every one of them or use 'mbfmu simulate'", pos[0], d)
+		return fmt.Errorf("kinematics: %s has %d degree(s) of freedom; drive every one of them or use 'mbfmu simulate'", model, d)
 	}
-	sk, err := openSink(&o, m, pos[0])
+	sk, err := openSink(o, m, model)
 	if err != nil {
 		return err
 	}
@@ -380,18 +380,7 @@ func cmdKinematics(args []string) error {
 }
 
 func cmdStatic(args []string) error {
-	fs := flag.NewFlagSet("static", flag.ContinueOnError)
-	var o runOpts
-	o.register(fs, "")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: mbfmu static model.xml [-o results.csv] [--xlsx results.xlsx]")
-		return exitError(2)
-	}
-	m, err := loadModel(pos[0], &o)
+	m, model, o, err := modelCommand("static", "mbfmu static model.xml [-o results.csv] [--xlsx results.xlsx]\n\nStatic equilibrium near the initial positions.", "", args, nil)
 	if err != nil {
 		return err
 	}
@@ -403,7 +392,7 @@ func cmdStatic(args []string) error {
 	if err := m.Static(s); err != nil {
 		return err
 	}
-	sk, err := openSink(&o, m, pos[0])
+	sk, err := openSink(o, m, model)
 	if err != nil {
 		return err
 	}
