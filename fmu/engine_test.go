@@ -145,11 +145,12 @@ func TestEngineMatchesSolverBothTimeSchemes(t *testing.T) {
 			t.Errorf("%s: FMU outputs differ from the in-process solver run", scheme)
 		}
 		// Against a run that advances to k·h without time snapping: the
-		// step ends differ by an ulp, which the engine's Newton iterations
-		// (tolerance 1e-10) turn into relative differences of a few 1e-12
-		// (the engine alone shows the same between t+=h and k·h).
+		// step ends differ by an ulp, so the two runs take different
+		// Newton paths, each converged to the engine's Newton tolerance
+		// (1e-8 relative by default): they may differ by up to that, and
+		// by far less in practice (~1e-10 over 30 s).
 		sim := reference(t, nil, n, nil, func(k int) float64 { return float64(k) * h }, tau)
-		if d := maxDiff(got, sim); d > 1e-10 {
+		if d := maxDiff(got, sim); d > 1e-8 {
 			t.Errorf("%s: FMU outputs differ from the k·h run by %.3g", scheme, d)
 		}
 		t.Logf("%s: max difference to the simulate-style run: %.3g over 5 s, %.3g over 30 s", scheme, maxDiff(got[:500], sim[:500]), maxDiff(got, sim))
