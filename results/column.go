@@ -30,6 +30,9 @@ const (
 	GroupInput        = "input"
 	GroupOutput       = "output"
 	GroupOther        = "other"
+	// GroupShape holds drawing data for the viewer (e.g. beam node
+	// positions): kept in the Results sheet, left out of the charts.
+	GroupShape = "shape"
 )
 
 // groupRank orders groups in the Charts sheet; unknown groups come last.

@@ -23,6 +23,9 @@ func planCharts(cols []Column) []chartSpec {
 	byKey := map[key][]int{}
 	for i := 1; i < len(cols); i++ {
 		g := cols[i].Group
+		if g == GroupShape {
+			continue // drawing data for the viewer, not a time series to chart
+		}
 		if g == "" || g == GroupTime {
 			g = GroupOther
 		}

@@ -447,6 +447,10 @@ const (
 	chcFY
 	chcState
 	chcEnergy
+	chcPX
+	chcPY
+	chcNX
+	chcNY
 	chcCount
 )
 
@@ -462,7 +466,17 @@ func (e *contactElem) channelInfo(name string) []ChannelInfo {
 		{name + ".fy", "N", "force", c + " total contact force on the body of i, y (global)"},
 		{name + ".state", "", "state", c + " state: 0 open, 1 stick, 2 slip"},
 		{name + ".energy", "J", "energy", c + " elastic energy"},
+		{name + ".px", "m", "shape", c + " contact point on i, x (for drawing)"},
+		{name + ".py", "m", "shape", c + " contact point on i, y (for drawing)"},
+		{name + ".nx", "", "shape", c + " unit normal, x (for drawing)"},
+		{name + ".ny", "", "shape", c + " unit normal, y (for drawing)"},
 	}
+}
+
+// addGeometry draws the contact point and its normal force.
+func (e *contactElem) addGeometry(m *Model, g *Geometry) {
+	n := e.name
+	g.Contacts = append(g.Contacts, GeomContact{Name: n, PX: n + ".px", PY: n + ".py", FN: n + ".force", NX: n + ".nx", NY: n + ".ny"})
 }
 
 func (e *contactElem) channel(x *evalCtx, sub int) float64 {
@@ -493,6 +507,14 @@ func (e *contactElem) channel(x *evalCtx, sub int) float64 {
 		return 2
 	case chcEnergy:
 		return e.potential(x)
+	case chcPX:
+		return k.pa[0]
+	case chcPY:
+		return k.pa[1]
+	case chcNX:
+		return k.n[0]
+	case chcNY:
+		return k.n[1]
 	}
 	return math.NaN()
 }

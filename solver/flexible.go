@@ -795,7 +795,40 @@ func (e *ancfInfo) channelInfo(name string) []ChannelInfo {
 			out = append(out, ChannelInfo{name + "." + mk.name + "." + q.q, q.unit, q.group, "beam marker " + name + "." + mk.name + " " + q.desc})
 		}
 	}
+	// node positions for drawing the deformed beam (group "shape")
+	for _, k := range e.shapeNodes() {
+		p := name + ".shape" + itoa(k)
+		out = append(out, ChannelInfo{p + ".x", "m", "shape", "beam " + name + " node " + itoa(k) + " x (for drawing)"},
+			ChannelInfo{p + ".y", "m", "shape", "beam " + name + " node " + itoa(k) + " y (for drawing)"})
+	}
 	return out
+}
+
+// maxShapeNodes bounds the node channels used to draw a beam.
+const maxShapeNodes = 33
+
+// shapeNodes lists the nodes whose positions are channels: every node of
+// a short beam, evenly spaced ones (ends included) of a long one.
+func (e *ancfInfo) shapeNodes() []int {
+	ne := e.b.ne
+	n := min(ne+1, maxShapeNodes)
+	out := make([]int, n)
+	for i := range out {
+		out[i] = (i*ne + (n-1)/2) / (n - 1)
+	}
+	out[n-1] = ne
+	return out
+}
+
+// addGeometry draws the beam through its shape-node channels.
+func (e *ancfInfo) addGeometry(m *Model, g *Geometry) {
+	gb := GeomBeam{Name: e.b.name}
+	for _, k := range e.shapeNodes() {
+		p := e.b.name + ".shape" + itoa(k)
+		gb.NodeX = append(gb.NodeX, p+".x")
+		gb.NodeY = append(gb.NodeY, p+".y")
+	}
+	g.Beams = append(g.Beams, gb)
 }
 
 func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
@@ -811,6 +844,16 @@ func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
 		return u
 	}
 	sub--
+	if nm := 7 * len(b.markers); sub >= nm {
+		// shape node channels: x, y of node shapeNodes()[i]
+		i := (sub - nm) / 2
+		n := min(b.ne+1, maxShapeNodes)
+		k := (i*b.ne + (n-1)/2) / (n - 1)
+		if i == n-1 {
+			k = b.ne
+		}
+		return x.q[b.node(k)+(sub-nm)%2]
+	}
 	mk := &b.markers[sub/7]
 	r, rx, v, _ := b.point(x.q, x.v, mk.s)
 	switch sub % 7 {

@@ -72,8 +72,10 @@ func (m *Model) Geometry() *Geometry {
 		g.Bodies = append(g.Bodies, gb)
 	}
 	for _, j := range m.joints {
-		if j.kind == "driver" {
-			continue
+		switch j.kind {
+		case "revolute", "translational", "fixed":
+		default:
+			continue // drivers; joints to beam nodes are drawn with the beam
 		}
 		a, pa := m.framePoint(j.pi)
 		b, pb := m.framePoint(j.pj)

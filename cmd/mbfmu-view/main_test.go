@@ -207,3 +207,22 @@ func TestSceneFromModel(t *testing.T) {
 		t.Errorf("links %v, want 3 revolute and 1 translational", kinds)
 	}
 }
+
+// Flexible beams are drawn through their node channels and contacts at
+// their contact point channels; a simulation's results contain them.
+func TestSceneBeamsAndContacts(t *testing.T) {
+	sc, err := loadScene(filepath.Join("..", "..", "examples", "ancf-pendulum", "model.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Beams) != 1 || len(sc.Beams[0].NodeX) != 33 || sc.Beams[0].NodeX[32] != "rod.shape160.x" {
+		t.Fatalf("beams: %+v", sc.Beams)
+	}
+	sc, err = loadScene(filepath.Join("..", "..", "examples", "seed003-case1", "model.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Contacts) != 2 || sc.Contacts[0].FN == "" || sc.Contacts[0].PX == "" {
+		t.Fatalf("contacts: %+v", sc.Contacts)
+	}
+}
