@@ -79,7 +79,8 @@ type ffrBeam struct {
 	kind   string      // reduction: none, modal, krylov, craig-bampton
 	coords []string
 	mk     []flexMarker
-	dofl   []int // the element's dofs: body coords then elastic coords
+	shape  []flexMarker // evenly spaced drawing points
+	dofl   []int        // the element's dofs: body coords then elastic coords
 }
 
 // ffrGauss holds the shape-function derivatives at one Gauss point of an

@@ -495,6 +495,13 @@ func (fx *flexCompiler) compileFFR(bs *BeamSpec) {
 	for i := range b.mk {
 		b.mk[i].u0, b.mk[i].phi = b.shapeAt(b.mk[i].s)
 	}
+	// evenly spaced points for drawing the deformed beam
+	for i := 0; i < ffrShapePoints; i++ {
+		sp := b.length * float64(i) / (ffrShapePoints - 1)
+		mk := flexMarker{name: "shape" + itoa(i), s: sp, node: -1}
+		mk.u0, mk.phi = b.shapeAt(sp)
+		b.shape = append(b.shape, mk)
+	}
 	n := 3 + b.ns
 	b.mbar = make([]float64, n*n)
 	b.massAt(m.q0[b.d[2]], make([]float64, b.ns), b.mbar)
@@ -898,7 +905,25 @@ func (e *ffrElem) channelInfo(name string) []ChannelInfo {
 			out = append(out, ChannelInfo{name + "." + mk.name + "." + q.q, q.unit, q.group, "beam marker " + name + "." + mk.name + " " + q.desc})
 		}
 	}
+	for _, mk := range e.b.shape {
+		p := name + "." + mk.name
+		out = append(out, ChannelInfo{p + ".x", "m", "shape", "beam " + name + " point at s = " + ftoa(mk.s) + " m, x (for drawing)"},
+			ChannelInfo{p + ".y", "m", "shape", "beam " + name + " point at s = " + ftoa(mk.s) + " m, y (for drawing)"})
+	}
 	return out
+}
+
+// ffrShapePoints is the number of points drawn along a floating-frame beam.
+const ffrShapePoints = 17
+
+// addGeometry draws the beam through its shape-point channels.
+func (e *ffrElem) addGeometry(m *Model, g *Geometry) {
+	gb := GeomBeam{Name: e.b.name}
+	for _, mk := range e.b.shape {
+		gb.NodeX = append(gb.NodeX, e.b.name+"."+mk.name+".x")
+		gb.NodeY = append(gb.NodeY, e.b.name+"."+mk.name+".y")
+	}
+	g.Beams = append(g.Beams, gb)
 }
 
 func (e *ffrElem) channel(x *evalCtx, sub int) float64 {
@@ -907,6 +932,10 @@ func (e *ffrElem) channel(x *evalCtx, sub int) float64 {
 		return b.strain(x.q[b.e0 : b.e0+b.ns])
 	}
 	sub--
+	if nm := 6 * len(b.mk); sub >= nm {
+		r, _, _, _ := b.markerKin(x.q, nil, &b.shape[(sub-nm)/2])
+		return r[(sub-nm)%2]
+	}
 	mk := &b.mk[sub/6]
 	r, v, ax, tr := b.markerKin(x.q, x.v, mk)
 	switch sub % 6 {
