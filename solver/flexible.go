@@ -817,14 +817,21 @@ const maxShapeNodes = 33
 // shapeNodes lists the nodes whose positions are channels: every node of
 // a short beam, evenly spaced ones (ends included) of a long one.
 func (e *ancfInfo) shapeNodes() []int {
-	ne := e.b.ne
-	n := min(ne+1, maxShapeNodes)
-	out := make([]int, n)
+	out := make([]int, min(e.b.ne+1, maxShapeNodes))
 	for i := range out {
-		out[i] = (i*ne + (n-1)/2) / (n - 1)
+		out[i] = shapeNode(i, e.b.ne)
 	}
-	out[n-1] = ne
 	return out
+}
+
+// shapeNode is the node of the i-th shape channel of a beam of ne
+// elements: nodes evenly spaced, both ends included.
+func shapeNode(i, ne int) int {
+	n := min(ne+1, maxShapeNodes)
+	if i >= n-1 {
+		return ne
+	}
+	return (i*ne + (n-1)/2) / (n - 1)
 }
 
 // addGeometry draws the beam through its shape-node channels.
@@ -853,13 +860,7 @@ func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
 	sub--
 	if nm := 7 * len(b.markers); sub >= nm {
 		// shape node channels: x, y of node shapeNodes()[i]
-		i := (sub - nm) / 2
-		n := min(b.ne+1, maxShapeNodes)
-		k := (i*b.ne + (n-1)/2) / (n - 1)
-		if i == n-1 {
-			k = b.ne
-		}
-		return x.q[b.node(k)+(sub-nm)%2]
+		return x.q[b.node(shapeNode((sub-nm)/2, b.ne))+(sub-nm)%2]
 	}
 	mk := &b.markers[sub/7]
 	r, rx, v, _ := b.point(x.q, x.v, mk.s)
