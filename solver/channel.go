@@ -97,12 +97,11 @@ func (c *compiler) channels() {
 	for i, in := range m.inputs {
 		c.addChan(in.Name, in.Unit, "input", "input: "+in.Description, chInput, point{}, i, 0)
 	}
-	for i, b := range m.bodies {
+	for _, b := range m.bodies {
 		c.pointChans(b.name, "body "+b.name+" frame", m.markers[b.name], true)
 		for _, mk := range b.markers {
 			c.pointChans(b.name+"."+mk, "marker "+b.name+"."+mk, m.markers[b.name+"."+mk], true)
 		}
-		_ = i
 	}
 	for i, j := range m.joints {
 		switch j.kind {

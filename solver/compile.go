@@ -60,8 +60,7 @@ func (r constResolver) Table(name string) (*expr.Table, bool) {
 
 // runResolver resolves time, parameters, inputs, measures and tables.
 type runResolver struct {
-	c   *compiler
-	pos Pos
+	c *compiler
 }
 
 func (r runResolver) Var(name string) (int, bool) {
@@ -139,7 +138,7 @@ func (c *compiler) runExpr(e Expr, def float64) param {
 	if !e.Given() {
 		return param{c: def}
 	}
-	p, err := expr.Compile(e.Src, runResolver{c, e.Pos})
+	p, err := expr.Compile(e.Src, runResolver{c})
 	if err != nil {
 		c.errf(e.Pos, e.Field, "%s in %q", exprMsg(err), e.Src)
 		return param{c: def}
@@ -151,7 +150,7 @@ func (c *compiler) runExpr(e Expr, def float64) param {
 }
 
 func (c *compiler) runProgram(e Expr) *expr.Program {
-	p, err := expr.Compile(e.Src, runResolver{c, e.Pos})
+	p, err := expr.Compile(e.Src, runResolver{c})
 	if err != nil {
 		c.errf(e.Pos, e.Field, "%s in %q", exprMsg(err), e.Src)
 		return nil
@@ -481,7 +480,7 @@ func (c *compiler) bodies() {
 		if mass > 0 {
 			m.gq[o], m.gq[o+1] = mass*g[0], mass*g[1]
 		}
-		bi := bodyInfo{name: b.Name, mass: mass, j: jj, cm: cm, shape: b.Shape, specBody: b}
+		bi := bodyInfo{name: b.Name, mass: mass, j: jj, cm: cm, shape: b.Shape}
 		m.markers[b.Name] = point{body: i, s: [2]float64{-cm[0], -cm[1]}}
 		for _, mk := range b.Markers {
 			p := c.vec(mk.At, [2]float64{})

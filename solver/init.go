@@ -102,11 +102,6 @@ func (m *Model) assemblePositions(s *State) error {
 	return e
 }
 
-// assemblyError names the constraints that are violated most.
-func (m *Model) assemblyError(what string, cause error) error {
-	return &AssemblyError{Msg: what, Cause: cause}
-}
-
 // AssemblyError reports inconsistent initial conditions.
 type AssemblyError struct {
 	Msg       string

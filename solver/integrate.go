@@ -75,7 +75,7 @@ func (s *State) setTime(t float64) {
 // factor is set it also adds coefK·K + coefC·C into the linear solver.
 func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 	clear(s.fq)
-	for e, f := range m.forces {
+	for _, f := range m.forces {
 		d := f.dofs()
 		n := len(d)
 		fl := s.fl[:n]
@@ -102,7 +102,6 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 				}
 			}
 		}
-		_ = e
 	}
 }
 
@@ -329,9 +328,6 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		}
 		it++
 		s.stats.NewtonIters++
-		if debugNewton {
-			println("it", it, nrm, factor)
-		}
 		if !finite(nrm) {
 			return errNewton
 		}
@@ -520,9 +516,8 @@ func (m *Model) step(s *State, h float64, depth int) error {
 		return err
 	}
 	s.stats.Rejected++
-	// The two halves overwrite s.save; keep our own copy in save2 is not
-	// needed because failure of a half is reported up with the state
-	// restored to the start of that half.
+	// Each half saves and restores its own start, so a failing half leaves
+	// the state where that half began.
 	if err := m.step(s, h/2, depth+1); err != nil {
 		return err
 	}
@@ -655,8 +650,6 @@ func (m *Model) adaptiveStep(s *State, h float64) error {
 		}
 	}
 }
-
-var debugNewton = false
 
 // Step advances s by one integrator step of size h (no sub-stepping, the
 // Jacobian factorisation reused as in a run). Use AdvanceTo to reach a

@@ -50,13 +50,12 @@ type Model struct {
 }
 
 type bodyInfo struct {
-	name     string
-	mass, j  float64
-	cm       [2]float64 // centre of mass in the body frame
-	shape    ShapeSpec
-	markers  []string
-	mlocal   [][2]float64 // marker positions in the body frame (for the scene)
-	specBody *BodySpec
+	name    string
+	mass, j float64
+	cm      [2]float64 // centre of mass in the body frame
+	shape   ShapeSpec
+	markers []string
+	mlocal  [][2]float64 // marker positions in the body frame (for the scene)
 }
 
 type massBlock struct {

@@ -40,7 +40,6 @@ type State struct {
 	save, save2 []float64 // core snapshots for retries and step doubling
 	start       []float64
 	rk          []float64 // RK4 stages
-	chv         []float64 // channel values
 	cw          *contactWork
 }
 
@@ -76,7 +75,6 @@ func (m *Model) NewState() *State {
 	if m.integ.family == famRK {
 		s.rk = make([]float64, 6*nq)
 	}
-	s.chv = make([]float64, len(m.channels))
 	s.x = evalCtx{m: m, q: s.q, v: s.v, a: s.a, vars: s.vars, cs: s.cs}
 	s.cw = m.newContactWork()
 	s.h = m.settings.Step
