@@ -67,6 +67,7 @@ func (m *Model) Kinematics(s *State, t float64) error {
 		return err
 	}
 	copy(s.aa, s.a)
+	s.restartHistory()
 	s.initialized = true
 	s.stats.Steps++
 	return nil
@@ -117,6 +118,7 @@ func (m *Model) Static(s *State) error {
 			s.initialized = true
 			copy(s.qp, s.q)
 			clear(s.vp)
+			s.restartHistory()
 			return m.accelerations(s, s.a, false)
 		}
 		if nrm < prev {

@@ -21,7 +21,7 @@ func (m *Model) Init(s *State) error {
 	clear(s.lam)
 	s.stats = Stats{}
 	s.h = m.settings.Step
-	s.hp, s.nhist = 0, 0
+	s.restartHistory()
 	clear(s.red)
 	s.nred = 0
 	if m.kktSingular(s) {

@@ -232,11 +232,10 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	switch in.family {
 	case famAlpha:
 		am, af, b, g := in.am, in.af, in.b, in.g
+		s.predict(h) // q̈₁ and λ₁ extrapolated (predict.go)
 		for i := 0; i < nq; i++ {
-			a0, aa0 := s.a[i], s.aa[i]
-			// predictor q̈₁ = q̈₀ (extrapolating from the previous step was
-			// measured: no fewer iterations, three times the refactorisations)
-			aa1 := (a0 - am*aa0) / (1 - am)
+			a0, a1, aa0 := s.predPrev(i), s.a[i], s.aa[i]
+			aa1 := ((1-af)*a1 + af*a0 - am*aa0) / (1 - am)
 			q0, v0 := s.q[i], s.v[i]
 			s.v[i] = v0 + h*((1-g)*aa0+g*aa1)
 			s.q[i] = q0 + h*v0 + h*h*((0.5-b)*aa0+b*aa1)
@@ -352,6 +351,9 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			s.needFactor = true // slow convergence: refresh the Jacobian
 		}
 		prev = nrm
+	}
+	if in.family == famAlpha {
+		s.predScore()
 	}
 	if m.index2 {
 		m.project(s)

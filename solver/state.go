@@ -17,9 +17,10 @@ type State struct {
 	// T is the current time (s).
 	T float64
 
-	core                     []float64 // q v a aa qp vp lam cs, contiguous
+	core                     []float64 // q v a aa qp vp lam cs ph, contiguous
 	q, v, a, aa, qp, vp, lam []float64
 	cs                       []float64 // contact discrete state (contacts.go)
+	ph                       []float64 // predictor memory (predict.go)
 	vars                     []float64 // time, parameters, inputs
 	red                      []bool    // redundant constraint rows (found at Init)
 	nred                     int
@@ -40,6 +41,8 @@ type State struct {
 	save, save2 []float64 // core snapshots for retries and step doubling
 	start       []float64
 	rk          []float64 // RK4 stages
+	pc          predCache
+	pred        []float64 // the predictor's extrapolation of q̈ and λ
 	cw          *contactWork
 }
 
@@ -48,10 +51,12 @@ type State struct {
 func (m *Model) NewState() *State {
 	nq, nc := m.nq, m.nc
 	s := &State{m: m}
-	s.core = make([]float64, 6*nq+nc+m.contacts.csLen())
+	ncs := m.contacts.csLen()
+	s.core = make([]float64, 6*nq+nc+ncs+predLen(nq, nc))
 	s.q, s.v, s.a, s.aa = s.core[:nq], s.core[nq:2*nq], s.core[2*nq:3*nq], s.core[3*nq:4*nq]
 	s.qp, s.vp, s.lam = s.core[4*nq:5*nq], s.core[5*nq:6*nq], s.core[6*nq:6*nq+nc]
-	s.cs = s.core[6*nq+nc:]
+	s.cs = s.core[6*nq+nc : 6*nq+nc+ncs]
+	s.ph = s.core[6*nq+nc+ncs:]
 	s.vars = make([]float64, m.vars)
 	s.red = make([]bool, nc)
 	for i, p := range m.params {
@@ -78,6 +83,7 @@ func (m *Model) NewState() *State {
 	s.x = evalCtx{m: m, q: s.q, v: s.v, a: s.a, vars: s.vars, cs: s.cs}
 	s.cw = m.newContactWork()
 	s.h = m.settings.Step
+	s.pred = make([]float64, n)
 	return s
 }
 

@@ -710,7 +710,7 @@ func (m *Model) contactDecide(s *State) error {
 	}
 	if m.integ.family != famRK {
 		copy(s.aa, s.a)
-		s.nhist = 0
+		s.restartHistory()
 	}
 	return nil
 }

@@ -1,0 +1,147 @@
+package solver
+
+import "math"
+
+// The predictor of the generalized-α family (generalized-α, HHT, Newmark).
+//
+// Newton's method starts each step from a guess of the new accelerations q̈
+// and multipliers λ. Holding them constant leaves a first correction of
+// order h·q⃛, which never meets the velocity test in one iteration, so
+// every step cost at least two residual evaluations and solves. A smooth
+// trend alone is not enough to extrapolate either: the accelerations and
+// multipliers of these schemes carry a slowly varying sawtooth, the
+// algorithmic mode with amplification factor near −1 (exactly −1 for
+// ρ∞ = 1, which keeps it forever; it is excited by the position projection
+// and by the constraint forces). With four steps of history the predictor
+// fits, per unknown, a quadratic in time plus (−1)ⁿ and n(−1)ⁿ, and
+// extrapolates it one step:
+//
+//	x₁ ≈ x₀ + 2x₋₁ − 2x₋₂ − x₋₃ + x₋₄     (equal steps)
+//
+// Measured on A01 (h = 0.8 ms, ρ∞ = 1) this cut the Newton iterations per
+// step from 2.45 to 1.05 and the refactorisations from 0.45 to 0.007 per
+// step; on the slider–crank from 2.36 to 1.06; on the cart-pole from 2.34 to
+// 1.32. A stiff ANCF beam gains nothing (2.8 iterations either way). With
+// unequal steps (adaptive stepping, a fractional last sub-step) it falls
+// back to a quadratic through the last three values, and to lower orders
+// while the history fills or when the step changes by more than a factor of
+// two. The predictor only sets the starting point: the converged step
+// satisfies the same equations and tolerance as before.
+//
+// The history is part of the state (s.ph, inside s.core), so saving and
+// restoring a state, retries and step doubling keep it consistent; it is
+// forgotten where the accelerations jump (Init, static and kinematic
+// analyses, contact events).
+
+// predBack is the number of past steps the predictor remembers.
+const predBack = 4
+
+// predLen is the length of the predictor's memory in the state: per
+// unknown (q̈ then λ) its last predBack values, newest first; then the
+// sizes of those steps, newest first; the number of valid entries; and
+// 1 when the next step holds q̈ and λ instead of extrapolating them.
+func predLen(nq, nc int) int { return (nq+nc)*predBack + predBack + 2 }
+
+// predCache holds the weights last computed by predWeights and the step
+// sizes they were computed for (work space, not part of the snapshot: it is
+// a pure function of the memory).
+type predCache struct {
+	key [predBack + 2]float64 // h, the remembered steps, the count
+	w   [predBack + 1]float64
+}
+
+// restartHistory forgets the integrator history (BDF and predictor): the
+// next step starts as from a consistent initial state.
+func (s *State) restartHistory() {
+	s.hp, s.nhist = 0, 0
+	s.ph[len(s.ph)-2], s.ph[len(s.ph)-1] = 0, 0
+}
+
+// predWeights returns the weights w of the prediction x₁ = w₀x₀ + Σ wₖx₋ₖ
+// for a step of size h from the current memory.
+func (s *State) predWeights(h float64) *[predBack + 1]float64 {
+	steps := s.ph[len(s.ph)-predBack-2 : len(s.ph)-2]
+	n := int(s.ph[len(s.ph)-2])
+	c := &s.pc
+	key := [predBack + 2]float64{h, steps[0], steps[1], steps[2], steps[3], float64(n)}
+	if key == c.key {
+		return &c.w
+	}
+	c.key = key
+	c.w = [predBack + 1]float64{1}
+	// usable history: steps not too different from h
+	k := 0
+	for k < n && steps[k] >= 0.5*h && steps[k] <= 2*h {
+		k++
+	}
+	uniform := k == predBack
+	for _, hk := range steps[:k] {
+		uniform = uniform && math.Abs(hk-h) <= 1e-9*h
+	}
+	switch {
+	case uniform:
+		c.w = [predBack + 1]float64{1, 2, -2, -1, 1}
+	case k >= 2:
+		h1, h2 := steps[0], steps[1]
+		c.w[0] = (h + h1) * (h + h1 + h2) / (h1 * (h1 + h2))
+		c.w[1] = -h * (h + h1 + h2) / (h1 * h2)
+		c.w[2] = h * (h + h1) / ((h1 + h2) * h2)
+	case k == 1:
+		c.w[0] = (h + steps[0]) / steps[0]
+		c.w[1] = -h / steps[0]
+	}
+	return &c.w
+}
+
+// predict replaces s.a and s.lam by their predicted values at the end of
+// a step of size h and pushes their current values into the memory. The
+// extrapolation is kept in s.pred; it is used unless the memory says that
+// holding the values fitted better in the last step (see predScore).
+func (s *State) predict(h float64) {
+	w := s.predWeights(h)
+	nq := len(s.a)
+	hold := s.ph[len(s.ph)-1] != 0
+	hist := s.ph[:len(s.ph)-predBack-2]
+	push := func(x *float64, p []float64, e *float64) {
+		p = p[:predBack]
+		x0 := *x
+		xe := w[0]*x0 + w[1]*p[0] + w[2]*p[1] + w[3]*p[2] + w[4]*p[3]
+		*e = xe
+		if !hold {
+			*x = xe
+		}
+		p[3], p[2], p[1], p[0] = p[2], p[1], p[0], x0
+	}
+	for i := range s.a {
+		push(&s.a[i], hist[i*predBack:], &s.pred[i])
+	}
+	for r := range s.lam {
+		push(&s.lam[r], hist[(nq+r)*predBack:], &s.pred[nq+r])
+	}
+	steps := s.ph[len(s.ph)-predBack-2 : len(s.ph)-2]
+	copy(steps[1:], steps[:predBack-1])
+	steps[0] = h
+	s.ph[len(s.ph)-2] = float64(min(int(s.ph[len(s.ph)-2])+1, predBack))
+}
+
+// predScore compares, after a converged step, the extrapolated
+// accelerations with the held ones (each error weighted as the velocity
+// error it causes, relative to 1 + |v|) and chooses the better of the two
+// for the next step. Stiff flexible models, whose accelerations carry
+// high-frequency content, mostly hold; rigid mechanisms extrapolate.
+func (s *State) predScore() {
+	ee, ec := 0.0, 0.0
+	for i, a := range s.a {
+		sc := 1 / (1 + math.Abs(s.v[i]))
+		ee = math.Max(ee, math.Abs(a-s.pred[i])*sc)
+		ec = math.Max(ec, math.Abs(a-s.predPrev(i))*sc)
+	}
+	if ee <= ec {
+		s.ph[len(s.ph)-1] = 0
+	} else {
+		s.ph[len(s.ph)-1] = 1
+	}
+}
+
+// predPrev returns q̈ at the start of the step after predict has run.
+func (s *State) predPrev(i int) float64 { return s.ph[i*predBack] }
