@@ -490,8 +490,45 @@ func (m *Model) rk4Step(s *State, h float64) error {
 	if err := m.accelerations(s, s.a, true); err != nil {
 		return err
 	}
+	if m.settings.Adaptive && m.nc > 0 {
+		m.projectKKT(s)
+		if err := m.accelerations(s, s.a, true); err != nil {
+			return err
+		}
+	}
 	copy(s.aa, s.a)
 	return nil
+}
+
+// projectKKT moves positions and then velocities back onto the constraint
+// manifold with the mass metric, using the factored [M Φqᵀ; Φq 0] and the
+// rows evaluated by the last accelerations call.
+func (m *Model) projectKKT(s *State) {
+	nq := m.nq
+	clear(s.dx[:nq])
+	for r := range m.rows {
+		s.dx[nq+r] = -s.re[r].phi
+	}
+	s.lin.Solve(s.dx)
+	for i := 0; i < nq; i++ {
+		s.q[i] += s.dx[i]
+	}
+	m.evalRows(s, false)
+	clear(s.dx[:nq])
+	for r := range m.rows {
+		e := &s.re[r]
+		pd := e.phit
+		for k, i := range m.rows[r].dofs {
+			if i >= 0 {
+				pd += e.jac[k] * s.v[i]
+			}
+		}
+		s.dx[nq+r] = -pd
+	}
+	s.lin.Solve(s.dx)
+	for i := 0; i < nq; i++ {
+		s.v[i] += s.dx[i]
+	}
 }
 
 // step advances by h; a failed step is retried as two half steps (up to
@@ -568,17 +605,18 @@ func (m *Model) AdvanceTo(s *State, t float64) error {
 	for s.T < t {
 		rem := t - s.T
 		h := math.Min(s.h, m.settings.MaxStep)
-		last := false
 		switch {
 		case rem <= h*(1+1e-9):
-			h, last = rem, true
+			h = rem
 		case rem < 2*h:
 			h = rem / 2
 		}
 		if err := m.adaptiveStep(s, h); err != nil {
 			return err
 		}
-		if last || t-s.T <= 1e-13*math.Max(1, math.Abs(t)) {
+		// snap to t only when the step reached it: a rejected step was
+		// retried shorter and stopped before t
+		if t-s.T <= 1e-9*h || t-s.T <= 1e-13*math.Max(1, math.Abs(t)) {
 			s.T = t
 		}
 	}
