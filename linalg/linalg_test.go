@@ -710,3 +710,69 @@ func TestBeam(t *testing.T) {
 		}
 	}
 }
+
+// TestPos: adding at the positions of Plan.Pos is the same as Add, for
+// small dense, larger dense and band (permuted) plans; entries the plan does
+// not store have no position, and AddAt there is an assembly error.
+func TestPos(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, c := range []struct {
+		sys  *testSys
+		kind string
+	}{
+		{pendulum(0.3), KindDense},
+		{randDense(20, rng), KindDense},
+		{shuffledBand(60, 2, true, rng), KindBand},
+		{chainKKT(30, rng), KindBand},
+	} {
+		pl := mustPlan(t, c.sys.pat, c.kind)
+		a, b := pl.NewSolver(), pl.NewSolver()
+		n := pl.N()
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				k := pl.Pos(i, j)
+				if k < 0 {
+					continue
+				}
+				v := rng.NormFloat64()
+				a.Add(i, j, v)
+				b.AddAt(k, v)
+			}
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if a.At(i, j) != b.At(i, j) {
+					t.Fatalf("%s n=%d: (%d,%d) Add %g, AddAt %g", c.kind, n, i, j, a.At(i, j), b.At(i, j))
+				}
+			}
+		}
+		if a.Err() != nil || b.Err() != nil {
+			t.Fatalf("%s: unexpected assembly error %v / %v", c.kind, a.Err(), b.Err())
+		}
+		if pl.Pos(-1, 0) != -1 || pl.Pos(0, n) != -1 {
+			t.Errorf("%s: out-of-range entries have a position", c.kind)
+		}
+		b.AddAt(-1, 1)
+		if err := b.Factor(); err == nil || !strings.Contains(err.Error(), "AddAt") {
+			t.Errorf("%s: AddAt(-1): Factor returned %v", c.kind, err)
+		}
+	}
+	// a band plan has no position outside its band
+	pl := NewPlan(shuffledBand(100, 1, false, rand.New(rand.NewPCG(21, 22))).pat)
+	perm := pl.Perm()
+	far := 0
+	for k := range perm {
+		if perm[k] == 50 {
+			far = k
+		}
+	}
+	zero := 0
+	for k := range perm {
+		if perm[k] == 0 {
+			zero = k
+		}
+	}
+	if pl.Pos(zero, far) != -1 {
+		t.Errorf("entry outside the band has position %d", pl.Pos(zero, far))
+	}
+}

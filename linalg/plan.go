@@ -118,6 +118,28 @@ func bandCost(n, kl, ku int) float64 {
 	return bandFlopWeight*float64(c) + bandStepCost*float64(n)
 }
 
+// Pos returns the position of original entry (i, j) in the value storage
+// of every Solver made from the plan, or -1 when the plan does not store it
+// (out of range, or outside the band). Assembly loops that add to the same
+// entries at every step look their positions up once and use Solver.AddAt.
+func (pl *Plan) Pos(i, j int) int {
+	if uint(i) >= uint(pl.n) || uint(j) >= uint(pl.n) {
+		return -1
+	}
+	if pl.kind == KindDense {
+		ld := pl.n
+		if pl.n <= smallN {
+			ld = smallN
+		}
+		return i*ld + j
+	}
+	pi, pj := pl.perm[i], pl.perm[j]
+	if uint(pj-pi+pl.kl) > uint(pl.kl+pl.ku) {
+		return -1
+	}
+	return pi*(2*pl.kl+pl.ku) + pj + pl.kl
+}
+
 // Kind returns KindDense ("dense") or KindBand ("band").
 func (pl *Plan) Kind() string { return pl.kind }
 

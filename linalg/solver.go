@@ -26,6 +26,7 @@ const (
 	errRange
 	errBand
 	errPlan
+	errPos
 )
 
 // Solver holds the values of one matrix with the structure of its Plan and
@@ -106,6 +107,8 @@ func (s *Solver) Err() error {
 		return fmt.Errorf("linalg: entry (%d,%d) out of range for n=%d", s.errI, s.errJ, s.n)
 	case errBand:
 		return fmt.Errorf("linalg: entry (%d,%d) lies outside the band of the plan (kl=%d, ku=%d); was it added to the Pattern?", s.errI, s.errJ, s.kl, s.ku)
+	case errPos:
+		return fmt.Errorf("linalg: AddAt position %d is not in the storage of the plan (use Plan.Pos)", s.errI)
 	case errPlan:
 		return fmt.Errorf("linalg: CopyFrom between solvers of incompatible plans")
 	}
@@ -158,6 +161,17 @@ func (s *Solver) Add(i, j int, v float64) {
 	if k := s.index(i, j); k >= 0 {
 		s.a[k] += v
 	}
+}
+
+// AddAt adds v to the entry at position k, as returned by Plan.Pos for the
+// solver's plan. A position outside the storage (such as -1) stores nothing
+// and records an error that Factor returns.
+func (s *Solver) AddAt(k int, v float64) {
+	if uint(k) < uint(len(s.a)) {
+		s.a[k] += v
+		return
+	}
+	s.fail(errPos, k, 0)
 }
 
 // Set performs a_ij = v, with the same rules as Add.

@@ -797,4 +797,69 @@ func (c *compiler) plan() {
 		p.AddBlock(idx)
 	}
 	m.plan = linalg.NewPlan(p)
+	pos := func(dofs []int) []int {
+		n := len(dofs)
+		ps := make([]int, n*n)
+		for a, i := range dofs {
+			for b, j := range dofs {
+				ps[a*n+b] = -1
+				if i >= 0 && j >= 0 {
+					ps[a*n+b] = m.plan.Pos(i, j) // in the pattern: ≥ 0
+				}
+			}
+		}
+		return ps
+	}
+	m.mpos = make([]int, len(m.mdiag))
+	for i := range m.mdiag {
+		m.mpos[i] = m.plan.Pos(i, i)
+	}
+	m.blkPos = make([][]int, len(m.mblocks))
+	for k, b := range m.mblocks {
+		m.blkPos[k] = pos(b.dofs)
+	}
+	m.compressMass()
+	m.fpos = make([][]int, len(m.forces))
+	for k, f := range m.forces {
+		m.fpos[k] = pos(f.dofs())
+	}
+}
+
+// compressMass assembles the constant mass matrix (diagonal plus blocks,
+// overlapping entries summed) into compressed rows for massMul.
+func (m *Model) compressMass() {
+	rows := make([]map[int32]float64, m.nq)
+	add := func(i, j int, v float64) {
+		if rows[i] == nil {
+			rows[i] = map[int32]float64{}
+		}
+		rows[i][int32(j)] += v
+	}
+	for i, d := range m.mdiag {
+		add(i, i, d)
+	}
+	for _, b := range m.mblocks {
+		n := len(b.dofs)
+		for r, i := range b.dofs {
+			for c, j := range b.dofs {
+				add(i, j, b.m[r*n+c])
+			}
+		}
+	}
+	m.mPtr = make([]int32, m.nq+1)
+	m.mCol, m.mVal = nil, nil
+	for i, r := range rows {
+		cols := make([]int, 0, len(r))
+		for j, v := range r {
+			if v != 0 {
+				cols = append(cols, int(j))
+			}
+		}
+		sort.Ints(cols)
+		for _, j := range cols {
+			m.mCol = append(m.mCol, int32(j))
+			m.mVal = append(m.mVal, r[int32(j)])
+		}
+		m.mPtr[i+1] = int32(len(m.mCol))
+	}
 }

@@ -75,9 +75,10 @@ func (s *State) setTime(t float64) {
 // factor is set it also adds coefK·K + coefC·C into the linear solver.
 func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 	clear(s.fq)
-	for _, f := range m.forces {
+	for k, f := range m.forces {
 		d := f.dofs()
 		n := len(d)
+		pos := m.fpos[k]
 		fl := s.fl[:n]
 		clear(fl)
 		var kl, cl []float64
@@ -93,10 +94,12 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 			}
 			s.fq[i] += fl[a]
 			if factor {
-				for b, j := range d {
-					if j >= 0 {
-						if v := coefK*kl[a*n+b] + coefC*cl[a*n+b]; v != 0 {
-							s.lin.Add(i, j, v)
+				row := pos[a*n : a*n+n]
+				kr, cr := kl[a*n:a*n+n], cl[a*n:a*n+n]
+				for b, p := range row {
+					if p >= 0 {
+						if v := coefK*kr[b] + coefC*cr[b]; v != 0 {
+							s.lin.AddAt(p, v)
 						}
 					}
 				}
@@ -108,14 +111,11 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 // addMass adds coef·M to the linear solver.
 func (m *Model) addMass(s *State, coef float64) {
 	for i, d := range m.mdiag {
-		s.lin.Add(i, i, coef*d)
+		s.lin.AddAt(m.mpos[i], coef*d)
 	}
-	for _, b := range m.mblocks {
-		n := len(b.dofs)
-		for r, i := range b.dofs {
-			for c, j := range b.dofs {
-				s.lin.Add(i, j, coef*b.m[r*n+c])
-			}
+	for k, b := range m.mblocks {
+		for e, p := range m.blkPos[k] {
+			s.lin.AddAt(p, coef*b.m[e])
 		}
 	}
 }

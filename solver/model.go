@@ -45,6 +45,17 @@ type Model struct {
 	fixQ   []bool    // coordinates held at q0 during assembly (drivers only)
 
 	plan *linalg.Plan // augmented system (nq + nc)
+	// storage positions in the linear solver (linalg.Plan.Pos), looked up
+	// once: of the diagonal mass, of each mass block and of each force's
+	// local n×n matrix (-1 where a side is ground)
+	mpos   []int
+	blkPos [][]int
+	fpos   [][]int
+	// the assembled constant mass matrix (mdiag + mblocks) in compressed
+	// rows, for M·x
+	mPtr []int32
+	mCol []int32
+	mVal []float64
 
 	contacts *contactSet // contact pairs (contacts.go); nil when none
 }
@@ -127,18 +138,13 @@ func (m *Model) CoordNames() []string {
 
 // massMul computes dst = M x.
 func (m *Model) massMul(dst, x []float64) {
-	for i, d := range m.mdiag {
-		dst[i] = d * x[i]
-	}
-	for _, b := range m.mblocks {
-		n := len(b.dofs)
-		for r, i := range b.dofs {
-			s := 0.0
-			for c, j := range b.dofs {
-				s += b.m[r*n+c] * x[j]
-			}
-			dst[i] += s
+	ptr, col, val := m.mPtr, m.mCol, m.mVal
+	for i := range dst {
+		s := 0.0
+		for k := ptr[i]; k < ptr[i+1]; k++ {
+			s += val[k] * x[col[k]]
 		}
+		dst[i] = s
 	}
 }
 
