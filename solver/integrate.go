@@ -377,13 +377,7 @@ func (m *Model) project(s *State) {
 	// last (tiny) increment: Φ(q + Δq) = Φ(q) + Φq Δq + O(|Δq|²)
 	w := 0.0
 	for r := range m.rows {
-		e := &s.re[r]
-		phi := e.phi
-		for k, i := range m.rows[r].dofs {
-			if i >= 0 {
-				phi += e.jac[k] * s.dx[i]
-			}
-		}
+		phi := s.re[r].phi + m.rowDot(s, r, s.dx)
 		s.res[nq+r] = phi
 		if a := math.Abs(phi); a > w {
 			w = a
@@ -401,6 +395,18 @@ func (m *Model) project(s *State) {
 			s.q[i] += s.dx[i]
 		}
 	}
+}
+
+// rowDot returns Φq x for constraint row r (as last evaluated into s.re).
+func (m *Model) rowDot(s *State, r int, x []float64) float64 {
+	e := &s.re[r]
+	d := 0.0
+	for k, i := range m.rows[r].dofs {
+		if i >= 0 {
+			d += e.jac[k] * x[i]
+		}
+	}
+	return d
 }
 
 // projTol is the constraint violation (m or rad) the index-2 formulation
@@ -516,14 +522,7 @@ func (m *Model) projectKKT(s *State) {
 	m.evalRows(s, false)
 	clear(s.dx[:nq])
 	for r := range m.rows {
-		e := &s.re[r]
-		pd := e.phit
-		for k, i := range m.rows[r].dofs {
-			if i >= 0 {
-				pd += e.jac[k] * s.v[i]
-			}
-		}
-		s.dx[nq+r] = -pd
+		s.dx[nq+r] = -(s.re[r].phit + m.rowDot(s, r, s.v))
 	}
 	s.lin.Solve(s.dx)
 	for i := 0; i < nq; i++ {
