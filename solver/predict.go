@@ -21,7 +21,11 @@ import "math"
 // Measured on A01 (h = 0.8 ms, ρ∞ = 1) this cut the Newton iterations per
 // step from 2.45 to 1.05 and the refactorisations from 0.45 to 0.007 per
 // step; on the slider–crank from 2.36 to 1.06; on the cart-pole from 2.34 to
-// 1.32. A stiff ANCF beam gains nothing (2.8 iterations either way). With
+// 1.32; the IFToMM A02 double four-bar now steps through its singular
+// positions with every scheme. A stiff ANCF beam gains nothing (2.8
+// iterations either way): after each step predScore compares the
+// extrapolation with holding, and the next step uses whichever fitted
+// better. With
 // unequal steps (adaptive stepping, a fractional last sub-step) it falls
 // back to a quadratic through the last three values, and to lower orders
 // while the history fills or when the step changes by more than a factor of
