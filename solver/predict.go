@@ -106,26 +106,28 @@ func (s *State) predict(h float64) {
 	nq := len(s.a)
 	hold := s.ph[len(s.ph)-1] != 0
 	hist := s.ph[:len(s.ph)-predBack-2]
-	push := func(x *float64, p []float64, e *float64) {
-		p = p[:predBack]
-		x0 := *x
-		xe := w[0]*x0 + w[1]*p[0] + w[2]*p[1] + w[3]*p[2] + w[4]*p[3]
-		*e = xe
-		if !hold {
-			*x = xe
-		}
-		p[3], p[2], p[1], p[0] = p[2], p[1], p[0], x0
-	}
-	for i := range s.a {
-		push(&s.a[i], hist[i*predBack:], &s.pred[i])
-	}
-	for r := range s.lam {
-		push(&s.lam[r], hist[(nq+r)*predBack:], &s.pred[nq+r])
-	}
+	extrapolate(w, hold, s.a, hist[:nq*predBack], s.pred[:nq])
+	extrapolate(w, hold, s.lam, hist[nq*predBack:], s.pred[nq:])
 	steps := s.ph[len(s.ph)-predBack-2 : len(s.ph)-2]
 	copy(steps[1:], steps[:predBack-1])
 	steps[0] = h
 	s.ph[len(s.ph)-2] = float64(min(int(s.ph[len(s.ph)-2])+1, predBack))
+}
+
+// extrapolate predicts each x[i] with the weights w from its history
+// p[i*predBack:], stores the prediction in e[i] (and in x[i] unless hold)
+// and pushes the old x[i] into the history.
+func extrapolate(w *[predBack + 1]float64, hold bool, x, p, e []float64) {
+	e = e[:len(x)]
+	for i, x0 := range x {
+		q := (*[predBack]float64)(p[i*predBack : i*predBack+predBack])
+		xe := w[0]*x0 + w[1]*q[0] + w[2]*q[1] + w[3]*q[2] + w[4]*q[3]
+		e[i] = xe
+		if !hold {
+			x[i] = xe
+		}
+		q[3], q[2], q[1], q[0] = q[2], q[1], q[0], x0
+	}
 }
 
 // predScore compares, after a converged step, the extrapolated
@@ -135,10 +137,15 @@ func (s *State) predict(h float64) {
 // high-frequency content, mostly hold; rigid mechanisms extrapolate.
 func (s *State) predScore() {
 	ee, ec := 0.0, 0.0
+	v, pred := s.v[:len(s.a)], s.pred[:len(s.a)]
 	for i, a := range s.a {
-		sc := 1 / (1 + math.Abs(s.v[i]))
-		ee = math.Max(ee, math.Abs(a-s.pred[i])*sc)
-		ec = math.Max(ec, math.Abs(a-s.predPrev(i))*sc)
+		sc := 1 / (1 + math.Abs(v[i]))
+		if d := math.Abs(a-pred[i]) * sc; d > ee {
+			ee = d
+		}
+		if d := math.Abs(a-s.predPrev(i)) * sc; d > ec {
+			ec = d
+		}
 	}
 	if ee <= ec {
 		s.ph[len(s.ph)-1] = 0
