@@ -165,6 +165,7 @@ func TestErrors(t *testing.T) {
 		{"1 + foo", 5, `unknown identifier "foo"`},
 		{"x + tme", 5, `unknown identifier "tme" (did you mean time?)`},
 		{"F_inn*2", 1, `(did you mean F_in?)`},
+		{"cart.c.x * 2", 1, `unknown identifier "cart.c.x" (a dotted name refers to a marker, which only a measure function takes`},
 		{"qqqqqq", 1, `unknown identifier "qqqqqq"`},
 		{"sin(1, 2)", 1, "sin expects 1 argument, got 2"},
 		{"max(1)", 1, "max expects at least 2 arguments, got 1"},

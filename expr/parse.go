@@ -392,6 +392,10 @@ func (p *parser) suggest(name string, call bool) string {
 		limit = 2
 	}
 	if best == "" || bestD > limit {
+		if !call && strings.Contains(name, ".") {
+			// "a.p.x": a channel name written where a value is wanted
+			return " (a dotted name refers to a marker, which only a measure function takes: dx(body.marker), vx(...), angle(...))"
+		}
 		return ""
 	}
 	return " (did you mean " + best + "?)"
