@@ -16,7 +16,8 @@ func cmdEigen(args []string) error {
 	var noStatic *bool
 	var abcd *string
 	m, model, o, err := modelCommand("eigen", "mbfmu eigen model.xml [-o modes.csv] [--xlsx modes.xlsx] [--abcd abcd.csv] [--at t | --initial]", "", args, func(fs *flag.FlagSet) {
-		at = fs.Float64("at", math.NaN(), "linearise at this time of a dynamic simulation (default: about the static equilibrium)")
+		at = new(float64)
+		timeVar(fs, at, "at", math.NaN(), "linearise at this `time` of a dynamic simulation (s, or with a unit; default: about the static equilibrium)")
 		noStatic = fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
 		abcd = fs.String("abcd", "", "write the state-space matrices A, B, C, D to this CSV `file`")
 	})

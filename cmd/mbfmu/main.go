@@ -8,8 +8,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
 	"strings"
+
+	"mbfmu/xml"
 )
 
 const usage = `mbfmu — planar multibody dynamics, shipped as FMI 2.0 Co-Simulation FMUs
@@ -95,7 +99,8 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// paramFlags collects repeated --param name=value overrides.
+// paramFlags collects repeated --param name=value overrides; the value
+// may carry a unit ("k=2 kN/m", "m=500 g") and is stored in SI.
 type paramFlags map[string]float64
 
 func (p paramFlags) String() string { return "" }
@@ -105,10 +110,36 @@ func (p paramFlags) Set(s string) error {
 	if !ok {
 		return fmt.Errorf("want name=value, got %q", s)
 	}
-	var f float64
-	if _, err := fmt.Sscan(v, &f); err != nil {
-		return fmt.Errorf("parameter %s: %q is not a number", k, v)
+	f, err := xml.ParseQuantity(v, xml.Any)
+	if err != nil {
+		return fmt.Errorf("parameter %s: %v", k, err)
 	}
 	p[strings.TrimSpace(k)] = f
 	return nil
+}
+
+// timeFlag is a time in seconds given with an optional unit ("2", "2 s",
+// "0.5ms", "1 min").
+type timeFlag struct{ v *float64 }
+
+func (t timeFlag) String() string {
+	if t.v == nil || *t.v == 0 || math.IsNaN(*t.v) {
+		return "" // unset: the help shows no default
+	}
+	return strconv.FormatFloat(*t.v, 'g', -1, 64)
+}
+
+func (t timeFlag) Set(s string) error {
+	f, err := xml.ParseQuantity(s, xml.Time)
+	if err != nil {
+		return err
+	}
+	*t.v = f
+	return nil
+}
+
+// timeVar defines a time flag (seconds, units accepted) on fs.
+func timeVar(fs *flag.FlagSet, p *float64, name string, value float64, usage string) {
+	*p = value
+	fs.Var(timeFlag{p}, name, usage)
 }

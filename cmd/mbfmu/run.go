@@ -30,10 +30,10 @@ func (o *runOpts) register(fs *flag.FlagSet, defOut string) {
 	o.params = paramFlags{}
 	fs.StringVar(&o.out, "o", defOut, "results CSV `file` (\"-\" for standard output, \"\" for none)")
 	fs.StringVar(&o.xlsx, "xlsx", "", "also write the results as a spreadsheet with charts to `file`.xlsx")
-	fs.Var(o.params, "param", "override a parameter: `name=value` (SI units; repeatable)")
-	fs.Float64Var(&o.end, "end", 0, "end time in s (default: the model's)")
-	fs.Float64Var(&o.step, "step", 0, "integrator step in s (default: the model's)")
-	fs.Float64Var(&o.outStep, "output-step", 0, "results interval in s (default: the model's)")
+	fs.Var(o.params, "param", "override a parameter: `name=value` (SI, or with a unit: k=2 kN/m; repeatable)")
+	timeVar(fs, &o.end, "end", 0, "end `time` (s, or with a unit: 500ms; default: the model's)")
+	timeVar(fs, &o.step, "step", 0, "integrator step `h` (s, or with a unit: 0.5ms; default: the model's)")
+	timeVar(fs, &o.outStep, "output-step", 0, "results interval `dt` (s, or with a unit; default: the model's)")
 	fs.StringVar(&o.integrator, "integrator", "", "genalpha, hht, newmark, bdf1, bdf2 or rk4 (default: the model's)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress output")
 }
