@@ -2,8 +2,11 @@
 # The main job: build the mbfmu command and the FMI runtime library, pack
 # every example as an FMU into dist/, and run the flagship closed-loop
 # example (inverted pendulum on a cart, LQR through the packed FMU) with its
-# results in out/cartpole.xlsx. Needs only Go and gcc.
+# results in out/cartpole.xlsx. Needs only Go and gcc; the FMUs also get
+# Windows (win64) binaries when the MinGW-w64 cross compiler is there or can
+# be installed (as root, from Debian's packages).
 #   BUILD_VIEWER=1 ./build.sh   also builds bin/mbfmu-view (SDL, ~1 min cold)
+#   BUILD_WIN64=0 ./build.sh    linux64 binaries only; BUILD_WIN64=1: fail without win64
 set -euo pipefail
 cd "$(dirname "$0")"
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
@@ -12,6 +15,15 @@ echo "== building bin/mbfmu"
 go build -o bin/mbfmu ./cmd/mbfmu
 echo "== building the FMI 2.0 runtime bin/libmbfmu-fmi2.so"
 bash scripts/build-runtime.sh
+win64=${BUILD_WIN64:-auto}
+rm -f bin/mbfmu-fmi2-win64.dll # never pack a stale one
+if [ "$win64" != 0 ]; then
+	echo "== building the Windows runtime bin/mbfmu-fmi2-win64.dll (BUILD_WIN64=0 skips it)"
+	if ! bash scripts/build-runtime.sh --win64; then
+		[ "$win64" = 1 ] && exit 1
+		echo "warning: no Windows runtime (the MinGW-w64 cross compiler is not available): the FMUs hold linux64 binaries only" >&2
+	fi
+fi
 
 echo "== packing the examples into dist/"
 mkdir -p dist out

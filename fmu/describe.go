@@ -93,6 +93,7 @@ type Description struct {
 	Tolerance       float64 // 0 when the model uses a fixed-step integrator
 	Integrator      string
 	IntegratorStep  float64
+	Platforms       []string // binaries packed (set by Pack: linux64, win64)
 }
 
 // GUID derives the FMU's GUID from the model file's bytes (and the layout

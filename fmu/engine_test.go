@@ -400,6 +400,9 @@ func TestPackRejectsWrongRuntime(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "build-runtime.sh") {
 		t.Errorf("Pack with a bogus runtime: %v", err)
 	}
+	if err := checkRuntimeWin64([]byte("MZ not really")); err == nil || !strings.Contains(err.Error(), "not a Windows DLL") {
+		t.Errorf("a bogus Windows runtime: %v", err)
+	}
 	t.Setenv("MBFMU_RUNTIME", filepath.Join(t.TempDir(), "missing"))
 	if _, err := FindRuntime(); err == nil || !strings.Contains(err.Error(), "build-runtime.sh") {
 		t.Errorf("FindRuntime with a bad MBFMU_RUNTIME: %v", err)

@@ -595,6 +595,33 @@ func TestResolveResources(t *testing.T) {
 	}
 }
 
+// TestURIPathsWindows: the file: URIs Windows importers send become
+// Windows paths (drive letters, UNC shares); checked here on any OS.
+func TestURIPathsWindows(t *testing.T) {
+	for _, c := range []struct {
+		loc  string
+		want []string
+	}{
+		{"file:///C:/Users/a%20b/fmu/resources/", []string{"C:/Users/a b/fmu/resources/", "C:/Users/a%20b/fmu/resources/"}},
+		{"file:/D:/x/resources", []string{"D:/x/resources"}},
+		{"file:///c|/x", []string{"c:/x"}},
+		{"file://localhost/C:/x", []string{"C:/x"}},
+		{"file://server/share/fmu/resources", []string{`\\server/share/fmu/resources`}},
+		{"file:///tmp/x", []string{"/tmp/x"}},
+	} {
+		got, err := uriPaths(c.loc, true)
+		if err != nil || strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("uriPaths(%q, windows) = %q, %v; want %q", c.loc, got, err, c.want)
+		}
+	}
+	if _, err := uriPaths("file://server/share/x", false); err == nil {
+		t.Error("a remote host was accepted off Windows")
+	}
+	if got, _ := uriPaths("file:///C:/x", false); got[0] != "/C:/x" {
+		t.Errorf("off Windows /C:/x is an ordinary path, got %q", got)
+	}
+}
+
 func TestUnits(t *testing.T) {
 	for _, c := range []struct {
 		s      string

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"debug/elf"
+	"debug/pe"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,12 @@ import (
 // RuntimeLibName is the file name of the runtime library built from package
 // cabi (scripts/build-runtime.sh); Pack copies it into every FMU.
 const RuntimeLibName = "libmbfmu-fmi2.so"
+
+// RuntimeLibNameWin64 is the file name of the same runtime built for 64-bit
+// Windows (scripts/build-runtime.sh --win64, which needs the MinGW-w64
+// cross compiler). When it lies beside the Linux library, Pack adds it as
+// binaries/win64/<modelIdentifier>.dll.
+const RuntimeLibNameWin64 = "mbfmu-fmi2-win64.dll"
 
 // FindRuntime locates the runtime library: $MBFMU_RUNTIME (the file or the
 // folder holding it), then beside the running executable, then ./bin.
@@ -56,7 +64,9 @@ func FindRuntime() (string, error) {
 // Pack builds an FMI 2.0 co-simulation FMU at outPath from the model file at
 // modelPath and the runtime library at runtimePath ("" = FindRuntime). The
 // FMU holds modelDescription.xml, binaries/linux64/<modelIdentifier>.so,
-// resources/model.xml and documentation/index.html. It needs no Go
+// binaries/win64/<modelIdentifier>.dll when the Windows runtime
+// (RuntimeLibNameWin64) lies beside the Linux one, resources/model.xml and
+// documentation/index.html. It needs no Go
 // toolchain: the runtime is the same for every model and reads the model
 // from its resources at instantiation.
 func Pack(modelPath, outPath, runtimePath string) error {
@@ -86,30 +96,51 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	if err := checkRuntime(lib); err != nil {
 		return nil, fmt.Errorf("%s: %v (build the runtime with scripts/build-runtime.sh)", runtimePath, err)
 	}
+	var dll []byte
+	winPath := filepath.Join(filepath.Dir(runtimePath), RuntimeLibNameWin64)
+	if b, err := os.ReadFile(winPath); err == nil {
+		if err := checkRuntimeWin64(b); err != nil {
+			return nil, fmt.Errorf("%s: %v (rebuild it with scripts/build-runtime.sh --win64, or remove it)", winPath, err)
+		}
+		dll = b
+	}
 	d := l.desc
+	d.Platforms = []string{"linux64"}
+	if dll != nil {
+		d.Platforms = append(d.Platforms, "win64")
+	}
 	mod := time.Now()
 	if fi, err := os.Stat(modelPath); err == nil {
 		mod = fi.ModTime()
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, dir := range []string{"binaries/", "binaries/linux64/", "resources/", "documentation/"} {
+	dirs := []string{"binaries/", "binaries/linux64/", "resources/", "documentation/"}
+	if dll != nil {
+		dirs = append(dirs, "binaries/win64/")
+	}
+	for _, dir := range dirs {
 		h := &zip.FileHeader{Name: dir, Modified: mod}
 		h.SetMode(os.ModeDir | 0o755)
 		if _, err := zw.CreateHeader(h); err != nil {
 			return nil, err
 		}
 	}
-	for _, f := range []struct {
+	type entry struct {
 		name string
 		data []byte
 		mode os.FileMode
-	}{
+	}
+	files := []entry{
 		{"modelDescription.xml", d.XML(), 0o644},
 		{"binaries/linux64/" + d.ModelIdentifier + ".so", lib, 0o755},
 		{"resources/" + ModelFileName, data, 0o644},
 		{"documentation/index.html", d.HTML(), 0o644},
-	} {
+	}
+	if dll != nil {
+		files = append(files, entry{"binaries/win64/" + d.ModelIdentifier + ".dll", dll, 0o755})
+	}
+	for _, f := range files {
 		h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: mod}
 		h.SetMode(f.mode)
 		w, err := zw.CreateHeader(h)
@@ -152,6 +183,80 @@ func checkRuntime(lib []byte) error {
 		return errors.New("it does not export the FMI 2.0 functions: not the mbfmu runtime library")
 	}
 	return nil
+}
+
+// checkRuntimeWin64 checks that lib is an x86-64 Windows DLL exporting the
+// FMI 2.0 functions.
+func checkRuntimeWin64(lib []byte) error {
+	f, err := pe.NewFile(bytes.NewReader(lib))
+	if err != nil {
+		return fmt.Errorf("not a Windows DLL: %v", err)
+	}
+	defer f.Close()
+	if f.Machine != pe.IMAGE_FILE_MACHINE_AMD64 || f.Characteristics&pe.IMAGE_FILE_DLL == 0 {
+		return fmt.Errorf("not an x86-64 Windows DLL (machine %#x, characteristics %#x)", f.Machine, f.Characteristics)
+	}
+	names, err := peExports(f)
+	if err != nil {
+		return err
+	}
+	need := map[string]bool{"fmi2Instantiate": true, "fmi2DoStep": true, "fmi2GetFMUstate": true}
+	for _, n := range names {
+		delete(need, n)
+	}
+	if len(need) > 0 {
+		return errors.New("it does not export the FMI 2.0 functions: not the mbfmu runtime library")
+	}
+	return nil
+}
+
+// peExports lists the names in a PE file's export directory.
+func peExports(f *pe.File) ([]string, error) {
+	oh, ok := f.OptionalHeader.(*pe.OptionalHeader64)
+	if !ok || len(oh.DataDirectory) <= pe.IMAGE_DIRECTORY_ENTRY_EXPORT {
+		return nil, errors.New("not a 64-bit PE image")
+	}
+	// at returns the image bytes from virtual address va to the end of
+	// its section
+	at := func(va uint32) ([]byte, error) {
+		for _, s := range f.Sections {
+			if va >= s.VirtualAddress && va < s.VirtualAddress+s.Size {
+				data, err := s.Data()
+				if err != nil {
+					return nil, err
+				}
+				if off := va - s.VirtualAddress; off < uint32(len(data)) {
+					return data[off:], nil
+				}
+			}
+		}
+		return nil, fmt.Errorf("export data at %#x outside the sections", va)
+	}
+	dir := oh.DataDirectory[pe.IMAGE_DIRECTORY_ENTRY_EXPORT]
+	if dir.VirtualAddress == 0 || dir.Size < 40 {
+		return nil, errors.New("no export directory")
+	}
+	hdr, err := at(dir.VirtualAddress)
+	if err != nil || len(hdr) < 40 {
+		return nil, fmt.Errorf("export directory unreadable: %v", err)
+	}
+	n := binary.LittleEndian.Uint32(hdr[24:])
+	ptrs, err := at(binary.LittleEndian.Uint32(hdr[32:]))
+	if err != nil || uint64(len(ptrs)) < 4*uint64(n) {
+		return nil, fmt.Errorf("export name table unreadable: %v", err)
+	}
+	names := make([]string, 0, n)
+	for i := uint32(0); i < n; i++ {
+		b, err := at(binary.LittleEndian.Uint32(ptrs[4*i:]))
+		if err != nil {
+			return nil, err
+		}
+		if k := bytes.IndexByte(b, 0); k >= 0 {
+			b = b[:k]
+		}
+		names = append(names, string(b))
+	}
+	return names, nil
 }
 
 // writeFileAtomic writes through a temporary file in the same folder.

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -16,7 +17,53 @@ const ModelFileName = "model.xml"
 // model file. Every form importers send is accepted: "file:///…/resources/"
 // (fmusim), "file:///…/resources" percent-encoded (FMPy), "file://localhost/…",
 // "file:/…", a plain path, and the FMU root (then resources/ is looked in).
+// On Windows also "file:///C:/…" (drive letter) and "file://server/share/…"
+// (a UNC path).
 func ResolveResources(loc string) (string, error) {
+	return resolveResources(loc, runtime.GOOS == "windows")
+}
+
+// uriPaths returns the local paths a file: URI may mean (decoded first,
+// then as written), with Windows drive letters and UNC hosts when windows.
+func uriPaths(loc string, windows bool) ([]string, error) {
+	rest := loc[len("file:"):]
+	host := ""
+	if strings.HasPrefix(rest, "//") {
+		rest = rest[2:]
+		slash := strings.IndexByte(rest, '/')
+		if slash < 0 {
+			return nil, fmt.Errorf("fmuResourceLocation %q has no path", loc)
+		}
+		host, rest = rest[:slash], rest[slash:]
+		if strings.EqualFold(host, "localhost") {
+			host = ""
+		}
+		if host != "" && !windows {
+			return nil, fmt.Errorf("fmuResourceLocation %q names the remote host %q: only local files are supported", loc, host)
+		}
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	forms := []string{rest}
+	if p, err := url.PathUnescape(rest); err == nil && p != rest {
+		forms = []string{p, rest} // not valid percent-encoding: taken literally
+	}
+	for i, p := range forms {
+		switch {
+		case host != "":
+			p = `\\` + host + p // \\server\share\…
+		case windows && len(p) >= 3 && p[0] == '/' && isDriveLetter(p[1]) && (p[2] == ':' || p[2] == '|'):
+			p = p[1:2] + ":" + p[3:] // /C:/x → C:/x
+		}
+		forms[i] = p
+	}
+	return forms, nil
+}
+
+func isDriveLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func resolveResources(loc string, windows bool) (string, error) {
 	if strings.TrimSpace(loc) == "" {
 		return "", errors.New("fmuResourceLocation is empty: the importer must pass the URI of the unpacked FMU's resources folder (file:///…/resources)")
 	}
@@ -24,30 +71,11 @@ func ResolveResources(loc string) (string, error) {
 	lower := strings.ToLower(loc)
 	switch {
 	case strings.HasPrefix(lower, "file:"):
-		rest := loc[len("file:"):]
-		if strings.HasPrefix(rest, "//") {
-			rest = rest[2:]
-			slash := strings.IndexByte(rest, '/')
-			if slash < 0 {
-				return "", fmt.Errorf("fmuResourceLocation %q has no path", loc)
-			}
-			if host := rest[:slash]; host != "" && !strings.EqualFold(host, "localhost") {
-				return "", fmt.Errorf("fmuResourceLocation %q names the remote host %q: only local files are supported", loc, host)
-			}
-			rest = rest[slash:]
-		}
-		if i := strings.IndexAny(rest, "?#"); i >= 0 {
-			rest = rest[:i]
-		}
-		p, err := url.PathUnescape(rest)
+		ps, err := uriPaths(loc, windows)
 		if err != nil {
-			// Not valid percent-encoding: take it literally.
-			p = rest
+			return "", err
 		}
-		cands = append(cands, p)
-		if p != rest {
-			cands = append(cands, rest)
-		}
+		cands = append(cands, ps...)
 	case strings.Contains(loc, "://"):
 		return "", fmt.Errorf("fmuResourceLocation %q: unsupported URI scheme (expected file:)", loc)
 	default:

@@ -4,9 +4,48 @@
 # script cabi/exports.map). `mbfmu pack` copies it into every FMU; put it
 # beside the mbfmu executable, in ./bin, or point MBFMU_RUNTIME at it.
 #
-# Usage: scripts/build-runtime.sh [output path]   (default bin/libmbfmu-fmi2.so)
+# With --win64 it builds the same library for 64-bit Windows instead,
+# bin/mbfmu-fmi2-win64.dll, with the MinGW-w64 cross compiler (Debian
+# package gcc-mingw-w64-x86-64; installed here when missing and run as
+# root). `mbfmu pack` then adds it to every FMU as binaries/win64/.
+#
+# Usage: scripts/build-runtime.sh [output path]          (default bin/libmbfmu-fmi2.so)
+#        scripts/build-runtime.sh --win64 [output path]  (default bin/mbfmu-fmi2-win64.dll)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--win64" ]; then
+	shift
+	out=${1:-bin/mbfmu-fmi2-win64.dll}
+	cc=x86_64-w64-mingw32-gcc
+	if ! command -v "$cc" >/dev/null; then
+		if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+			echo "build-runtime: installing the MinGW-w64 cross compiler (gcc-mingw-w64-x86-64)"
+			apt-get install -y -qq gcc-mingw-w64-x86-64 >/dev/null ||
+				{ apt-get update -qq >/dev/null && apt-get install -y -qq gcc-mingw-w64-x86-64 >/dev/null; }
+		else
+			echo "build-runtime: $cc not found: install the MinGW-w64 cross compiler (Debian: gcc-mingw-w64-x86-64)" >&2
+			exit 1
+		fi
+	fi
+	mkdir -p "$(dirname "$out")"
+	# A Windows DLL exports only what cabi marks //export: the fmi2 functions.
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=$cc \
+		go build -buildmode=c-shared -trimpath -ldflags="-s -w" -o "$out" ./cabi
+	rm -f "${out%.dll}.h"
+	if command -v x86_64-w64-mingw32-objdump >/dev/null; then
+		extra=$(x86_64-w64-mingw32-objdump -p "$out" |
+			sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR > 1 && NF {print $NF}' | grep -v '^fmi2' || true)
+		if [ -n "$extra" ]; then
+			echo "build-runtime: $out exports non-FMI symbols:" >&2
+			echo "$extra" >&2
+			exit 1
+		fi
+	fi
+	echo "built $out ($(du -h "$out" | cut -f1))"
+	exit 0
+fi
+
 out=${1:-bin/libmbfmu-fmi2.so}
 mkdir -p "$(dirname "$out")"
 CGO_ENABLED=1 go build -buildmode=c-shared -trimpath \

@@ -18,7 +18,27 @@
  * tip_x 1, tip_y 2, omega 3 (outputs), m 4 (fixed), c 5 (tunable).
  */
 #define _GNU_SOURCE
+#ifdef _WIN32
+/* Windows (built with MinGW-w64, run under wine in the tests): the same
+ * host loads binaries/win64/ID.dll. */
+#include <stdio.h>
+#include <windows.h>
+#define RTLD_NOW 0
+#define RTLD_LOCAL 0
+static void* dlopen(const char* path, int flags) { (void)flags; return (void*)LoadLibraryA(path); }
+static void* dlsym(void* lib, const char* name) { return (void*)GetProcAddress((HMODULE)lib, name); }
+static const char* dlerror(void) {
+    static char buf[64];
+    snprintf(buf, sizeof buf, "Windows error %lu", (unsigned long)GetLastError());
+    return buf;
+}
+#define BINDIR "win64"
+#define LIBEXT ".dll"
+#else
 #include <dlfcn.h>
+#define BINDIR "linux64"
+#define LIBEXT ".so"
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -88,7 +108,7 @@ static void load(fmu_t* f, const char* dir) {
     fclose(fp);
     attr(xml, "guid", f->guid, sizeof f->guid);
     attr(xml, "modelIdentifier", id, sizeof id);
-    snprintf(path, sizeof path, "%s/binaries/linux64/%s.so", dir, id);
+    snprintf(path, sizeof path, "%s/binaries/" BINDIR "/%s" LIBEXT, dir, id);
     f->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!f->lib) die("dlopen %s: %s", path, dlerror());
 #define F(name) if (!(f->name = (__typeof__(&name))dlsym(f->lib, #name))) die("missing symbol " #name);
@@ -125,7 +145,9 @@ static const fmi2CallbackFunctions callbacks = {logger, NULL, NULL, NULL, NULL};
 /* uri turns a path into a percent-encoded file:// URI. */
 static void uri(const char* path, char* out, size_t n) {
     size_t j = snprintf(out, n, "file://");
+    if (path[0] && path[1] == ':') j += snprintf(out + j, n - j, "/"); /* file:///C:/… */
     for (const unsigned char* p = (const unsigned char*)path; *p && j + 4 < n; p++) {
+        if (*p == '\\') { out[j++] = '/'; continue; }
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
             strchr("/-._~", *p))
             out[j++] = *p;
@@ -283,7 +305,7 @@ static void checks(fmu_t* f, fmu_t* foreign, fmu_t* nanf) {
         snprintf(forms[nf++], sizeof forms[0], "%s/", loc);                  /* fmusim */
         snprintf(forms[nf++], sizeof forms[0], "%s", loc);                   /* FMPy, percent-encoded */
         snprintf(forms[nf++], sizeof forms[0], "file://localhost%s", loc + 7);
-        snprintf(forms[nf++], sizeof forms[0], "file:%s", res);              /* file:/path */
+        snprintf(forms[nf++], sizeof forms[0], res[1] == ':' ? "file:/%s" : "file:%s", res); /* file:/path */
         snprintf(forms[nf++], sizeof forms[0], "%s", res);                   /* plain path */
         snprintf(forms[nf++], sizeof forms[0], "%s/", f->dir);               /* FMU root */
         uri(f->dir, forms[nf], sizeof forms[0]);                             /* FMU root URI */

@@ -13,7 +13,9 @@ import (
 
 // cmdPack implements `mbfmu pack model.xml [-o model.fmu] [-runtime lib.so]`:
 // it writes an FMI 2.0 co-simulation FMU holding modelDescription.xml, the
-// runtime library as binaries/linux64/<modelIdentifier>.so, the model file
+// runtime library as binaries/linux64/<modelIdentifier>.so (and
+// binaries/win64/<modelIdentifier>.dll when the Windows runtime
+// mbfmu-fmi2-win64.dll lies beside it), the model file
 // as resources/model.xml and documentation/index.html. It needs no Go
 // toolchain: the runtime library (scripts/build-runtime.sh) is found in
 // $MBFMU_RUNTIME, beside the mbfmu executable, or in ./bin.
@@ -23,7 +25,8 @@ func cmdPack(args []string) error {
 	runtime := fs.String("runtime", "", "runtime `library` libmbfmu-fmi2.so (default: $MBFMU_RUNTIME, beside mbfmu, or ./bin)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: mbfmu pack model.xml [-o model.fmu] [-runtime libmbfmu-fmi2.so]\n\n"+
-			"Packs a model file as an FMI 2.0 Co-Simulation FMU (linux64).\n\n")
+			"Packs a model file as an FMI 2.0 Co-Simulation FMU: linux64, plus win64 when\n"+
+			"mbfmu-fmi2-win64.dll (scripts/build-runtime.sh --win64) lies beside the runtime library.\n\n")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the model file.
@@ -68,7 +71,7 @@ func cmdPack(args []string) error {
 	if fi, err := os.Stat(*out); err == nil {
 		size = fi.Size()
 	}
-	fmt.Printf("wrote %s: FMI 2.0 co-simulation, modelIdentifier %s, %d inputs, %d outputs, %d parameters, %.1f MB\n",
-		*out, d.ModelIdentifier, nIn, nOut, nPar, float64(size)/1e6)
+	fmt.Printf("wrote %s: FMI 2.0 co-simulation, modelIdentifier %s, %d inputs, %d outputs, %d parameters, binaries %s, %.1f MB\n",
+		*out, d.ModelIdentifier, nIn, nOut, nPar, strings.Join(d.Platforms, " + "), float64(size)/1e6)
 	return nil
 }
