@@ -144,9 +144,6 @@ func (s *State) Stats() Stats { return s.stats }
 // Q returns the generalized coordinates (read-only view).
 func (s *State) Q() []float64 { return s.q }
 
-// StepSize returns the next adaptive step.
-func (s *State) StepSize() float64 { return s.h }
-
 // V returns the generalized velocities (read-only view).
 func (s *State) V() []float64 { return s.v }
 
