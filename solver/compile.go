@@ -820,8 +820,10 @@ func (c *compiler) plan() {
 	}
 	m.compressMass()
 	m.fpos = make([][]int, len(m.forces))
+	m.fdTan = make([]bool, len(m.forces))
 	for k, f := range m.forces {
 		m.fpos[k] = pos(f.dofs())
+		m.fdTan[k] = readsMeasures(f)
 	}
 }
 

@@ -25,6 +25,28 @@ type param struct {
 	c float64
 }
 
+// measured reports whether the parameter reads the state through measures
+// (dx(m), vx(m), angle(m), ...): its derivatives are then not in the
+// element's analytic tangent.
+func (p *param) measured() bool { return p.p != nil && p.p.UsesMeasures() }
+
+// paramLister is implemented by elements with run-time parameters.
+type paramLister interface{ params() []*param }
+
+// readsMeasures reports whether any run-time parameter of f reads measures.
+func readsMeasures(f forceElement) bool {
+	pl, ok := f.(paramLister)
+	if !ok {
+		return false
+	}
+	for _, p := range pl.params() {
+		if p.measured() {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *param) get(x *evalCtx) float64 {
 	if p.p == nil {
 		return p.c
@@ -64,7 +86,8 @@ type pointForce struct {
 	d        [3]int
 }
 
-func (e *pointForce) dofs() []int { return e.d[:] }
+func (e *pointForce) dofs() []int      { return e.d[:] }
+func (e *pointForce) params() []*param { return []*param{&e.fx, &e.fy} }
 
 func (e *pointForce) force(x *evalCtx) (kp kinPoint, F [2]float64) {
 	e.pt.eval(x.q, x.v, &kp)
@@ -95,7 +118,8 @@ type torqueElem struct {
 	d    [6]int
 }
 
-func (e *torqueElem) dofs() []int { return e.d[:] }
+func (e *torqueElem) dofs() []int      { return e.d[:] }
+func (e *torqueElem) params() []*param { return []*param{&e.t} }
 
 func (e *torqueElem) eval(x *evalCtx, f, k, c []float64) {
 	t := e.t.get(x)
@@ -114,7 +138,8 @@ type spring struct {
 	d          [6]int
 }
 
-func (e *spring) dofs() []int { return e.d[:] }
+func (e *spring) dofs() []int      { return e.d[:] }
+func (e *spring) params() []*param { return []*param{&e.k, &e.c, &e.l, &e.p} }
 
 // state returns length, rate, tension and the kinematics.
 func (e *spring) state(x *evalCtx) (l, ld, f float64, ki, kj kinPoint, u [2]float64) {
@@ -213,7 +238,8 @@ type rspring struct {
 	d          [6]int
 }
 
-func (e *rspring) dofs() []int { return e.d[:] }
+func (e *rspring) dofs() []int      { return e.d[:] }
+func (e *rspring) params() []*param { return []*param{&e.k, &e.c, &e.a, &e.p} }
 
 func (e *rspring) rel(x *evalCtx) (th, om float64) {
 	if e.bj >= 0 {

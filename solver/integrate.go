@@ -88,6 +88,9 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 			clear(cl)
 		}
 		f.eval(&s.x, fl, kl, cl)
+		if factor && m.fdTan[k] {
+			m.fdTangent(s, f, fl, kl, cl)
+		}
 		for a, i := range d {
 			if i < 0 {
 				continue
@@ -103,6 +106,37 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// fdTangent replaces the tangent K = −∂Q/∂q and C = −∂Q/∂v of element f
+// (force fl at the current state) by forward differences over its own
+// coordinates and velocities: its expressions read measures, whose
+// derivatives the analytic tangent lacks. (Measures of bodies outside the
+// element stay out of the Newton matrix.)
+func (m *Model) fdTangent(s *State, f forceElement, fl, kl, cl []float64) {
+	d := f.dofs()
+	n := len(d)
+	f2 := s.fl2[:n]
+	for b, j := range d {
+		if j < 0 {
+			continue
+		}
+		for _, xs := range [2][]float64{s.q, s.v} {
+			out := kl
+			if &xs[0] == &s.v[0] {
+				out = cl
+			}
+			x0 := xs[j]
+			xs[j] = x0 + 1e-7*(1+math.Abs(x0))
+			dx := xs[j] - x0
+			clear(f2)
+			f.eval(&s.x, f2, nil, nil)
+			xs[j] = x0
+			for a := range f2 {
+				out[a*n+b] = -(f2[a] - fl[a]) / dx
 			}
 		}
 	}

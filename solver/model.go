@@ -51,6 +51,7 @@ type Model struct {
 	mpos   []int
 	blkPos [][]int
 	fpos   [][]int
+	fdTan  []bool // force elements whose tangent is taken by finite differences (readsMeasures)
 	// the assembled constant mass matrix (mdiag + mblocks) in compressed
 	// rows, for M·x
 	mPtr []int32

@@ -34,6 +34,7 @@ type State struct {
 	res, dx     []float64
 	fq, tmp     []float64
 	fl, kl, cl  []float64
+	fl2         []float64 // force scratch for finite-difference tangents
 	re          []rowEval
 	lin         *linalg.Solver
 	needFactor  bool
@@ -73,6 +74,7 @@ func (m *Model) NewState() *State {
 		mx = max(mx, len(f.dofs()))
 	}
 	s.fl, s.kl, s.cl = make([]float64, mx), make([]float64, mx*mx), make([]float64, mx*mx)
+	s.fl2 = make([]float64, mx)
 	s.re = make([]rowEval, nc)
 	s.lin = m.plan.NewSolver()
 	s.save, s.save2 = make([]float64, len(s.core)), make([]float64, len(s.core))
