@@ -124,9 +124,9 @@ func (m *Model) fdTangent(s *State, f forceElement, fl, kl, cl []float64) {
 		if j < 0 {
 			continue
 		}
-		for _, xs := range [2][]float64{s.q, s.v} {
-			out := kl
-			if &xs[0] == &s.v[0] {
+		for pass, xs := range [2][]float64{s.q, s.v} {
+			out := kl // −∂Q/∂q, then −∂Q/∂v
+			if pass == 1 {
 				out = cl
 			}
 			x0 := xs[j]
