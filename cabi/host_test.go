@@ -51,6 +51,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// versionScript is the -ldflags part that limits the Linux library's
+// exports to the fmi2 functions.
+func versionScript() string {
+	wd, _ := os.Getwd()
+	return " -extldflags=-Wl,--version-script=" + filepath.Join(wd, "exports.map")
+}
+
 // goTool returns the go command that runs this test.
 func goTool() string {
 	if p, err := exec.LookPath("go"); err == nil {
@@ -77,13 +84,8 @@ func setup(tb testing.TB) *env {
 			return
 		}
 		shared.lib = filepath.Join(tmpRoot, "lib", fmu.RuntimeLibName)
-		wd, _ := os.Getwd()
-		build := exec.Command(goTool(), "build", "-buildmode=c-shared", "-trimpath",
-			"-ldflags=-s -w -extldflags=-Wl,--version-script="+filepath.Join(wd, "exports.map"),
-			"-o", shared.lib, ".")
-		build.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if out, err := build.CombinedOutput(); err != nil {
-			shared.err = fmt.Errorf("building the runtime library: %v\n%s", err, out)
+		if err := buildRuntime(shared.lib, versionScript()); err != nil {
+			shared.err = err
 			return
 		}
 		shared.host = filepath.Join(tmpRoot, "host")
@@ -187,6 +189,33 @@ func parseOutputs(t *testing.T, out, tag string) [][]float64 {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// parseChecks counts the "ok" lines of the host's checks and collects the
+// "FAIL" lines.
+func parseChecks(out string) (passed int, failed []string) {
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "FAIL"):
+			failed = append(failed, l)
+		case strings.HasPrefix(l, "ok"):
+			passed++
+		}
+	}
+	return passed, failed
+}
+
+// buildRuntime builds the runtime library of this package at out with go
+// build -buildmode=c-shared; ldflags are added to "-s -w" and env to the
+// environment (CC, GOOS...).
+func buildRuntime(out, ldflags string, env ...string) error {
+	build := exec.Command(goTool(), "build", "-buildmode=c-shared", "-trimpath",
+		"-ldflags=-s -w"+ldflags, "-o", out, ".")
+	build.Env = append(append(os.Environ(), "CGO_ENABLED=1"), env...)
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the runtime library %s: %v\n%s", out, err, b)
+	}
+	return nil
 }
 
 // tau is the host's input during step k (exact in binary64).
@@ -319,16 +348,7 @@ func TestChecks(t *testing.T) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	var failed []string
-	passed := 0
-	for _, l := range strings.Split(string(out), "\n") {
-		switch {
-		case strings.HasPrefix(l, "FAIL"):
-			failed = append(failed, l)
-		case strings.HasPrefix(l, "ok"):
-			passed++
-		}
-	}
+	passed, failed := parseChecks(string(out))
 	if err != nil || len(failed) > 0 || passed < 150 {
 		t.Fatalf("host checks: %v, %d passed\n%s\nstderr:\n%s", err, passed, strings.Join(failed, "\n"), stderr.String())
 	}

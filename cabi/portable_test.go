@@ -42,12 +42,8 @@ func TestPortableRuntime(t *testing.T) {
 	}
 	dir := filepath.Join(tmpRoot, "portable")
 	lib := filepath.Join(dir, fmu.RuntimeLibName)
-	wd, _ := os.Getwd()
-	build := exec.Command(goTool(), "build", "-buildmode=c-shared", "-trimpath",
-		"-ldflags=-s -w -extldflags=-Wl,--version-script="+filepath.Join(wd, "exports.map"), "-o", lib, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=1", "CC="+zig+" cc -target x86_64-linux-gnu.2.17")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("zig build: %v\n%s", err, out)
+	if err := buildRuntime(lib, versionScript(), "CC="+zig+" cc -target x86_64-linux-gnu.2.17"); err != nil {
+		t.Fatal(err)
 	}
 	f, err := elf.Open(lib)
 	if err != nil {
@@ -59,10 +55,14 @@ func TestPortableRuntime(t *testing.T) {
 	}
 	newest := ""
 	for _, s := range imp {
-		if v, ok := strings.CutPrefix(s.Version, "GLIBC_"); ok && versionLess(newest, v) {
+		v, ok := strings.CutPrefix(s.Version, "GLIBC_")
+		if !ok {
+			continue
+		}
+		if versionLess(newest, v) {
 			newest = v
 		}
-		if v, ok := strings.CutPrefix(s.Version, "GLIBC_"); ok && versionLess("2.17", v) {
+		if versionLess("2.17", v) {
 			t.Errorf("%s needs %s@GLIBC_%s, newer than 2.17", lib, s.Name, v)
 		}
 	}

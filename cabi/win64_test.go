@@ -44,11 +44,8 @@ func TestWin64(t *testing.T) {
 	if err := os.WriteFile(lib, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	build := exec.Command(goTool(), "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w",
-		"-o", filepath.Join(dir, fmu.RuntimeLibNameWin64), ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=1", "GOOS=windows", "GOARCH=amd64", "CC="+cc)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the Windows runtime: %v\n%s", err, out)
+	if err := buildRuntime(filepath.Join(dir, fmu.RuntimeLibNameWin64), "", "GOOS=windows", "GOARCH=amd64", "CC="+cc); err != nil {
+		t.Fatal(err)
 	}
 	host := filepath.Join(dir, "host.exe")
 	if out, err := exec.Command(cc, "-O2", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off", "-I.",
@@ -103,16 +100,7 @@ func TestWin64(t *testing.T) {
 	compareBits(t, "win64 run", parseOutputs(t, run("run", dirs["pendulum"], strconv.Itoa(n)), "A"), reference(t, "pendulum", n))
 	compareBits(t, "win64 threads", parseOutputs(t, run("threads", dirs["pendulum"], strconv.Itoa(n)), "A"), reference(t, "pendulum", n))
 	out := run("checks", dirs["pendulum"], dirs["pendulum2"], dirs["pendulum_nan"])
-	var failed []string
-	passed := 0
-	for _, l := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(l, "FAIL"):
-			failed = append(failed, l)
-		case strings.HasPrefix(l, "ok"):
-			passed++
-		}
-	}
+	passed, failed := parseChecks(out)
 	if len(failed) > 0 || passed < 150 {
 		t.Fatalf("win64 host checks: %d passed\n%s", passed, strings.Join(failed, "\n"))
 	}

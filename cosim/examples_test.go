@@ -162,15 +162,7 @@ func TestCartPoleDominantPole(t *testing.T) {
 // The slider-crank example: the PID holds the commanded speed through a
 // step of the command and a load step.
 func TestSliderCrankPIDTracks(t *testing.T) {
-	cfg, err := LoadConfig("../examples/slider-crank-pid/cosim.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMaster(t, "../examples/slider-crank-pid/cosim.xml", Options{})
 	w := &memWriter{}
 	sum, err := m.Run(RunOptions{Writer: w})
 	if err != nil {

@@ -154,6 +154,22 @@ func packFMU(t testing.TB, model, dir string) string {
 	return out
 }
 
+// newMaster loads a configuration file and builds its master, closed when
+// the test ends.
+func newMaster(t testing.TB, file string, o Options) *Master {
+	t.Helper()
+	cfg, err := LoadConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
 // loadWithPaths loads a configuration file and points the paths of the
 // named components at other files.
 func loadWithPaths(t testing.TB, file string, paths map[string]string) *Config {

@@ -111,15 +111,7 @@ func TestVariableStep(t *testing.T) {
   <signal name="f" expr="sin(2*pi*time)" unit="N"/>
   <connect from="f.y" to="plant.F"/>
 </cosim>`)
-	cfg, err := LoadConfig(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMaster(t, p, Options{})
 	sum, err := m.Run(RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -268,15 +260,7 @@ func TestChecks(t *testing.T) {
   <check signal="plant.vx" mean="true" near="0.5" tol="1e-12"/>
   <check signal="plant.x" max-abs="0.4"/>
 </cosim>`)
-	cfg, err := LoadConfig(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := newMaster(t, p, Options{})
 	sum, err := m.Run(RunOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,12 @@ func ancfPendulumSpec(n int, h, end float64) *Spec {
 // BenchmarkANCFPendulum is seed 004 case 1: 160 ANCF elements (644
 // coordinates), 1.1 s at h = 1 ms, generalized-α (ρ∞ = 0.8).
 func BenchmarkANCFPendulum(b *testing.B) {
-	m := mustCompile(b, ancfPendulumSpec(160, 1e-3, 1.1))
+	benchWholeRun(b, mustCompile(b, ancfPendulumSpec(160, 1e-3, 1.1)), 1.1)
+}
+
+// benchWholeRun times Init and a run to end, reporting the Newton
+// iterations per step and the factorisations of one run.
+func benchWholeRun(b *testing.B, m *Model, end float64) {
 	s := m.NewState()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -31,7 +36,7 @@ func BenchmarkANCFPendulum(b *testing.B) {
 		if err := m.Init(s); err != nil {
 			b.Fatal(err)
 		}
-		if err := m.AdvanceTo(s, 1.1); err != nil {
+		if err := m.AdvanceTo(s, end); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -131,21 +136,7 @@ func threeRRRSpec(n int, h, end float64) *Spec {
 // BenchmarkThreeRRR is seed 004 case 2: three passive links of 100 ANCF
 // elements (1224 coordinates, 21 constraints), 2 s at h = 1 ms.
 func BenchmarkThreeRRR(b *testing.B) {
-	m := mustCompile(b, threeRRRSpec(100, 1e-3, 2))
-	s := m.NewState()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := m.Init(s); err != nil {
-			b.Fatal(err)
-		}
-		if err := m.AdvanceTo(s, 2); err != nil {
-			b.Fatal(err)
-		}
-	}
-	st := s.Stats()
-	b.ReportMetric(float64(st.NewtonIters)/float64(st.Steps), "iters/step")
-	b.ReportMetric(float64(st.Factorizations), "factorizations")
+	benchWholeRun(b, mustCompile(b, threeRRRSpec(100, 1e-3, 2)), 2)
 }
 
 // BenchmarkANCFPendulumStep is one step of the seed 004 pendulum with n

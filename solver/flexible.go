@@ -864,15 +864,9 @@ func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
 	}
 	mk := &b.markers[sub/7]
 	r, rx, v, _ := b.point(x.q, x.v, mk.s)
-	switch sub % 7 {
-	case 0:
-		return r[0]
-	case 1:
-		return r[1]
-	case 2:
-		return v[0]
-	case 3:
-		return v[1]
+	switch k := sub % 7; k {
+	case 0, 1, 2, 3:
+		return posVel(r, v, k)
 	case 4:
 		return math.Atan2(rx[1], rx[0])
 	case 5:
@@ -883,6 +877,14 @@ func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
 		return cross2(t, d) / nt
 	}
 	return 0.5 * (rx[0]*rx[0] + rx[1]*rx[1] - 1)
+}
+
+// posVel returns channel k of a beam marker's x, y, vx, vy.
+func posVel(r, v [2]float64, k int) float64 {
+	if k < 2 {
+		return r[k]
+	}
+	return v[k-2]
 }
 
 // FFR marker channel quantities.
@@ -939,15 +941,9 @@ func (e *ffrElem) channel(x *evalCtx, sub int) float64 {
 	}
 	mk := &b.mk[sub/6]
 	r, v, ax, tr := b.markerKin(x.q, x.v, mk)
-	switch sub % 6 {
-	case 0:
-		return r[0]
-	case 1:
-		return r[1]
-	case 2:
-		return v[0]
-	case 3:
-		return v[1]
+	switch k := sub % 6; k {
+	case 0, 1, 2, 3:
+		return posVel(r, v, k)
 	case 4:
 		return tr
 	}
