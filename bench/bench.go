@@ -14,41 +14,42 @@ import (
 	"time"
 
 	"mbfmu/solver"
+	"mbfmu/spec"
 	"mbfmu/xml"
 )
 
-func num(v float64) solver.Expr { return solver.Expr{Src: strconv.FormatFloat(v, 'g', -1, 64)} }
+func num(v float64) spec.Expr { return spec.Expr{Src: strconv.FormatFloat(v, 'g', -1, 64)} }
 
-func vec(x, y float64) solver.Vec2 { return solver.Vec2{num(x), num(y)} }
+func vec(x, y float64) spec.Vec2 { return spec.Vec2{num(x), num(y)} }
 
 // Pendulum is IFToMM A01 as a 2D rigid body on a revolute joint: a 1 kg
 // point mass (inertia 1e-10 kg·m²) on a massless 1 m link, released
 // horizontal, g = 9.81, generalized-α with ρ∞ = 1 and step h.
-func Pendulum(h float64) *solver.Spec {
-	return &solver.Spec{
+func Pendulum(h float64) *spec.Model {
+	return &spec.Model{
 		Name:     "pendulum",
-		Settings: solver.SettingsSpec{End: 10, Step: h, Integrator: "genalpha", RhoInf: 1, RhoSet: true},
-		Ground:   solver.GroundSpec{Markers: []solver.MarkerSpec{{Name: "O"}}},
-		Bodies: []solver.BodySpec{{Name: "bob", Mass: num(1), Inertia: num(1e-10), At: vec(1, 0),
-			Markers: []solver.MarkerSpec{{Name: "pin", At: vec(-1, 0)}}}},
-		Joints: []solver.JointSpec{{Kind: "revolute", Name: "pivot", I: "ground.O", J: "bob.pin"}},
+		Settings: spec.Settings{End: 10, Step: h, Integrator: "genalpha", RhoInf: 1, RhoSet: true},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}},
+		Bodies: []spec.Body{{Name: "bob", Mass: num(1), Inertia: num(1e-10), At: vec(1, 0),
+			Markers: []spec.Marker{{Name: "pin", At: vec(-1, 0)}}}},
+		Joints: []spec.Joint{{Kind: "revolute", Name: "pivot", I: "ground.O", J: "bob.pin"}},
 	}
 }
 
 // Chain is an N-link pendulum chain of uniform 1 kg, 1 m bars on revolute
 // joints, released horizontal.
-func Chain(n int, h float64) *solver.Spec {
-	s := &solver.Spec{Name: "chain", Settings: solver.SettingsSpec{End: 1, Step: h},
-		Ground: solver.GroundSpec{Markers: []solver.MarkerSpec{{Name: "O"}}}}
+func Chain(n int, h float64) *spec.Model {
+	s := &spec.Model{Name: "chain", Settings: spec.Settings{End: 1, Step: h},
+		Ground: spec.Ground{Markers: []spec.Marker{{Name: "O"}}}}
 	for i := 0; i < n; i++ {
 		name := "b" + strconv.Itoa(i)
-		s.Bodies = append(s.Bodies, solver.BodySpec{Name: name, Mass: num(1), Inertia: num(1.0 / 12), CM: vec(0.5, 0),
-			At: vec(float64(i), 0), Markers: []solver.MarkerSpec{{Name: "a"}, {Name: "b", At: vec(1, 0)}}})
+		s.Bodies = append(s.Bodies, spec.Body{Name: name, Mass: num(1), Inertia: num(1.0 / 12), CM: vec(0.5, 0),
+			At: vec(float64(i), 0), Markers: []spec.Marker{{Name: "a"}, {Name: "b", At: vec(1, 0)}}})
 		prev := "ground.O"
 		if i > 0 {
 			prev = "b" + strconv.Itoa(i-1) + ".b"
 		}
-		s.Joints = append(s.Joints, solver.JointSpec{Kind: "revolute", Name: "j" + strconv.Itoa(i), I: prev, J: name + ".a"})
+		s.Joints = append(s.Joints, spec.Joint{Kind: "revolute", Name: "j" + strconv.Itoa(i), I: prev, J: name + ".a"})
 	}
 	return s
 }
@@ -63,8 +64,8 @@ type Row struct {
 	Pass         string // "yes", "NO" or ""
 }
 
-func compileInit(spec *solver.Spec) (*solver.Model, *solver.State, error) {
-	m, err := solver.Compile(spec, solver.CompileOptions{})
+func compileInit(ms *spec.Model) (*solver.Model, *solver.State, error) {
+	m, err := solver.Compile(ms, solver.CompileOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -81,8 +82,8 @@ func pass(ok bool) string {
 
 // StepTime measures one integrator step of a model during its first second
 // of motion (median of rounds runs).
-func StepTime(spec *solver.Spec, h float64, rounds int) (time.Duration, error) {
-	m, s, err := compileInit(spec)
+func StepTime(ms *spec.Model, h float64, rounds int) (time.Duration, error) {
+	m, s, err := compileInit(ms)
 	if err != nil {
 		return 0, err
 	}
@@ -168,11 +169,11 @@ func Pendulum10s(rounds int) (time.Duration, float64, error) {
 // ExampleRun runs an example model file from its start to its end time
 // (median wall time of rounds runs) and returns the step count.
 func ExampleRun(examples, name string, rounds int) (time.Duration, int64, error) {
-	spec, err := xml.LoadFile(filepath.Join(examples, name, "model.xml"))
+	ms, err := xml.LoadFile(filepath.Join(examples, name, "model.xml"))
 	if err != nil {
 		return 0, 0, err
 	}
-	m, s, err := compileInit(spec)
+	m, s, err := compileInit(ms)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"mbfmu/fmu"
 	"mbfmu/solver"
+	"mbfmu/spec"
 	"mbfmu/xml"
 )
 
@@ -286,27 +287,27 @@ func (c *fmuComp) linearize(over map[string]float64) (*solver.Linear, []float64,
 	if !c.inProc {
 		return nil, nil, nil, fmt.Errorf("FMU %q was not packed by mbfmu: its linear model is unknown (give the gain to a <state-feedback> instead)", c.name)
 	}
-	spec, err := xml.LoadFile(filepath.Join(c.arch.dir, "resources", "model.xml"))
+	ms, err := xml.LoadFile(filepath.Join(c.arch.dir, "resources", "model.xml"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return linearizeSpec(spec, merge(c.params, over), c.ins, c.start0)
+	return linearizeSpec(ms, merge(c.params, over), c.ins, c.start0)
 }
 
 // linearizeSpec compiles spec with params, sets the inputs named in ins to
 // start, initialises and linearises about the initial state; it returns the
 // model, the declared outputs y0 and the inputs u0 there.
-func linearizeSpec(spec *solver.Spec, params map[string]float64, ins []Port, start []float64) (*solver.Linear, []float64, []float64, error) {
+func linearizeSpec(ms *spec.Model, params map[string]float64, ins []Port, start []float64) (*solver.Linear, []float64, []float64, error) {
 	for name := range params {
 		found := false
-		for _, p := range spec.Params {
+		for _, p := range ms.Params {
 			found = found || p.Name == name
 		}
 		if !found {
 			return nil, nil, nil, fmt.Errorf("the model has no parameter %q", name)
 		}
 	}
-	m, err := solver.Compile(spec, solver.CompileOptions{Params: params})
+	m, err := solver.Compile(ms, solver.CompileOptions{Params: params})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"mbfmu/solver"
+	"mbfmu/spec"
 	"mbfmu/xml"
 )
 
@@ -14,7 +15,7 @@ import (
 type modelComp struct {
 	comp
 	path   string
-	spec   *solver.Spec
+	spec   *spec.Model
 	params map[string]float64
 	m      *solver.Model
 	s      *solver.State
@@ -27,19 +28,19 @@ func newModelComp(el *errList, cfg *Config, e *Element) *modelComp {
 		el.add(e.Line, "<model> needs path=\"model.xml\"")
 		return nil
 	}
-	spec, err := xml.LoadFile(c.path)
+	ms, err := xml.LoadFile(c.path)
 	if err != nil {
 		el.add(e.Line, "model %s: %v", c.path, err)
 		return nil
 	}
-	c.spec = spec
-	for _, in := range spec.Inputs {
+	c.spec = ms
+	for _, in := range ms.Inputs {
 		c.ins = append(c.ins, Port{Name: in.Name, Unit: in.Unit})
 		c.start0 = append(c.start0, in.Start)
 	}
 	for _, p := range e.Params {
 		found := false
-		for _, sp := range spec.Params {
+		for _, sp := range ms.Params {
 			found = found || sp.Name == p.Name
 		}
 		if !found {
@@ -77,9 +78,9 @@ func (c *modelComp) compile() (*solver.Model, error) {
 
 func (c *modelComp) start(m *Master) error {
 	st := m.cfg.Settings
-	spec := *c.spec
-	spec.Settings.Start, spec.Settings.End = st.Start, st.End
-	mod, err := solver.Compile(&spec, solver.CompileOptions{Params: c.params})
+	ms := *c.spec
+	ms.Settings.Start, ms.Settings.End = st.Start, st.End
+	mod, err := solver.Compile(&ms, solver.CompileOptions{Params: c.params})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"mbfmu/solver"
+	"mbfmu/spec"
 	"mbfmu/xml"
 )
 
@@ -25,8 +26,8 @@ func newSolverModel(m *solver.Model) *solverModel {
 		integrator:     st.Integrator,
 		integratorStep: st.Step,
 	}}
-	if spec := m.Spec(); spec != nil {
-		sm.mi.desc = spec.Description
+	if ms := m.Spec(); ms != nil {
+		sm.mi.desc = ms.Description
 	}
 	if sm.mi.step <= 0 {
 		sm.mi.step = st.Step
@@ -88,18 +89,18 @@ func (ss *solverState) stats() string {
 
 // loaded is a parsed and compiled model file.
 type loaded struct {
-	spec  *solver.Spec
+	spec  *spec.Model
 	model *solverModel
 	desc  *Description
 }
 
 // load parses and compiles a model file held in data and describes it.
 func load(data []byte, filename string) (*loaded, error) {
-	spec, err := xml.Parse(data, filename)
+	ms, err := xml.Parse(data, filename)
 	if err != nil {
 		return nil, err
 	}
-	m, err := solver.Compile(spec, solver.CompileOptions{})
+	m, err := solver.Compile(ms, solver.CompileOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func load(data []byte, filename string) (*loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", filename, err)
 	}
-	return &loaded{spec: spec, model: sm, desc: d}, nil
+	return &loaded{spec: ms, model: sm, desc: d}, nil
 }
 
 func (l *loaded) compiler() compiler {

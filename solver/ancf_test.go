@@ -3,22 +3,23 @@ package solver
 import (
 	"math"
 	"math/rand"
+	"mbfmu/spec"
 	"testing"
 )
 
 // beamAttrs builds the Attr map of a beam from name/value pairs (numbers)
 // and marker references (strings).
-func beamAttrs(kv ...any) map[string]Expr {
-	m := map[string]Expr{}
+func beamAttrs(kv ...any) map[string]spec.Expr {
+	m := map[string]spec.Expr{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		k := kv[i].(string)
 		switch v := kv[i+1].(type) {
 		case float64:
-			m[k] = Expr{Src: num(v).Src, Field: k}
+			m[k] = spec.Expr{Src: num(v).Src, Field: k}
 		case int:
-			m[k] = Expr{Src: itoa(v), Field: k}
+			m[k] = spec.Expr{Src: itoa(v), Field: k}
 		case string:
-			m[k] = Expr{Src: v, Field: k}
+			m[k] = spec.Expr{Src: v, Field: k}
 		}
 	}
 	return m
@@ -26,12 +27,12 @@ func beamAttrs(kv ...any) map[string]Expr {
 
 // cantileverSpec is an ANCF cantilever along +x clamped at the origin,
 // with a marker at the tip and no gravity.
-func cantileverSpec(n int, L, E, A, I, rho float64) *Spec {
-	return &Spec{
+func cantileverSpec(n int, L, E, A, I, rho float64) *spec.Model {
+	return &spec.Model{
 		Name:     "cantilever",
-		Settings: SettingsSpec{End: 1, Step: 1e-3, Gravity: vec(0, 0)},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "w"}}},
-		Beams: []BeamSpec{{Kind: "ancf", Name: "b", Attr: beamAttrs("at.x", 0.0, "at.y", 0.0, "length", L,
+		Settings: spec.Settings{End: 1, Step: 1e-3, Gravity: vec(0, 0)},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "w"}}},
+		Beams: []spec.Beam{{Kind: "ancf", Name: "b", Attr: beamAttrs("at.x", 0.0, "at.y", 0.0, "length", L,
 			"elements", n, "area", A, "area-moment", I, "youngs", E, "density", rho, "i", "ground.w",
 			"marker.tip", L, "marker.mid", L/2, "marker.q", L/4)}},
 	}
@@ -113,7 +114,7 @@ func TestANCFCantileverTipLoad(t *testing.T) {
 	var errs []float64
 	for _, n := range []int{1, 2, 4, 8, 16} {
 		sp := cantileverSpec(n, L, E, A, I, 7850)
-		sp.Forces = []ForceSpec{{Kind: "force", Name: "P", I: "b.tip", FY: num(-P)}}
+		sp.Forces = []spec.Force{{Kind: "force", Name: "P", I: "b.tip", FY: num(-P)}}
 		m := mustCompile(t, sp)
 		s := mustInit(t, m)
 		if err := m.Static(s); err != nil {
@@ -219,7 +220,7 @@ func TestANCFCantileverElastica(t *testing.T) {
 	EI := E * I
 	for _, alpha := range []float64{1, 2} {
 		sp := cantileverSpec(16, L, E, A, I, 7850)
-		sp.Forces = []ForceSpec{{Kind: "force", Name: "P", I: "b.tip", FY: num(-alpha * EI / (L * L))}}
+		sp.Forces = []spec.Force{{Kind: "force", Name: "P", I: "b.tip", FY: num(-alpha * EI / (L * L))}}
 		m := mustCompile(t, sp)
 		s := mustInit(t, m)
 		if err := m.Static(s); err != nil {

@@ -7,13 +7,14 @@ import (
 
 	"mbfmu/expr"
 	"mbfmu/linalg"
+	"mbfmu/spec"
 )
 
 // Compile turns a specification into a Model. Every problem found is
 // reported, each with the file, line and field it comes from, as an
-// ErrorList.
-func Compile(spec *Spec, opt CompileOptions) (*Model, error) {
-	c := &compiler{spec: spec, m: &Model{name: spec.Name, spec: spec, markers: map[string]point{}}}
+// spec.ErrorList.
+func Compile(ms *spec.Model, opt CompileOptions) (*Model, error) {
+	c := &compiler{spec: ms, m: &Model{name: ms.Name, spec: ms, markers: map[string]point{}}}
 	c.run(opt)
 	if len(c.errs) > 0 {
 		return nil, c.errs
@@ -22,21 +23,21 @@ func Compile(spec *Spec, opt CompileOptions) (*Model, error) {
 }
 
 type compiler struct {
-	spec      *Spec
+	spec      *spec.Model
 	m         *Model
-	errs      ErrorList
+	errs      spec.ErrorList
 	pvals     []float64
 	pindex    map[string]int
 	iindex    map[string]int
 	tables    map[string]*expr.Table
 	fixedUse  []bool
 	tunUse    []bool
-	names     map[string]Pos // element names (joints, drivers, forces, outputs share one namespace)
+	names     map[string]spec.Pos // element names (joints, drivers, forces, outputs share one namespace)
 	bodyIndex map[string]int
 	jointIdx  map[string]int
 }
 
-func (c *compiler) errf(pos Pos, field, format string, args ...any) {
+func (c *compiler) errf(pos spec.Pos, field, format string, args ...any) {
 	c.errs.Add(pos, field, format, args...)
 }
 
@@ -110,7 +111,7 @@ func (r runResolver) Measure(fn string, args []string) (int, bool, error) {
 }
 
 // constExpr evaluates a compile-time attribute (default def when absent).
-func (c *compiler) constExpr(e Expr, def float64) float64 {
+func (c *compiler) constExpr(e spec.Expr, def float64) float64 {
 	if !e.Given() {
 		return def
 	}
@@ -134,7 +135,7 @@ func (c *compiler) constVars() []float64 {
 }
 
 // runExpr compiles a run-time attribute; a constant folds to param.c.
-func (c *compiler) runExpr(e Expr, def float64) param {
+func (c *compiler) runExpr(e spec.Expr, def float64) param {
 	if !e.Given() {
 		return param{c: def}
 	}
@@ -149,7 +150,7 @@ func (c *compiler) runExpr(e Expr, def float64) param {
 	return param{p: p}
 }
 
-func (c *compiler) runProgram(e Expr) *expr.Program {
+func (c *compiler) runProgram(e spec.Expr) *expr.Program {
 	p, err := expr.Compile(e.Src, runResolver{c})
 	if err != nil {
 		c.errf(e.Pos, e.Field, "%s in %q", exprMsg(err), e.Src)
@@ -165,7 +166,7 @@ func exprMsg(err error) string {
 	return err.Error()
 }
 
-func (c *compiler) vec(v Vec2, def [2]float64) [2]float64 {
+func (c *compiler) vec(v spec.Vec2, def [2]float64) [2]float64 {
 	return [2]float64{c.constExpr(v[0], def[0]), c.constExpr(v[1], def[1])}
 }
 
@@ -206,7 +207,7 @@ func (c *compiler) markerNames() []string {
 func (c *compiler) run(opt CompileOptions) {
 	s, m := c.spec, c.m
 	c.settings()
-	c.names = map[string]Pos{}
+	c.names = map[string]spec.Pos{}
 	c.bodyIndex = map[string]int{}
 	c.jointIdx = map[string]int{}
 	// parameters
@@ -314,7 +315,7 @@ func validName(s string) bool {
 	return true
 }
 
-func (c *compiler) claim(name string, pos Pos, what string) bool {
+func (c *compiler) claim(name string, pos spec.Pos, what string) bool {
 	if name == "" {
 		c.errf(pos, "name", "%s needs a name", what)
 		return false
@@ -524,7 +525,7 @@ func rowDofs(pi, pj point) [6]int {
 	return d
 }
 
-func (c *compiler) markerField(ref string, pos Pos, field string) (point, bool) {
+func (c *compiler) markerField(ref string, pos spec.Pos, field string) (point, bool) {
 	if ref == "" {
 		c.errf(pos, field, "missing marker reference")
 		return point{}, false
@@ -660,7 +661,7 @@ func (c *compiler) drivers() {
 	}
 }
 
-func (c *compiler) bodyOf(ref string, pos Pos, field string) (int, bool) {
+func (c *compiler) bodyOf(ref string, pos spec.Pos, field string) (int, bool) {
 	if ref == "" || ref == "ground" {
 		return -1, true
 	}
@@ -748,7 +749,7 @@ func (c *compiler) forceElems() {
 	}
 }
 
-func (c *compiler) checkNonNeg(p param, e Expr) {
+func (c *compiler) checkNonNeg(p param, e spec.Expr) {
 	if p.p == nil && p.c < 0 {
 		c.errf(e.Pos, e.Field, "must not be negative, got %g", p.c)
 	}

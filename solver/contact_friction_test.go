@@ -2,13 +2,14 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"testing"
 )
 
 // inclineSpec is a 2 kg block (a point contact at its centre of mass) on
 // a ground incline at angle phi (rad) with Coulomb friction μ0, μ, starting
 // at the static penetration with speed v0 down the slope.
-func inclineSpec(integ, fric string, h, phi, mus, mud, v0 float64) *Spec {
+func inclineSpec(integ, fric string, h, phi, mus, mud, v0 float64) *spec.Model {
 	const m, k, g = 2.0, 1e6, 9.81
 	d0 := m * g * math.Cos(phi) / k
 	// the surface passes through the origin along (cos φ, −sin φ)... we use
@@ -21,13 +22,13 @@ func inclineSpec(integ, fric string, h, phi, mus, mud, v0 float64) *Spec {
 	if fric != "" {
 		a = append(a, "friction", fric)
 	}
-	return &Spec{
+	return &spec.Model{
 		Name:     "incline",
-		Settings: SettingsSpec{End: 1, Step: h, Integrator: integ},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "slope", Angle: num(-phi)}}},
-		Bodies: []BodySpec{{Name: "block", Mass: num(m), Inertia: num(0.1), At: vec(at[0], at[1]),
+		Settings: spec.Settings{End: 1, Step: h, Integrator: integ},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "slope", Angle: num(-phi)}}},
+		Bodies: []spec.Body{{Name: "block", Mass: num(m), Inertia: num(0.1), At: vec(at[0], at[1]),
 			Vel: vec(vel[0], vel[1])}},
-		Contacts: []ContactSpec{{Kind: "point-line", Name: "c", Attr: attrs(a...)}},
+		Contacts: []spec.Contact{{Kind: "point-line", Name: "c", Attr: attrs(a...)}},
 	}
 }
 
@@ -104,24 +105,24 @@ func TestContactInclineStickSlide(t *testing.T) {
 // rad/s), starting at the spring's free length and riding with the belt.
 // The block's contact is a point on the belt's surface with a stiff
 // spring–damper normal force, in static equilibrium from the start.
-func beltSpec(integ string, h float64) *Spec {
+func beltSpec(integ string, h float64) *spec.Model {
 	const m, g, kc = 1.0, 9.81, 1e4
 	d0 := m * g / kc
-	return &Spec{
+	return &spec.Model{
 		Name:     "belt",
-		Settings: SettingsSpec{End: 1, Step: h, Integrator: integ, NewtonTol: 1e-12},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "anchor", At: vec(-1, -d0)}}},
-		Bodies: []BodySpec{
-			{Name: "belt", Mass: num(10), Inertia: num(1), Vel: vec(0.5, 0), Markers: []MarkerSpec{{Name: "surface"}}},
+		Settings: spec.Settings{End: 1, Step: h, Integrator: integ, NewtonTol: 1e-12},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "anchor", At: vec(-1, -d0)}}},
+		Bodies: []spec.Body{
+			{Name: "belt", Mass: num(10), Inertia: num(1), Vel: vec(0.5, 0), Markers: []spec.Marker{{Name: "surface"}}},
 			{Name: "block", Mass: num(m), Inertia: num(0.01), At: vec(0, -d0), Vel: vec(0.5, 0)},
 		},
-		Drivers: []DriverSpec{
+		Drivers: []spec.Driver{
 			{Name: "bx", Body: "belt", Coord: "x", Value: ex("0.5*t")},
 			{Name: "by", Body: "belt", Coord: "y", Value: num(0)},
 			{Name: "ba", Body: "belt", Coord: "angle", Value: num(0)},
 		},
-		Forces: []ForceSpec{{Kind: "spring", Name: "spring", I: "ground.anchor", J: "block", K: num(100), Length: num(1)}},
-		Contacts: []ContactSpec{{Kind: "point-line", Name: "c", Attr: attrs("i", "block", "j", "belt.surface",
+		Forces: []spec.Force{{Kind: "spring", Name: "spring", I: "ground.anchor", J: "block", K: num(100), Length: num(1)}},
+		Contacts: []spec.Contact{{Kind: "point-line", Name: "c", Attr: attrs("i", "block", "j", "belt.surface",
 			"k", ftoa(kc), "c", "200", "mu-static", "0.5", "mu-dynamic", "0.3")}},
 	}
 }

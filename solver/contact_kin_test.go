@@ -2,30 +2,31 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"testing"
 )
 
 // twoBodySpec builds two free bodies a and b with off-centre markers and a
 // contact of the given kind between them (i on a, j on b; or ground).
-func twoBodySpec(kind string, iRef, jRef string, extra ...string) *Spec {
-	s := &Spec{
+func twoBodySpec(kind string, iRef, jRef string, extra ...string) *spec.Model {
+	s := &spec.Model{
 		Name:     "pair",
-		Settings: SettingsSpec{Integrator: "rk4", Gravity: vec(0, 0)},
-		Ground: GroundSpec{Markers: []MarkerSpec{
+		Settings: spec.Settings{Integrator: "rk4", Gravity: vec(0, 0)},
+		Ground: spec.Ground{Markers: []spec.Marker{
 			{Name: "L", At: vec(0.1, -0.05), Angle: num(0.2)},
 			{Name: "P", At: vec(0.3, 0.02)},
 			{Name: "E", At: vec(0.9, 0.1)},
 		}},
-		Bodies: []BodySpec{
+		Bodies: []spec.Body{
 			{Name: "a", Mass: num(1), Inertia: num(0.01), At: vec(0.2, 0.3), Angle: num(0.3), CM: vec(0.05, -0.02),
-				Markers: []MarkerSpec{{Name: "p", At: vec(0.1, -0.25)}}},
+				Markers: []spec.Marker{{Name: "p", At: vec(0.1, -0.25)}}},
 			{Name: "b", Mass: num(2), Inertia: num(0.03), At: vec(0.1, 0), Angle: num(-0.1), CM: vec(-0.03, 0.04),
-				Markers: []MarkerSpec{{Name: "L", At: vec(-0.2, 0.01), Angle: num(0.15)}, {Name: "E", At: vec(0.6, 0.05)},
+				Markers: []spec.Marker{{Name: "L", At: vec(-0.2, 0.01), Angle: num(0.15)}, {Name: "E", At: vec(0.6, 0.05)},
 					{Name: "c", At: vec(0.1, 0.02)}}},
 		},
 	}
 	at := append([]string{"i", iRef, "j", jRef}, extra...)
-	s.Contacts = []ContactSpec{{Kind: kind, Name: "k", Attr: attrs(at...)}}
+	s.Contacts = []spec.Contact{{Kind: kind, Name: "k", Attr: attrs(at...)}}
 	return s
 }
 

@@ -6,26 +6,27 @@ import (
 	"testing"
 
 	"mbfmu/contact"
+	"mbfmu/spec"
 )
 
 // attrs builds a contact attribute map from name/value pairs.
-func attrs(kv ...string) map[string]Expr {
-	m := map[string]Expr{}
+func attrs(kv ...string) map[string]spec.Expr {
+	m := map[string]spec.Expr{}
 	for i := 0; i < len(kv); i += 2 {
-		m[kv[i]] = Expr{Src: kv[i+1], Field: kv[i]}
+		m[kv[i]] = spec.Expr{Src: kv[i+1], Field: kv[i]}
 	}
 	return m
 }
 
 // ballSpec is a ball of mass 1 kg, radius 0.1 m, dropped from height y0
 // (centre) onto the ground line y = 0.
-func ballSpec(integ string, h, y0 float64, contactAttrs ...string) *Spec {
-	return &Spec{
+func ballSpec(integ string, h, y0 float64, contactAttrs ...string) *spec.Model {
+	return &spec.Model{
 		Name:     "ball",
-		Settings: SettingsSpec{End: 1, Step: h, Integrator: integ},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "floor"}}},
-		Bodies:   []BodySpec{{Name: "ball", Mass: num(1), Inertia: num(0.004), At: vec(0, y0)}},
-		Contacts: []ContactSpec{{Kind: "circle-line", Name: "c", Attr: attrs(append([]string{"i", "ball", "j", "ground.floor", "radius", "0.1"}, contactAttrs...)...)}},
+		Settings: spec.Settings{End: 1, Step: h, Integrator: integ},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "floor"}}},
+		Bodies:   []spec.Body{{Name: "ball", Mass: num(1), Inertia: num(0.004), At: vec(0, y0)}},
+		Contacts: []spec.Contact{{Kind: "circle-line", Name: "c", Attr: attrs(append([]string{"i", "ball", "j", "ground.floor", "radius", "0.1"}, contactAttrs...)...)}},
 	}
 }
 
@@ -86,9 +87,9 @@ func TestContactCompileErrors(t *testing.T) {
 		{"point-segment", []string{"i", "ball", "j", "ground.floor", "j-end", "ground.floor", "k", "1e5"}, "zero length"},
 		{"point-line", []string{"i", "ball", "j", "ground.floor", "k", "1e5", "exponent", "0.5"}, "exponent must be ≥ 1"},
 	} {
-		spec := ballSpec("rk4", 1e-3, 0.3)
-		spec.Contacts = []ContactSpec{{Kind: tc.kind, Name: "c", Attr: attrs(tc.at...)}}
-		_, err := Compile(spec, CompileOptions{})
+		ms := ballSpec("rk4", 1e-3, 0.3)
+		ms.Contacts = []spec.Contact{{Kind: tc.kind, Name: "c", Attr: attrs(tc.at...)}}
+		_, err := Compile(ms, CompileOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: error %v, want %q", tc.kind, tc.at, err, tc.want)
 		}

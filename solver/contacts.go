@@ -2,11 +2,12 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"sort"
 	"strings"
 )
 
-// This file compiles <contact> pairs (ContactSpec) into contact force
+// This file compiles <contact> pairs (spec.Contact) into contact force
 // elements (contact_elem.go) and holds the model-level contact set, whose
 // discrete state (per contact: open/closed, stick/slip, impact damping,
 // stick friction force) is appended to State.core so that snapshots,
@@ -67,7 +68,7 @@ func (c *compiler) contacts() {
 	}
 }
 
-func (c *compiler) contactElem(k *ContactSpec) *contactElem {
+func (c *compiler) contactElem(k *spec.Contact) *contactElem {
 	attrs, ok := contactAttrs[k.Kind]
 	if !ok {
 		kinds := make([]string, 0, len(contactAttrs))
@@ -97,9 +98,9 @@ func (c *compiler) contactElem(k *ContactSpec) *contactElem {
 	if bad {
 		return nil
 	}
-	get := func(a string) Expr {
+	get := func(a string) spec.Expr {
 		x := k.Attr[a]
-		if x.Pos == (Pos{}) {
+		if x.Pos == (spec.Pos{}) {
 			x.Pos = k.Pos
 		}
 		if x.Field == "" {

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"mbfmu/solver"
+	"mbfmu/spec"
 	"mbfmu/xml"
 )
 
 // exLoad reads and compiles an example model; edit (if not nil) may change
 // its settings first.
-func exLoad(t testing.TB, name string, edit func(*solver.SettingsSpec)) *solver.Model {
+func exLoad(t testing.TB, name string, edit func(*spec.Settings)) *solver.Model {
 	t.Helper()
 	spec, err := xml.LoadFile("../examples/" + name + "/model.xml")
 	if err != nil {
@@ -32,7 +33,7 @@ func exLoad(t testing.TB, name string, edit func(*solver.SettingsSpec)) *solver.
 	return m
 }
 
-func exCompile(t testing.TB, spec *solver.Spec) *solver.Model {
+func exCompile(t testing.TB, spec *spec.Model) *solver.Model {
 	t.Helper()
 	m, err := solver.Compile(spec, solver.CompileOptions{})
 	if err != nil {
@@ -73,10 +74,10 @@ func exNewChannels(t testing.TB, m *solver.Model, names ...string) *exChannels {
 // eval evaluates every channel at the state; get then returns one.
 func (c *exChannels) eval(s *solver.State)    { c.m.EvalChannels(s, c.row) }
 func (c *exChannels) get(name string) float64 { return c.row[c.idx[name]] }
-func exNum(v float64) solver.Expr {
-	return solver.Expr{Src: strconv.FormatFloat(v, 'g', -1, 64), Field: "test"}
+func exNum(v float64) spec.Expr {
+	return spec.Expr{Src: strconv.FormatFloat(v, 'g', -1, 64), Field: "test"}
 }
-func exVec(x, y float64) solver.Vec2 { return solver.Vec2{exNum(x), exNum(y)} }
+func exVec(x, y float64) spec.Vec2 { return spec.Vec2{exNum(x), exNum(y)} }
 func exAdvance(t testing.TB, m *solver.Model, s *solver.State, to float64) {
 	t.Helper()
 	if err := m.AdvanceTo(s, to); err != nil {
@@ -241,18 +242,18 @@ func TestExampleDoubleFourBar(t *testing.T) {
 	// at the first singular position.
 	for _, c := range []struct {
 		name       string
-		edit       func(*solver.SettingsSpec)
+		edit       func(*spec.Settings)
 		tolB, tolT float64 // B0 position (m), revolution time (s)
 		tolE       float64 // energy, relative
 	}{
 		{"rk4", nil, 1e-6, 1e-6, 1e-6},
-		{"genalpha ρ∞ = 1 (index 2)", func(st *solver.SettingsSpec) {
+		{"genalpha ρ∞ = 1 (index 2)", func(st *spec.Settings) {
 			st.Integrator, st.RhoInf, st.RhoSet, st.NewtonTol = "genalpha", 1, true, 1e-10
 		}, 3e-4, 1e-4, 1e-4},
-		{"newmark (index 2)", func(st *solver.SettingsSpec) { st.Integrator = "newmark" }, 3e-4, 1e-4, 1e-4},
-		{"genalpha ρ∞ = 0.8", func(st *solver.SettingsSpec) { st.Integrator = "genalpha" }, 3e-4, 1e-4, 1e-4},
-		{"hht", func(st *solver.SettingsSpec) { st.Integrator = "hht" }, 3e-4, 1e-4, 1e-4},
-		{"bdf2", func(st *solver.SettingsSpec) { st.Integrator = "bdf2" }, 2e-3, 1e-4, 1e-3},
+		{"newmark (index 2)", func(st *spec.Settings) { st.Integrator = "newmark" }, 3e-4, 1e-4, 1e-4},
+		{"genalpha ρ∞ = 0.8", func(st *spec.Settings) { st.Integrator = "genalpha" }, 3e-4, 1e-4, 1e-4},
+		{"hht", func(st *spec.Settings) { st.Integrator = "hht" }, 3e-4, 1e-4, 1e-4},
+		{"bdf2", func(st *spec.Settings) { st.Integrator = "bdf2" }, 2e-3, 1e-4, 1e-3},
 	} {
 		m := exLoad(t, "double-four-bar", c.edit)
 		s := exInit(t, m)
@@ -351,16 +352,16 @@ func TestExampleAndrews(t *testing.T) {
 
 // exDoublePendulum is a chain of two uniform bars (1 kg, 1 m) pinned at
 // the ends, released horizontal: a smooth nonlinear constrained system.
-func exDoublePendulum(integ string, h, end float64) *solver.Spec {
-	s := &solver.Spec{Name: "double_pendulum",
-		Settings: solver.SettingsSpec{End: end, Step: h, Integrator: integ, RhoInf: 1, RhoSet: true, NewtonTol: 1e-12, MaxIter: 20},
-		Ground:   solver.GroundSpec{Markers: []solver.MarkerSpec{{Name: "O"}}}}
+func exDoublePendulum(integ string, h, end float64) *spec.Model {
+	s := &spec.Model{Name: "double_pendulum",
+		Settings: spec.Settings{End: end, Step: h, Integrator: integ, RhoInf: 1, RhoSet: true, NewtonTol: 1e-12, MaxIter: 20},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}}}
 	for i, name := range []string{"l1", "l2"} {
-		s.Bodies = append(s.Bodies, solver.BodySpec{Name: name, Mass: exNum(1), Inertia: exNum(1.0 / 12),
+		s.Bodies = append(s.Bodies, spec.Body{Name: name, Mass: exNum(1), Inertia: exNum(1.0 / 12),
 			CM: exVec(0.5, 0), At: exVec(float64(i), 0),
-			Markers: []solver.MarkerSpec{{Name: "a"}, {Name: "b", At: exVec(1, 0)}}})
+			Markers: []spec.Marker{{Name: "a"}, {Name: "b", At: exVec(1, 0)}}})
 	}
-	s.Joints = []solver.JointSpec{
+	s.Joints = []spec.Joint{
 		{Kind: "revolute", Name: "j1", I: "ground.O", J: "l1.a"},
 		{Kind: "revolute", Name: "j2", I: "l1.b", J: "l2.a"},
 	}
@@ -418,7 +419,7 @@ func TestConvergenceOrder(t *testing.T) {
 // 100 s: the energy error stays bounded, with no drift between the first
 // and the last 10 s.
 func TestGenAlphaEnergyLongRun(t *testing.T) {
-	pend := exLoad(t, "pendulum", func(st *solver.SettingsSpec) { st.End = 100 })
+	pend := exLoad(t, "pendulum", func(st *spec.Settings) { st.End = 100 })
 	cases := []*solver.Model{pend, exCompile(t, exDoublePendulum("genalpha", 1e-3, 100))}
 	for _, m := range cases {
 		if m.Settings().Integrator != "genalpha" || m.Settings().RhoInf != 1 {
@@ -471,7 +472,7 @@ func BenchmarkExampleAndrews(b *testing.B) {
 		h     float64
 	}{{"rk4", 2e-5}, {"genalpha", 1e-6}} {
 		b.Run(c.integ, func(b *testing.B) {
-			m := exLoad(b, "andrews", func(st *solver.SettingsSpec) {
+			m := exLoad(b, "andrews", func(st *spec.Settings) {
 				st.Integrator, st.Step, st.NewtonTol, st.MaxIter = c.integ, c.h, 1e-12, 20
 			})
 			s := m.NewState()

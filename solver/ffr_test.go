@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"math/rand"
+	"mbfmu/spec"
 	"testing"
 )
 
@@ -10,19 +11,19 @@ import (
 // its centre, spinning at ω0, with an aluminium beam (L = 1.8 m) clamped at
 // its rim, loaded by a tip force (4, 0.2) N in the floating frame; no
 // gravity. reduction "none", "modal", "krylov" or "craig-bampton".
-func hubBeamSpec(omega0 float64, elements int, coupling, reduction string, modes int) *Spec {
+func hubBeamSpec(omega0 float64, elements int, coupling, reduction string, modes int) *spec.Model {
 	attrs := beamAttrs("i", "hub.rim", "length", 1.8, "elements", elements, "area", 2.5e-4,
 		"area-moment", 1.302e-10, "youngs", 6.895e10, "density", 2.767e3, "marker.tip", 1.8,
 		"coupling", coupling, "reduction", reduction, "modes", modes)
-	return &Spec{
+	return &spec.Model{
 		Name:     "hub_beam",
-		Settings: SettingsSpec{End: 5, Step: 1e-3, Gravity: vec(0, 0), NewtonTol: 1e-8},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "O"}}},
-		Bodies: []BodySpec{{Name: "hub", Mass: num(1), Inertia: num(0.25), Omega: num(omega0),
-			Markers: []MarkerSpec{{Name: "rim", At: vec(0.1, 0)}}}},
-		Joints: []JointSpec{{Kind: "revolute", Name: "axle", I: "ground.O", J: "hub"}},
-		Beams:  []BeamSpec{{Kind: "ffr", Name: "beam", Attr: attrs}},
-		Forces: []ForceSpec{{Kind: "force", Name: "F", I: "beam.tip", FX: num(4), FY: num(0.2), Frame: "marker"}},
+		Settings: spec.Settings{End: 5, Step: 1e-3, Gravity: vec(0, 0), NewtonTol: 1e-8},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}},
+		Bodies: []spec.Body{{Name: "hub", Mass: num(1), Inertia: num(0.25), Omega: num(omega0),
+			Markers: []spec.Marker{{Name: "rim", At: vec(0.1, 0)}}}},
+		Joints: []spec.Joint{{Kind: "revolute", Name: "axle", I: "ground.O", J: "hub"}},
+		Beams:  []spec.Beam{{Kind: "ffr", Name: "beam", Attr: attrs}},
+		Forces: []spec.Force{{Kind: "force", Name: "F", I: "beam.tip", FX: num(4), FY: num(0.2), Frame: "marker"}},
 	}
 }
 
@@ -31,28 +32,28 @@ func hubBeamSpec(omega0 float64, elements int, coupling, reduction string, modes
 // clamped on the axis of a hub whose angle is prescribed,
 // θ = Ωs/Ts (t²/2 + (Ts/2π)² (cos(2πt/Ts) − 1)) for t < Ts, Ωs (t − Ts/2)
 // after; no gravity. kind "ffr" (with coupling) or "ancf".
-func spinUpSpec(kind, coupling string, elements int, omegaS, ts, end, h float64) *Spec {
-	sp := &Spec{
+func spinUpSpec(kind, coupling string, elements int, omegaS, ts, end, h float64) *spec.Model {
+	sp := &spec.Model{
 		Name:     "spin_up",
-		Settings: SettingsSpec{End: end, Step: h, Gravity: vec(0, 0), NewtonTol: 1e-8},
-		Params:   []ParamSpec{{Name: "Ws", Value: omegaS}, {Name: "Ts", Value: ts}},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "O"}}},
-		Bodies: []BodySpec{{Name: "hub", Mass: num(1), Inertia: num(1),
-			Markers: []MarkerSpec{{Name: "root"}}}},
-		Joints: []JointSpec{{Kind: "revolute", Name: "axle", I: "ground.O", J: "hub"}},
-		Drivers: []DriverSpec{{Name: "spin", Joint: "axle",
+		Settings: spec.Settings{End: end, Step: h, Gravity: vec(0, 0), NewtonTol: 1e-8},
+		Params:   []spec.Param{{Name: "Ws", Value: omegaS}, {Name: "Ts", Value: ts}},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}},
+		Bodies: []spec.Body{{Name: "hub", Mass: num(1), Inertia: num(1),
+			Markers: []spec.Marker{{Name: "root"}}}},
+		Joints: []spec.Joint{{Kind: "revolute", Name: "axle", I: "ground.O", J: "hub"}},
+		Drivers: []spec.Driver{{Name: "spin", Joint: "axle",
 			Value: ex("if(time < Ts, Ws/Ts*(time^2/2 + (Ts/(2*pi))^2*(cos(2*pi*time/Ts) - 1)), Ws*(time - Ts/2))")}},
 	}
 	attrs := beamAttrs("length", 10.0, "elements", elements, "area", 4e-4, "area-moment", 2e-7,
 		"youngs", 7e10, "density", 3000.0, "marker.tip", 10.0, "marker.root", 0.0)
 	if kind == "ffr" {
-		attrs["i"] = Expr{Src: "hub.root"}
-		attrs["coupling"] = Expr{Src: coupling}
+		attrs["i"] = spec.Expr{Src: "hub.root"}
+		attrs["coupling"] = spec.Expr{Src: coupling}
 	} else {
 		attrs["at.x"], attrs["at.y"] = num(0), num(0)
-		attrs["i"] = Expr{Src: "hub.root"}
+		attrs["i"] = spec.Expr{Src: "hub.root"}
 	}
-	sp.Beams = []BeamSpec{{Kind: kind, Name: "beam", Attr: attrs}}
+	sp.Beams = []spec.Beam{{Kind: kind, Name: "beam", Attr: attrs}}
 	return sp
 }
 
@@ -82,7 +83,7 @@ func TestFFRElementDerivatives(t *testing.T) {
 		sp.Bodies[0].Markers[0].Angle = num(0.3)
 		sp.Bodies[0].CM = vec(0.02, -0.01)
 		sp.Beams[0].Attr["damping"] = num(1e-3)
-		sp.Forces = append(sp.Forces, ForceSpec{Kind: "force", Name: "G", I: "beam.tip", FX: num(-1), FY: num(2)})
+		sp.Forces = append(sp.Forces, spec.Force{Kind: "force", Name: "G", I: "beam.tip", FX: num(-1), FY: num(2)})
 		m := mustCompile(t, sp)
 		for _, f := range m.forces {
 			d := f.dofs()
@@ -180,9 +181,9 @@ func TestFFRFrequencies(t *testing.T) {
 	} {
 		sp := hubBeamSpec(0, 20, "zero-order", c.red, c.modes)
 		sp.Forces = nil
-		sp.Joints = []JointSpec{{Kind: "fixed", Name: "weld", I: "ground.O", J: "hub"}}
+		sp.Joints = []spec.Joint{{Kind: "fixed", Name: "weld", I: "ground.O", J: "hub"}}
 		if c.red == "krylov" {
-			sp.Beams[0].Attr["krylov-input"] = Expr{Src: "transverse"}
+			sp.Beams[0].Attr["krylov-input"] = spec.Expr{Src: "transverse"}
 		}
 		m := mustCompile(t, sp)
 		s := mustInit(t, m)
@@ -286,7 +287,7 @@ func TestFFRConservation(t *testing.T) {
 		sp := hubBeamSpec(3, 8, c.coupling, c.red, c.modes)
 		sp.Settings.RhoInf, sp.Settings.RhoSet = 1, true
 		sp.Settings.Step = 5e-4
-		sp.Forces = []ForceSpec{{Kind: "force", Name: "kick", I: "beam.tip", FY: ex("if(time < 0.05, 2, 0)"), Frame: "marker"}}
+		sp.Forces = []spec.Force{{Kind: "force", Name: "kick", I: "beam.tip", FY: ex("if(time < 0.05, 2, 0)"), Frame: "marker"}}
 		m := mustCompile(t, sp)
 		s := mustInit(t, m)
 		b := ffrOf(t, m)
@@ -372,7 +373,7 @@ func TestSpinUp(t *testing.T) {
 // Stepping and output evaluation allocate nothing with flexible beams
 // (ANCF pendulum; FFR hub–beam, full and reduced, both couplings).
 func TestFlexibleNoAllocs(t *testing.T) {
-	specs := []*Spec{ancfPendulumSpec(16, 1e-3, 1), hubBeamSpec(1, 6, "stiffened", "none", 1),
+	specs := []*spec.Model{ancfPendulumSpec(16, 1e-3, 1), hubBeamSpec(1, 6, "stiffened", "none", 1),
 		hubBeamSpec(1, 6, "zero-order", "krylov", 4), hubBeamSpec(1, 6, "stiffened", "craig-bampton", 2)}
 	for _, sp := range specs {
 		m := mustCompile(t, sp)

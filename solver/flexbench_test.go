@@ -2,21 +2,22 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"testing"
 )
 
 // ancfPendulumSpec is seed 004 case 1: a flexible pendulum pinned at one
 // end to the ground and released horizontal at rest: L = 1 m,
 // A = 4e-4 m², E = 7e5 Pa, ρ = 7.2e3 kg/m³, I = 1.333e-8 m⁴, n elements.
-func ancfPendulumSpec(n int, h, end float64) *Spec {
-	return &Spec{
+func ancfPendulumSpec(n int, h, end float64) *spec.Model {
+	return &spec.Model{
 		Name:     "ancf_pendulum",
-		Settings: SettingsSpec{End: end, Step: h, NewtonTol: 1e-6},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "O"}}},
-		Beams: []BeamSpec{{Kind: "ancf", Name: "b", Attr: beamAttrs("at.x", 0.0, "at.y", 0.0, "length", 1.0,
+		Settings: spec.Settings{End: end, Step: h, NewtonTol: 1e-6},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}},
+		Beams: []spec.Beam{{Kind: "ancf", Name: "b", Attr: beamAttrs("at.x", 0.0, "at.y", 0.0, "length", 1.0,
 			"elements", n, "area", 4e-4, "area-moment", 1.333e-8, "youngs", 7e5, "density", 7.2e3,
 			"marker.pin", 0.0, "marker.tip", 1.0)}},
-		Joints: []JointSpec{{Kind: "revolute", Name: "pin", I: "ground.O", J: "b.pin"}},
+		Joints: []spec.Joint{{Kind: "revolute", Name: "pin", I: "ground.O", J: "b.pin"}},
 	}
 }
 
@@ -93,42 +94,42 @@ func (g rrrGeometry) thetaExpr(i int) string {
 }
 
 // threeRRRSpec is seed 004 case 2 with n ANCF elements per passive link.
-func threeRRRSpec(n int, h, end float64) *Spec {
+func threeRRRSpec(n int, h, end float64) *spec.Model {
 	g := newRRRGeometry()
-	sp := &Spec{
+	sp := &spec.Model{
 		Name:     "three_rrr",
-		Settings: SettingsSpec{End: end, Step: h, Gravity: vec(0, 0), NewtonTol: 1e-6},
-		Params: []ParamSpec{{Name: "l1", Value: g.l1}, {Name: "l2", Value: g.l2},
+		Settings: spec.Settings{End: end, Step: h, Gravity: vec(0, 0), NewtonTol: 1e-6},
+		Params: []spec.Param{{Name: "l1", Value: g.l1}, {Name: "l2", Value: g.l2},
 			{Name: "R", Value: g.r}, {Name: "w", Value: g.w}},
 	}
 	m1 := 2700 * 0.01 * 0.03 * g.l1
-	sp.Bodies = append(sp.Bodies, BodySpec{Name: "platform", Mass: num(0.14666), Inertia: num(1.533e-4),
+	sp.Bodies = append(sp.Bodies, spec.Body{Name: "platform", Mass: num(0.14666), Inertia: num(1.533e-4),
 		At: vec(g.r, 0), Vel: vec(0, g.r*g.w)})
 	for i := 0; i < 3; i++ {
 		s := itoa(i + 1)
 		th := g.theta(i, 0)
 		const dt = 1e-6
 		thd := (g.theta(i, dt) - g.theta(i, -dt)) / (2 * dt)
-		sp.Ground.Markers = append(sp.Ground.Markers, MarkerSpec{Name: "A" + s, At: vec(g.a[i][0], g.a[i][1])})
-		sp.Bodies[0].Markers = append(sp.Bodies[0].Markers, MarkerSpec{Name: "C" + s, At: vec(g.c[i][0], g.c[i][1])})
-		sp.Bodies = append(sp.Bodies, BodySpec{Name: "link" + s, Mass: num(m1), Inertia: num(m1 * (g.l1*g.l1 + 0.03*0.03) / 12),
+		sp.Ground.Markers = append(sp.Ground.Markers, spec.Marker{Name: "A" + s, At: vec(g.a[i][0], g.a[i][1])})
+		sp.Bodies[0].Markers = append(sp.Bodies[0].Markers, spec.Marker{Name: "C" + s, At: vec(g.c[i][0], g.c[i][1])})
+		sp.Bodies = append(sp.Bodies, spec.Body{Name: "link" + s, Mass: num(m1), Inertia: num(m1 * (g.l1*g.l1 + 0.03*0.03) / 12),
 			CM: vec(g.l1/2, 0), At: vec(g.a[i][0], g.a[i][1]), Angle: num(th), Omega: num(thd),
-			Markers: []MarkerSpec{{Name: "a"}, {Name: "b", At: vec(g.l1, 0)}}})
+			Markers: []spec.Marker{{Name: "a"}, {Name: "b", At: vec(g.l1, 0)}}})
 		b := [2]float64{g.a[i][0] + g.l1*math.Cos(th), g.a[i][1] + g.l1*math.Sin(th)}
 		c := [2]float64{g.r + g.c[i][0], g.c[i][1]}
 		vb := [2]float64{-thd * g.l1 * math.Sin(th), thd * g.l1 * math.Cos(th)}
 		vc := [2]float64{0, g.r * g.w}
 		d := sub2(c, b)
 		om := cross2(d, sub2(vc, vb)) / dot2(d, d)
-		sp.Beams = append(sp.Beams, BeamSpec{Kind: "ancf", Name: "rod" + s, Attr: beamAttrs(
+		sp.Beams = append(sp.Beams, spec.Beam{Kind: "ancf", Name: "rod" + s, Attr: beamAttrs(
 			"at.x", b[0], "at.y", b[1], "angle", math.Atan2(d[1], d[0]), "length", g.l2, "elements", n,
 			"area", 0.005*0.01, "area-moment", 0.01*math.Pow(0.005, 3)/12, "youngs", 7e8, "density", 2700.0,
 			"velocity.x", vb[0], "velocity.y", vb[1], "omega", om, "marker.a", 0.0, "marker.mid", g.l2/2, "marker.b", g.l2)})
 		sp.Joints = append(sp.Joints,
-			JointSpec{Kind: "revolute", Name: "motor" + s, I: "ground.A" + s, J: "link" + s + ".a"},
-			JointSpec{Kind: "revolute", Name: "elbow" + s, I: "link" + s + ".b", J: "rod" + s + ".a"},
-			JointSpec{Kind: "revolute", Name: "wrist" + s, I: "rod" + s + ".b", J: "platform.C" + s})
-		sp.Drivers = append(sp.Drivers, DriverSpec{Name: "drive" + s, Joint: "motor" + s, Value: ex(g.thetaExpr(i))})
+			spec.Joint{Kind: "revolute", Name: "motor" + s, I: "ground.A" + s, J: "link" + s + ".a"},
+			spec.Joint{Kind: "revolute", Name: "elbow" + s, I: "link" + s + ".b", J: "rod" + s + ".a"},
+			spec.Joint{Kind: "revolute", Name: "wrist" + s, I: "rod" + s + ".b", J: "platform.C" + s})
+		sp.Drivers = append(sp.Drivers, spec.Driver{Name: "drive" + s, Joint: "motor" + s, Value: ex(g.thetaExpr(i))})
 	}
 	return sp
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"mbfmu/solver"
+	"mbfmu/spec"
 	"mbfmu/xml"
 )
 
@@ -18,11 +19,11 @@ import (
 // overrides.
 func flexLoad(t testing.TB, path string, params map[string]float64) *solver.Model {
 	t.Helper()
-	spec, err := xml.LoadFile("../examples/" + path)
+	ms, err := xml.LoadFile("../examples/" + path)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	m, err := solver.Compile(spec, solver.CompileOptions{Params: params})
+	m, err := solver.Compile(ms, solver.CompileOptions{Params: params})
 	if err != nil {
 		t.Fatalf("%s: compile: %v", path, err)
 	}
@@ -120,12 +121,12 @@ func TestExampleANCFPendulum(t *testing.T) {
 			break
 		}
 	}
-	spec, err := xml.LoadFile("../examples/ancf-pendulum/model.xml")
+	ms, err := xml.LoadFile("../examples/ancf-pendulum/model.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Beams[0].Attr["elements"] = solver.Expr{Src: "80", Field: "elements"}
-	coarse, err := solver.Compile(spec, solver.CompileOptions{})
+	ms.Beams[0].Attr["elements"] = spec.Expr{Src: "80", Field: "elements"}
+	coarse, err := solver.Compile(ms, solver.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

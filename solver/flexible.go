@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"sort"
 	"strings"
 )
@@ -115,7 +116,7 @@ type flexCompiler struct {
 	c     *compiler
 	ancf  map[string]*ancfBeam
 	ffr   map[string]*ffrBeam
-	pos   map[string]Pos
+	pos   map[string]spec.Pos
 	names []string
 }
 
@@ -139,16 +140,16 @@ func (c *compiler) beamNamed(ref string) bool {
 
 // beamJoint reports whether a joint refers to a beam marker: such joints
 // are compiled by flexible, after the beams.
-func (c *compiler) beamJoint(j JointSpec) bool { return c.beamNamed(j.I) || c.beamNamed(j.J) }
+func (c *compiler) beamJoint(j spec.Joint) bool { return c.beamNamed(j.I) || c.beamNamed(j.J) }
 
 // beamForce reports whether a force refers to a beam marker (compiled by
 // flexible).
-func (c *compiler) beamForce(f ForceSpec) bool { return c.beamNamed(f.I) || c.beamNamed(f.J) }
+func (c *compiler) beamForce(f spec.Force) bool { return c.beamNamed(f.I) || c.beamNamed(f.J) }
 
 // flexible compiles flexible bodies (beams), then the joints and forces
 // that refer to their markers.
 func (c *compiler) flexible() {
-	fx := &flexCompiler{c: c, ancf: map[string]*ancfBeam{}, ffr: map[string]*ffrBeam{}, pos: map[string]Pos{}}
+	fx := &flexCompiler{c: c, ancf: map[string]*ancfBeam{}, ffr: map[string]*ffrBeam{}, pos: map[string]spec.Pos{}}
 	for i := range c.spec.Beams {
 		bs := &c.spec.Beams[i]
 		if !c.claim(bs.Name, bs.Pos, "beam") {
@@ -184,20 +185,20 @@ func (c *compiler) flexible() {
 	}
 }
 
-// attr returns a beam attribute (zero Expr when absent).
-func attr(bs *BeamSpec, name string) Expr {
+// attr returns a beam attribute (zero spec.Expr when absent).
+func attr(bs *spec.Beam, name string) spec.Expr {
 	e := bs.Attr[name]
 	if e.Field == "" {
 		e.Field = name
 	}
-	if e.Pos == (Pos{}) {
+	if e.Pos == (spec.Pos{}) {
 		e.Pos = bs.Pos
 	}
 	return e
 }
 
 // positive reads a required positive attribute.
-func (fx *flexCompiler) positive(bs *BeamSpec, name, what string) float64 {
+func (fx *flexCompiler) positive(bs *spec.Beam, name, what string) float64 {
 	e := attr(bs, name)
 	if !e.Given() {
 		fx.c.errf(bs.Pos, name, "beam %q needs %s (%s)", bs.Name, name, what)
@@ -212,7 +213,7 @@ func (fx *flexCompiler) positive(bs *BeamSpec, name, what string) float64 {
 }
 
 // count reads an integer attribute ≥ 1 (default def).
-func (fx *flexCompiler) count(bs *BeamSpec, name string, def int) int {
+func (fx *flexCompiler) count(bs *spec.Beam, name string, def int) int {
 	e := attr(bs, name)
 	if !e.Given() {
 		return def
@@ -227,7 +228,7 @@ func (fx *flexCompiler) count(bs *BeamSpec, name string, def int) int {
 }
 
 // word reads an enumerated attribute (default def).
-func word(bs *BeamSpec, name, def string) string {
+func word(bs *spec.Beam, name, def string) string {
 	if e, ok := bs.Attr[name]; ok && e.Src != "" {
 		return strings.ToLower(strings.TrimSpace(e.Src))
 	}
@@ -235,7 +236,7 @@ func word(bs *BeamSpec, name, def string) string {
 }
 
 // beamMarkers returns the beam's markers sorted by name.
-func (fx *flexCompiler) beamMarkers(bs *BeamSpec, length float64) []flexMarker {
+func (fx *flexCompiler) beamMarkers(bs *spec.Beam, length float64) []flexMarker {
 	var out []flexMarker
 	for k, e := range bs.Attr {
 		name, ok := strings.CutPrefix(k, "marker.")
@@ -270,7 +271,7 @@ func (fx *flexCompiler) grow(n int) int {
 }
 
 // material reads the section and material attributes.
-func (fx *flexCompiler) material(bs *BeamSpec) (L, ea, ei, rhoA, beta float64) {
+func (fx *flexCompiler) material(bs *spec.Beam) (L, ea, ei, rhoA, beta float64) {
 	L = fx.positive(bs, "length", "m")
 	A := fx.positive(bs, "area", "m^2")
 	I := fx.positive(bs, "area-moment", "m^4")
@@ -284,7 +285,7 @@ func (fx *flexCompiler) material(bs *BeamSpec) (L, ea, ei, rhoA, beta float64) {
 	return L, E * A, E * I, rho * A, beta
 }
 
-func (fx *flexCompiler) compileANCF(bs *BeamSpec) {
+func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 	c := fx.c
 	m := c.m
 	L, ea, ei, rhoA, beta := fx.material(bs)
@@ -362,7 +363,7 @@ func (fx *flexCompiler) compileANCF(bs *BeamSpec) {
 	}
 }
 
-func (fx *flexCompiler) compileFFR(bs *BeamSpec) {
+func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 	c := fx.c
 	m := c.m
 	if m.integ.family == famRK {
@@ -560,7 +561,7 @@ type beamSide struct {
 }
 
 // side resolves a marker reference for a joint.
-func (fx *flexCompiler) side(ref string, pos Pos, field string) (beamSide, bool) {
+func (fx *flexCompiler) side(ref string, pos spec.Pos, field string) (beamSide, bool) {
 	c := fx.c
 	name, mk, hasMk := strings.Cut(ref, ".")
 	if b, ok := fx.ancf[name]; ok {
@@ -596,7 +597,7 @@ func (fx *flexCompiler) side(ref string, pos Pos, field string) (beamSide, bool)
 }
 
 // joint compiles a joint with at least one beam side.
-func (fx *flexCompiler) joint(j JointSpec) {
+func (fx *flexCompiler) joint(j spec.Joint) {
 	c := fx.c
 	if !c.claim(j.Name, j.Pos, "joint") {
 		return
@@ -627,7 +628,7 @@ func (fx *flexCompiler) slopeAngle0(b *ancfBeam, node int) float64 {
 
 // connect adds the rows of a pin (revolute) or clamp (fixed) between two
 // sides, at least one of them a beam node.
-func (fx *flexCompiler) connect(name, kind string, si, sj beamSide, pos Pos) {
+func (fx *flexCompiler) connect(name, kind string, si, sj beamSide, pos spec.Pos) {
 	c := fx.c
 	m := c.m
 	if si.ancf != nil && sj.ancf == nil {
@@ -683,7 +684,7 @@ func (fx *flexCompiler) connect(name, kind string, si, sj beamSide, pos Pos) {
 }
 
 // force compiles a force applied at a beam marker.
-func (fx *flexCompiler) force(f ForceSpec) {
+func (fx *flexCompiler) force(f spec.Force) {
 	c := fx.c
 	if !c.claim(f.Name, f.Pos, "force") {
 		return

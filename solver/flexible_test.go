@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"strings"
 	"testing"
 )
@@ -17,25 +18,25 @@ func TestANCFClampsAndBeamToBeam(t *testing.T) {
 	P := 1e-4 * 3 * EI / (L * L)
 	ang := 0.7 // body angle 0.4 + marker angle 0.3
 	sn, cs := math.Sincos(ang)
-	attrs := func(x, y float64, tip string) map[string]Expr {
+	attrs := func(x, y float64, tip string) map[string]spec.Expr {
 		return beamAttrs("at.x", x, "at.y", y, "angle", ang, "length", L/2, "elements", 4, "area", A,
 			"area-moment", I, "youngs", E, "density", 7850.0, "marker.s", 0.0, "marker.e", L/2, "marker."+tip, L/2)
 	}
-	sp := &Spec{
+	sp := &spec.Model{
 		Name:     "two_beams",
-		Settings: SettingsSpec{Gravity: vec(0, 0)},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "O", Angle: num(0.4)}}},
-		Bodies: []BodySpec{{Name: "base", Mass: num(1), Inertia: num(1), Angle: num(0.4),
-			Markers: []MarkerSpec{{Name: "root", At: vec(0, 0), Angle: num(0.3)}}}},
-		Joints: []JointSpec{
+		Settings: spec.Settings{Gravity: vec(0, 0)},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O", Angle: num(0.4)}}},
+		Bodies: []spec.Body{{Name: "base", Mass: num(1), Inertia: num(1), Angle: num(0.4),
+			Markers: []spec.Marker{{Name: "root", At: vec(0, 0), Angle: num(0.3)}}}},
+		Joints: []spec.Joint{
 			{Kind: "fixed", Name: "weld", I: "ground.O", J: "base"},
 			{Kind: "fixed", Name: "clamp", I: "base.root", J: "b1.s"},
 			{Kind: "fixed", Name: "splice", I: "b1.e", J: "b2.s"},
 		},
-		Beams: []BeamSpec{{Kind: "ancf", Name: "b1", Attr: attrs(0, 0, "x")},
+		Beams: []spec.Beam{{Kind: "ancf", Name: "b1", Attr: attrs(0, 0, "x")},
 			{Kind: "ancf", Name: "b2", Attr: attrs(L/2*cs, L/2*sn, "tip")}},
-		Forces:  []ForceSpec{{Kind: "force", Name: "P", I: "b2.tip", FX: num(P * sn), FY: num(-P * cs)}},
-		Outputs: []OutputSpec{{Name: "tip_defl", Channel: "b2.tip.defl"}, {Name: "tip_x", Channel: "b2.tip.x"}},
+		Forces:  []spec.Force{{Kind: "force", Name: "P", I: "b2.tip", FX: num(P * sn), FY: num(-P * cs)}},
+		Outputs: []spec.Output{{Name: "tip_defl", Channel: "b2.tip.defl"}, {Name: "tip_x", Channel: "b2.tip.x"}},
 	}
 	m := mustCompile(t, sp)
 	s := mustInit(t, m)
@@ -63,41 +64,44 @@ func TestANCFClampsAndBeamToBeam(t *testing.T) {
 
 // Problems with beams are reported with their field.
 func TestFlexibleCompileErrors(t *testing.T) {
-	base := func() *Spec {
+	base := func() *spec.Model {
 		sp := hubBeamSpec(1, 4, "stiffened", "none", 1)
-		sp.Beams = append(sp.Beams, BeamSpec{Kind: "ancf", Name: "a", Attr: beamAttrs("at.x", 0.0, "at.y", 1.0,
+		sp.Beams = append(sp.Beams, spec.Beam{Kind: "ancf", Name: "a", Attr: beamAttrs("at.x", 0.0, "at.y", 1.0,
 			"length", 1.0, "elements", 4, "area", 1e-4, "area-moment", 1e-9, "youngs", 1e9, "density", 1000.0,
 			"marker.n1", 0.25, "marker.half", 0.3)})
 		return sp
 	}
 	for _, c := range []struct {
-		edit func(*Spec)
+		edit func(*spec.Model)
 		want string
 	}{
-		{func(s *Spec) {
-			s.Joints = append(s.Joints, JointSpec{Kind: "revolute", Name: "j", I: "ground.O", J: "beam.tip"})
+		{func(s *spec.Model) {
+			s.Joints = append(s.Joints, spec.Joint{Kind: "revolute", Name: "j", I: "ground.O", J: "beam.tip"})
 		}, "joints to markers of the floating-frame beam"},
-		{func(s *Spec) {
-			s.Joints = append(s.Joints, JointSpec{Kind: "revolute", Name: "j", I: "ground.O", J: "a.half"})
+		{func(s *spec.Model) {
+			s.Joints = append(s.Joints, spec.Joint{Kind: "revolute", Name: "j", I: "ground.O", J: "a.half"})
 		}, "between nodes"},
-		{func(s *Spec) {
-			s.Joints = append(s.Joints, JointSpec{Kind: "translational", Name: "j", I: "ground.O", J: "a.n1"})
+		{func(s *spec.Model) {
+			s.Joints = append(s.Joints, spec.Joint{Kind: "translational", Name: "j", I: "ground.O", J: "a.n1"})
 		}, "cannot attach to a beam"},
-		{func(s *Spec) {
-			s.Joints = append(s.Joints, JointSpec{Kind: "revolute", Name: "j", I: "ground.O", J: "a.nope"})
+		{func(s *spec.Model) {
+			s.Joints = append(s.Joints, spec.Joint{Kind: "revolute", Name: "j", I: "ground.O", J: "a.nope"})
 		}, `has no marker "nope"`},
-		{func(s *Spec) { s.Settings.Integrator = "rk4" }, "needs an implicit integrator"},
-		{func(s *Spec) { s.Beams[0].Attr["coupling"] = Expr{Src: "first-order"} }, "coupling must be"},
-		{func(s *Spec) { s.Beams[0].Attr["reduction"] = Expr{Src: "modal"}; s.Beams[0].Attr["modes"] = num(20) }, "modes asked"},
-		{func(s *Spec) { s.Beams[1].Attr["youngs"] = num(-1) }, "youngs of beam"},
-		{func(s *Spec) { s.Beams[1].Attr["marker.far"] = num(2) }, "outside the beam"},
-		{func(s *Spec) { s.Beams[1].Attr["elements"] = num(2.5) }, "whole number"},
-		{func(s *Spec) { s.Beams[1].Attr["reduction"] = Expr{Src: "modal"} }, "applies to ffr beams"},
-		{func(s *Spec) { s.Beams[0].Attr["i"] = Expr{Src: "ground.O"} }, "not to the ground"},
-		{func(s *Spec) {
-			s.Forces = append(s.Forces, ForceSpec{Kind: "spring", Name: "k", I: "a.n1", J: "ground.O", K: num(1)})
+		{func(s *spec.Model) { s.Settings.Integrator = "rk4" }, "needs an implicit integrator"},
+		{func(s *spec.Model) { s.Beams[0].Attr["coupling"] = spec.Expr{Src: "first-order"} }, "coupling must be"},
+		{func(s *spec.Model) {
+			s.Beams[0].Attr["reduction"] = spec.Expr{Src: "modal"}
+			s.Beams[0].Attr["modes"] = num(20)
+		}, "modes asked"},
+		{func(s *spec.Model) { s.Beams[1].Attr["youngs"] = num(-1) }, "youngs of beam"},
+		{func(s *spec.Model) { s.Beams[1].Attr["marker.far"] = num(2) }, "outside the beam"},
+		{func(s *spec.Model) { s.Beams[1].Attr["elements"] = num(2.5) }, "whole number"},
+		{func(s *spec.Model) { s.Beams[1].Attr["reduction"] = spec.Expr{Src: "modal"} }, "applies to ffr beams"},
+		{func(s *spec.Model) { s.Beams[0].Attr["i"] = spec.Expr{Src: "ground.O"} }, "not to the ground"},
+		{func(s *spec.Model) {
+			s.Forces = append(s.Forces, spec.Force{Kind: "spring", Name: "k", I: "a.n1", J: "ground.O", K: num(1)})
 		}, "cannot attach to a beam marker"},
-		{func(s *Spec) { s.Beams[1].Name = "hub" }, "name of a body"},
+		{func(s *spec.Model) { s.Beams[1].Name = "hub" }, "name of a body"},
 	} {
 		sp := base()
 		c.edit(sp)
@@ -123,13 +127,13 @@ func TestBeamColumn(t *testing.T) {
 		want := F / T * (L - math.Tanh(k*L)/k)
 		eb := F * L * L * L / (3 * EI)
 		for _, c := range []string{"stiffened", "zero-order", "ancf"} {
-			var sp *Spec
+			var sp *spec.Model
 			if c == "ancf" {
 				sp = cantileverSpec(20, L, E, A, I, rho)
-				sp.Forces = []ForceSpec{{Kind: "force", Name: "P", I: "b.tip", FX: num(T), FY: num(F)}}
+				sp.Forces = []spec.Force{{Kind: "force", Name: "P", I: "b.tip", FX: num(T), FY: num(F)}}
 			} else {
 				sp = hubBeamSpec(0, 20, c, "none", 1)
-				sp.Joints = []JointSpec{{Kind: "fixed", Name: "weld", I: "ground.O", J: "hub"}}
+				sp.Joints = []spec.Joint{{Kind: "fixed", Name: "weld", I: "ground.O", J: "hub"}}
 				sp.Forces[0].FX, sp.Forces[0].FY = num(T), num(F)
 			}
 			m := mustCompile(t, sp)

@@ -2,18 +2,21 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"strconv"
 	"testing"
 )
 
 // num makes a plain-number expression.
-func num(v float64) Expr { return Expr{Src: strconv.FormatFloat(v, 'g', -1, 64), Field: "test"} }
+func num(v float64) spec.Expr {
+	return spec.Expr{Src: strconv.FormatFloat(v, 'g', -1, 64), Field: "test"}
+}
 
-func ex(s string) Expr { return Expr{Src: s, Field: "test"} }
+func ex(s string) spec.Expr { return spec.Expr{Src: s, Field: "test"} }
 
-func vec(x, y float64) Vec2 { return Vec2{num(x), num(y)} }
+func vec(x, y float64) spec.Vec2 { return spec.Vec2{num(x), num(y)} }
 
-func mustCompile(t testing.TB, s *Spec) *Model {
+func mustCompile(t testing.TB, s *spec.Model) *Model {
 	t.Helper()
 	m, err := Compile(s, CompileOptions{})
 	if err != nil {
@@ -34,14 +37,14 @@ func mustInit(t testing.TB, m *Model) *State {
 // pendulumSpec is IFToMM A01: a 1 kg point mass on a massless 1 m link,
 // released horizontal, g = 9.81. The mass is a rigid body with (almost)
 // no inertia, pinned to ground 1 m from its centre of mass.
-func pendulumSpec(integ string, h float64) *Spec {
-	return &Spec{
+func pendulumSpec(integ string, h float64) *spec.Model {
+	return &spec.Model{
 		Name:     "pendulum",
-		Settings: SettingsSpec{End: 10, Step: h, Integrator: integ, RhoInf: 1, RhoSet: true, NewtonTol: 1e-10},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "O"}}},
-		Bodies: []BodySpec{{Name: "bob", Mass: num(1), Inertia: num(1e-10), At: vec(1, 0),
-			Markers: []MarkerSpec{{Name: "pin", At: vec(-1, 0)}}}},
-		Joints: []JointSpec{{Kind: "revolute", Name: "pivot", I: "ground.O", J: "bob.pin"}},
+		Settings: spec.Settings{End: 10, Step: h, Integrator: integ, RhoInf: 1, RhoSet: true, NewtonTol: 1e-10},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}},
+		Bodies: []spec.Body{{Name: "bob", Mass: num(1), Inertia: num(1e-10), At: vec(1, 0),
+			Markers: []spec.Marker{{Name: "pin", At: vec(-1, 0)}}}},
+		Joints: []spec.Joint{{Kind: "revolute", Name: "pivot", I: "ground.O", J: "bob.pin"}},
 	}
 }
 
@@ -57,18 +60,18 @@ func ellipticK(k float64) float64 {
 
 // chainSpec is an N-link pendulum chain: uniform 1 kg, 1 m bars, revolute
 // joints, released horizontal.
-func chainSpec(n int, h float64) *Spec {
-	s := &Spec{Name: "chain", Settings: SettingsSpec{End: 1, Step: h, NewtonTol: 1e-8},
-		Ground: GroundSpec{Markers: []MarkerSpec{{Name: "O"}}}}
+func chainSpec(n int, h float64) *spec.Model {
+	s := &spec.Model{Name: "chain", Settings: spec.Settings{End: 1, Step: h, NewtonTol: 1e-8},
+		Ground: spec.Ground{Markers: []spec.Marker{{Name: "O"}}}}
 	for i := 0; i < n; i++ {
 		name := "b" + itoa(i)
-		s.Bodies = append(s.Bodies, BodySpec{Name: name, Mass: num(1), Inertia: num(1.0 / 12), CM: vec(0.5, 0), At: vec(float64(i), 0),
-			Markers: []MarkerSpec{{Name: "a", At: vec(0, 0)}, {Name: "b", At: vec(1, 0)}}})
+		s.Bodies = append(s.Bodies, spec.Body{Name: name, Mass: num(1), Inertia: num(1.0 / 12), CM: vec(0.5, 0), At: vec(float64(i), 0),
+			Markers: []spec.Marker{{Name: "a", At: vec(0, 0)}, {Name: "b", At: vec(1, 0)}}})
 		prev := "ground.O"
 		if i > 0 {
 			prev = "b" + itoa(i-1) + ".b"
 		}
-		s.Joints = append(s.Joints, JointSpec{Kind: "revolute", Name: "j" + itoa(i), I: prev, J: name + ".a"})
+		s.Joints = append(s.Joints, spec.Joint{Kind: "revolute", Name: "j" + itoa(i), I: prev, J: name + ".a"})
 	}
 	return s
 }

@@ -3,29 +3,30 @@ package solver
 import (
 	"math"
 	"math/rand"
+	"mbfmu/spec"
 	"strings"
 	"testing"
 )
 
 // jacSpec has every rigid constraint row kind and both spring kinds, with
 // bodies at generic poses.
-func jacSpec() *Spec {
-	return &Spec{
+func jacSpec() *spec.Model {
+	return &spec.Model{
 		Name:   "jac",
-		Ground: GroundSpec{Markers: []MarkerSpec{{Name: "O", At: vec(0.1, -0.2), Angle: num(0.3)}}},
-		Bodies: []BodySpec{
+		Ground: spec.Ground{Markers: []spec.Marker{{Name: "O", At: vec(0.1, -0.2), Angle: num(0.3)}}},
+		Bodies: []spec.Body{
 			{Name: "a", Mass: num(2), Inertia: num(0.3), CM: vec(0.1, 0.05), At: vec(0.4, 0.2), Angle: num(0.7),
-				Markers: []MarkerSpec{{Name: "p", At: vec(0.3, -0.1), Angle: num(0.2)}, {Name: "q", At: vec(-0.2, 0.15)}}},
+				Markers: []spec.Marker{{Name: "p", At: vec(0.3, -0.1), Angle: num(0.2)}, {Name: "q", At: vec(-0.2, 0.15)}}},
 			{Name: "b", Mass: num(1), Inertia: num(0.1), CM: vec(-0.05, 0.02), At: vec(1.1, -0.3), Angle: num(-0.4),
-				Markers: []MarkerSpec{{Name: "p", At: vec(0.25, 0.05), Angle: num(-0.3)}}},
+				Markers: []spec.Marker{{Name: "p", At: vec(0.25, 0.05), Angle: num(-0.3)}}},
 		},
-		Joints: []JointSpec{
+		Joints: []spec.Joint{
 			{Kind: "revolute", Name: "r", I: "a.p", J: "b.p"},
 			{Kind: "translational", Name: "t", I: "a.q", J: "b"},
 			{Kind: "fixed", Name: "f", I: "ground.O", J: "a.q"},
 		},
-		Drivers: []DriverSpec{{Name: "d", Joint: "t", Value: ex("0.3*sin(2*time)")}},
-		Forces: []ForceSpec{
+		Drivers: []spec.Driver{{Name: "d", Joint: "t", Value: ex("0.3*sin(2*time)")}},
+		Forces: []spec.Force{
 			{Kind: "spring", Name: "s", I: "a.q", J: "b.p", K: num(300), C: num(7), Length: num(0.2), Preload: num(3)},
 			{Kind: "spring", Name: "g", I: "ground.O", J: "b.p", K: num(100), C: num(2), Length: num(0.5)},
 			{Kind: "rspring", Name: "rs", I: "a", J: "b", K: num(50), C: num(3), Angle: num(0.1)},
@@ -147,11 +148,11 @@ func TestStepAllocatesNothing(t *testing.T) {
 	springs.Name = "springs"
 	springs.Joints = springs.Joints[:1] // revolute only: a free two-body system with springs
 	springs.Drivers = nil
-	for _, spec := range []*Spec{pendulumSpec("genalpha", 1e-3), chainSpec(20, 1e-3), springs} {
+	for _, ms := range []*spec.Model{pendulumSpec("genalpha", 1e-3), chainSpec(20, 1e-3), springs} {
 		for _, integ := range []string{"genalpha", "bdf2", "rk4"} {
-			spec.Settings.Integrator = integ
-			spec.Settings.Formulation = ""
-			m := mustCompile(t, spec)
+			ms.Settings.Integrator = integ
+			ms.Settings.Formulation = ""
+			m := mustCompile(t, ms)
 			s := mustInit(t, m)
 			if err := m.AdvanceTo(s, 0.01); err != nil {
 				t.Fatal(err)
@@ -164,7 +165,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 				m.EvalChannels(s, out)
 			})
 			if allocs != 0 {
-				t.Errorf("%s/%s: %v allocations per AdvanceTo", spec.Name, integ, allocs)
+				t.Errorf("%s/%s: %v allocations per AdvanceTo", ms.Name, integ, allocs)
 			}
 		}
 	}
@@ -174,7 +175,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 // expressions: it is an error naming the file position.
 func TestReservedParameterName(t *testing.T) {
 	s := pendulumSpec("genalpha", 1e-3)
-	s.Params = []ParamSpec{{Name: "e", Value: 0.5, Pos: Pos{File: "m.xml", Line: 7}}}
+	s.Params = []spec.Param{{Name: "e", Value: 0.5, Pos: spec.Pos{File: "m.xml", Line: 7}}}
 	_, err := Compile(s, CompileOptions{})
 	if err == nil || !strings.Contains(err.Error(), `m.xml:7: name: parameter name "e" is reserved`) {
 		t.Fatalf("got %v", err)

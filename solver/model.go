@@ -5,6 +5,7 @@ import (
 
 	"mbfmu/expr"
 	"mbfmu/linalg"
+	"mbfmu/spec"
 )
 
 // Model is a compiled, immutable model: bodies, constraint rows, force
@@ -12,7 +13,7 @@ import (
 // between goroutines; every mutable quantity lives in a State.
 type Model struct {
 	name     string
-	spec     *Spec
+	spec     *spec.Model
 	settings Settings
 	integ    integrator
 	index2   bool // stabilized index-2 formulation with position projection
@@ -65,7 +66,7 @@ type bodyInfo struct {
 	name    string
 	mass, j float64
 	cm      [2]float64 // centre of mass in the body frame
-	shape   ShapeSpec
+	shape   spec.Shape
 	markers []string
 	mlocal  [][2]float64 // marker positions in the body frame (for the scene)
 }
@@ -103,8 +104,8 @@ func (x *evalCtx) Measure(id int) float64 { return x.m.measures[id].eval(x) }
 // Name returns the model name.
 func (m *Model) Name() string { return m.name }
 
-// Spec returns the specification the model was compiled from.
-func (m *Model) Spec() *Spec { return m.spec }
+// spec.Model returns the specification the model was compiled from.
+func (m *Model) Spec() *spec.Model { return m.spec }
 
 // Settings returns the resolved settings.
 func (m *Model) Settings() Settings { return m.settings }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"testing"
 )
 
@@ -76,9 +77,9 @@ func TestPredictorWeights(t *testing.T) {
 // not depend on the predictor beyond the Newton tolerance: the period still
 // matches the elliptic-integral value as closely as the integrator allows.
 func TestPredictorNewtonIterations(t *testing.T) {
-	spec := pendulumSpec("genalpha", 8e-4)
-	spec.Settings.NewtonTol = 0 // default 1e-8
-	m := mustCompile(t, spec)
+	ms := pendulumSpec("genalpha", 8e-4)
+	ms.Settings.NewtonTol = 0 // default 1e-8
+	m := mustCompile(t, ms)
 	s := mustInit(t, m)
 	// Step by step (Step reuses the factorisation like one long run);
 	// the first return to the release height is half a period.
@@ -116,16 +117,16 @@ func TestPredictorNewtonIterations(t *testing.T) {
 // body settles at the static deflection −m g / k.
 func TestMeasuredForceTangent(t *testing.T) {
 	const k, c, m, g = 1e8, 2e4, 1.0, 9.81
-	spec := &Spec{
+	ms := &spec.Model{
 		Name:     "bushing",
-		Settings: SettingsSpec{End: 0.2, Step: 1e-3, Integrator: "genalpha", RhoInf: 0.8, RhoSet: true},
-		Ground:   GroundSpec{Markers: []MarkerSpec{{Name: "O"}}},
-		Bodies: []BodySpec{{Name: "b", Mass: num(m), Inertia: num(0.1),
-			Markers: []MarkerSpec{{Name: "c"}}}},
-		Forces: []ForceSpec{{Kind: "force", Name: "bushing", I: "b.c",
+		Settings: spec.Settings{End: 0.2, Step: 1e-3, Integrator: "genalpha", RhoInf: 0.8, RhoSet: true},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}},
+		Bodies: []spec.Body{{Name: "b", Mass: num(m), Inertia: num(0.1),
+			Markers: []spec.Marker{{Name: "c"}}}},
+		Forces: []spec.Force{{Kind: "force", Name: "bushing", I: "b.c",
 			FX: ex("-1e8*dx(b.c) - 2e4*vx(b.c)"), FY: ex("-1e8*dy(b.c) - 2e4*vy(b.c)")}},
 	}
-	mod := mustCompile(t, spec)
+	mod := mustCompile(t, ms)
 	s := mustInit(t, mod)
 	if err := mod.AdvanceTo(s, 0.2); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/spec"
 	"testing"
 )
 
@@ -66,7 +67,7 @@ func seed003Case3(Y0 float64) seed003 {
 	return p
 }
 
-func (p seed003) spec() *Spec {
+func (p seed003) spec() *spec.Model {
 	f := ftoa
 	// body 1: frame at its centre of mass; hinges A, B at (∓b0 − e, −h0)
 	// legs: rods along their y axis, hinge at +l0, tip at −l0; body angle
@@ -81,44 +82,44 @@ func (p seed003) spec() *Spec {
 	vx0 := p.X0 * p.wx
 	vy0 := p.Y0*p.wy + p.vy
 	vel := vec(vx0, vy0)
-	contact := func(name, leg string) ContactSpec {
+	contact := func(name, leg string) spec.Contact {
 		a := []string{"i", leg + ".tip", "j", "platform.surface", "law", "hertz", "k", f(p.K1), "c", f(p.c2),
 			"exponent", f(p.n), "mu-static", f(p.mu0), "mu-dynamic", f(0.8 * p.mu0)}
 		if p.friction != "" {
 			a = append(a, "friction", p.friction)
 		}
-		return ContactSpec{Kind: "point-line", Name: name, Attr: attrs(a...)}
+		return spec.Contact{Kind: "point-line", Name: name, Attr: attrs(a...)}
 	}
-	legBody := func(name string, cx, cy, th float64) BodySpec {
-		return BodySpec{Name: name, Mass: num(p.m2), Inertia: num(p.J2), At: vec(cx, cy), Angle: num(th), Vel: vel,
-			Markers: []MarkerSpec{{Name: "top", At: vec(0, p.l0)}, {Name: "tip", At: vec(0, -p.l0)}}}
+	legBody := func(name string, cx, cy, th float64) spec.Body {
+		return spec.Body{Name: name, Mass: num(p.m2), Inertia: num(p.J2), At: vec(cx, cy), Angle: num(th), Vel: vel,
+			Markers: []spec.Marker{{Name: "top", At: vec(0, p.l0)}, {Name: "tip", At: vec(0, -p.l0)}}}
 	}
-	return &Spec{
+	return &spec.Model{
 		Name: "seed003",
-		Settings: SettingsSpec{End: p.end, Step: p.h, Integrator: p.integ,
+		Settings: spec.Settings{End: p.end, Step: p.h, Integrator: p.integ,
 			BaumgarteAlpha: p.baumA, BaumgarteBeta: p.baumB},
-		Bodies: []BodySpec{
+		Bodies: []spec.Body{
 			{Name: "platform", Mass: num(1000), Inertia: num(1000), Vel: vec(vx0, p.Y0*p.wy),
-				Markers: []MarkerSpec{{Name: "surface"}}},
+				Markers: []spec.Marker{{Name: "surface"}}},
 			{Name: "main", Mass: num(p.m1), Inertia: num(p.J1), At: vec(0, y1), Vel: vel,
-				Markers: []MarkerSpec{{Name: "A", At: vec(ax, -p.h0)}, {Name: "B", At: vec(bx, -p.h0)}}},
+				Markers: []spec.Marker{{Name: "A", At: vec(ax, -p.h0)}, {Name: "B", At: vec(bx, -p.h0)}}},
 			legBody("leg2", c2x, c2y, p.th20),
 			legBody("leg3", c3x, c3y, p.th30),
 		},
-		Joints: []JointSpec{
+		Joints: []spec.Joint{
 			{Kind: "revolute", Name: "hingeA", I: "main.A", J: "leg2.top"},
 			{Kind: "revolute", Name: "hingeB", I: "main.B", J: "leg3.top"},
 		},
-		Drivers: []DriverSpec{
+		Drivers: []spec.Driver{
 			{Name: "px", Body: "platform", Coord: "x", Value: ex(f(p.X0) + "*sin(" + f(p.wx) + "*t)")},
 			{Name: "py", Body: "platform", Coord: "y", Value: ex(f(p.Y0) + "*sin(" + f(p.wy) + "*t)")},
 			{Name: "pa", Body: "platform", Coord: "angle", Value: num(0)},
 		},
-		Forces: []ForceSpec{
+		Forces: []spec.Force{
 			{Kind: "rspring", Name: "springA", I: "main", J: "leg2", K: num(p.k), C: num(p.c), Angle: num(p.th20)},
 			{Kind: "rspring", Name: "springB", I: "main", J: "leg3", K: num(p.k), C: num(p.c), Angle: num(p.th30)},
 		},
-		Contacts: []ContactSpec{contact("footA", "leg2"), contact("footB", "leg3")},
+		Contacts: []spec.Contact{contact("footA", "leg2"), contact("footB", "leg3")},
 	}
 }
 

@@ -48,3 +48,5 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

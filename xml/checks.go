@@ -3,10 +3,9 @@ package xml
 import (
 	"fmt"
 	"math"
+	"mbfmu/spec"
 	"sort"
 	"strings"
-
-	"mbfmu/solver"
 )
 
 // This file holds the element-specific rules (the check functions of the
@@ -14,7 +13,7 @@ import (
 // is read.
 
 func (p *parser) checkSettings(c *elemCtx) {
-	s := c.obj.(*solver.SettingsSpec)
+	s := c.obj.(*spec.Settings)
 	s.RhoSet = c.ok["rho-inf"]
 	if c.ok["rho-inf"] && (s.RhoInf < 0 || s.RhoInf > 1) {
 		p.errs.Add(c.attrPos(p, "rho-inf"), "rho-inf", "must be in [0, 1] (got %g)", s.RhoInf)
@@ -85,17 +84,17 @@ func (p *parser) valueWithUnit(c *elemCtx, field string) (float64, string) {
 }
 
 func (p *parser) checkParameter(c *elemCtx) {
-	ps := c.obj.(*solver.ParamSpec)
+	ps := c.obj.(*spec.Param)
 	ps.Value, ps.Unit = p.valueWithUnit(c, "value")
 }
 
 func (p *parser) checkInput(c *elemCtx) {
-	in := c.obj.(*solver.InputSpec)
+	in := c.obj.(*spec.Input)
 	in.Start, in.Unit = p.valueWithUnit(c, "start")
 }
 
 func (p *parser) checkTable(c *elemCtx) {
-	t := c.obj.(*solver.TableSpec)
+	t := c.obj.(*spec.Table)
 	if t.Kind == "" {
 		t.Kind = "linear"
 	}
@@ -184,7 +183,7 @@ func (p *parser) checkMarkers(c *elemCtx) {
 }
 
 func (p *parser) checkShape(c *elemCtx) {
-	s := c.obj.(*solver.ShapeSpec)
+	s := c.obj.(*spec.Shape)
 	if !c.has("outline") && !c.has("radius") {
 		p.errs.Add(c.pos, "<shape>", "needs outline or radius")
 	}
@@ -204,14 +203,14 @@ func (p *parser) checkShape(c *elemCtx) {
 }
 
 func (p *parser) checkJoint(c *elemCtx) {
-	j := c.obj.(*solver.JointSpec)
+	j := c.obj.(*spec.Joint)
 	if c.ok["i"] && c.ok["j"] {
 		p.pairs = append(p.pairs, jointPair{pos: c.attrPos(p, "j"), i: j.I, j: j.J})
 	}
 }
 
 func (p *parser) checkDriver(c *elemCtx) {
-	d := c.obj.(*solver.DriverSpec)
+	d := c.obj.(*spec.Driver)
 	hasJ, hasB := c.has("joint"), c.has("body")
 	switch {
 	case hasJ && hasB:
@@ -255,17 +254,17 @@ func (p *parser) checkOutput(c *elemCtx) {
 		if u, _ := parseUnit(unit); !u.isSI() {
 			si := siName(u.vec)
 			p.errs.Add(c.attrPos(p, "unit"), "unit", "unit %q is not SI: outputs are in SI units; write %q (or scale an expression output and name its unit)", unit, si)
-			c.obj.(*solver.OutputSpec).Unit = si
+			c.obj.(*spec.Output).Unit = si
 		}
 	}
 }
 
 // pendingDriver is a driver whose target is checked by resolve.
 type pendingDriver struct {
-	pos                solver.Pos // of the joint or body attribute
+	pos                spec.Pos // of the joint or body attribute
 	joint, body, coord string
 	value              string // raw value, "" if invalid
-	valuePos           solver.Pos
+	valuePos           spec.Pos
 }
 
 // resolve checks what needs the whole file: marker references, joint
@@ -277,7 +276,7 @@ func (p *parser) resolve() {
 			e.markers, done[name] = ms, true
 		}
 	}
-	markerNames := func(ms []solver.MarkerSpec) []string {
+	markerNames := func(ms []spec.Marker) []string {
 		s := make([]string, 0, len(ms))
 		for _, m := range ms {
 			s = append(s, m.Name)

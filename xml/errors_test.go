@@ -2,11 +2,10 @@ package xml
 
 import (
 	"errors"
+	"mbfmu/spec"
 	"os"
 	"strings"
 	"testing"
-
-	"mbfmu/solver"
 )
 
 // Two bodies and a ground marker that the cases below can refer to.
@@ -305,7 +304,7 @@ func TestAllErrorsReported(t *testing.T) {
 <settings integrator="euler"/>
 <table name="t" x="1 0" y="0 1"/>
 </model>`
-	spec, err := Parse([]byte(src), "all.xml")
+	ms, err := Parse([]byte(src), "all.xml")
 	checkErrors(t, err, []string{
 		`all.xml:2: mass: must be > 0 (got -1)`,
 		`all.xml:2: inertia: unit "m" is a length; moment of inertia needs kg*m^2 (or kg*mm^2, g*mm^2)`,
@@ -314,10 +313,10 @@ func TestAllErrorsReported(t *testing.T) {
 		`all.xml:4: integrator: unknown value "euler"; want one of genalpha, hht, newmark, bdf1, bdf2, rk4`,
 		`all.xml:5: x: must be strictly increasing (x[2] = 0 after x[1] = 1)`,
 	})
-	if spec == nil || len(spec.Bodies) != 1 || len(spec.Joints) != 1 {
-		t.Errorf("partial spec not returned: %+v", spec)
+	if ms == nil || len(ms.Bodies) != 1 || len(ms.Joints) != 1 {
+		t.Errorf("partial spec not returned: %+v", ms)
 	}
-	var list solver.ErrorList
+	var list spec.ErrorList
 	if !errors.As(err, &list) || list[0].Field != "mass" || list[0].Pos.Line != 2 {
 		t.Errorf("error list fields: %#v", list)
 	}

@@ -3,14 +3,13 @@ package xml
 import (
 	"errors"
 	"math"
+	"mbfmu/spec"
 	"os"
 	"testing"
-
-	"mbfmu/solver"
 )
 
 // FuzzParse checks that no input makes Parse panic, that problems always
-// come as a solver.ErrorList located in the file, and that a clean parse
+// come as a spec.ErrorList located in the file, and that a clean parse
 // gives positions to everything it read.
 func FuzzParse(f *testing.F) {
 	full, err := os.ReadFile("testdata/full.xml")
@@ -25,14 +24,14 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<model name="m"><settings gravity="0, -g" integrator="rk4"/><driver name="d" body="a" coord="x" value="1"/>`))
 	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE model><model name="m" xmlns:x="u" x:y="1"><![CDATA[x]]></model>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := Parse(data, "f.xml")
-		if spec == nil {
+		ms, err := Parse(data, "f.xml")
+		if ms == nil {
 			t.Fatal("nil spec")
 		}
 		if err != nil {
-			var list solver.ErrorList
+			var list spec.ErrorList
 			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error is %T %v, want a non-empty solver.ErrorList", err, err)
+				t.Fatalf("error is %T %v, want a non-empty spec.ErrorList", err, err)
 			}
 			for _, e := range list {
 				if e.Pos.File != "f.xml" || e.Pos.Line < 1 {
@@ -41,8 +40,8 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		for _, b := range spec.Bodies {
-			for _, e := range []solver.Expr{b.Mass, b.Inertia, b.CM[0], b.At[1], b.Angle, b.Omega} {
+		for _, b := range ms.Bodies {
+			for _, e := range []spec.Expr{b.Mass, b.Inertia, b.CM[0], b.At[1], b.Angle, b.Omega} {
 				if e.Given() && (e.Pos.Line < 1 || e.Field == "") {
 					t.Fatalf("expression without position: %+v", e)
 				}

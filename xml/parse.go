@@ -3,18 +3,17 @@ package xml
 import (
 	"fmt"
 	"math"
+	"mbfmu/spec"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
-
-	"mbfmu/solver"
 )
 
 // LoadFile reads and parses a model file. I/O errors name the file; model
-// problems are returned as a solver.ErrorList holding every problem found
+// problems are returned as a spec.ErrorList holding every problem found
 // (see Parse).
-func LoadFile(path string) (*solver.Spec, error) {
+func LoadFile(path string) (*spec.Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read model: %w", err)
@@ -25,15 +24,15 @@ func LoadFile(path string) (*solver.Spec, error) {
 // Parse parses a model file held in data; filename is used in error
 // positions. All numeric values with units are converted to SI.
 //
-// On problems the error is a solver.ErrorList with every problem found,
+// On problems the error is a spec.ErrorList with every problem found,
 // each with file:line, field (the attribute, or <element> for element
 // problems) and message, sorted by line. The returned Spec is never nil:
 // it holds what could be read, which is enough for further checks but not
 // for a simulation.
-func Parse(data []byte, filename string) (*solver.Spec, error) {
+func Parse(data []byte, filename string) (*spec.Model, error) {
 	p := &parser{
 		file:  filename,
-		spec:  &solver.Spec{},
+		spec:  &spec.Model{},
 		elems: map[string]*entry{"ground": {tag: "ground", family: "body"}},
 		vars:  map[string]*entry{},
 	}
@@ -60,8 +59,8 @@ func Parse(data []byte, filename string) (*solver.Spec, error) {
 // parser holds the state of one Parse call.
 type parser struct {
 	file  string
-	spec  *solver.Spec
-	errs  solver.ErrorList
+	spec  *spec.Model
+	errs  spec.ErrorList
 	elems map[string]*entry // bodies, joints, drivers, forces, beams, contacts
 	vars  map[string]*entry // parameters, inputs, tables, outputs
 
@@ -76,18 +75,18 @@ type parser struct {
 type entry struct {
 	tag     string // element: "body", "revolute", ...
 	family  string // "body", "joint", ...
-	pos     solver.Pos
+	pos     spec.Pos
 	markers []string
 }
 
 type pendingRef struct {
-	pos   solver.Pos
+	pos   spec.Pos
 	field string
 	ref   string
 }
 
 type jointPair struct {
-	pos  solver.Pos // of attribute j
+	pos  spec.Pos // of attribute j
 	i, j string
 }
 
@@ -96,7 +95,7 @@ type elemCtx struct {
 	n   *node
 	obj any
 	ok  map[string]bool // attributes present and valid
-	pos solver.Pos
+	pos spec.Pos
 }
 
 // has reports whether the attribute is present (valid or not).
@@ -105,9 +104,9 @@ func (c *elemCtx) has(name string) bool {
 	return ok
 }
 
-func (c *elemCtx) attrPos(p *parser, name string) solver.Pos { return p.pos(c.n.attrLine(name)) }
+func (c *elemCtx) attrPos(p *parser, name string) spec.Pos { return p.pos(c.n.attrLine(name)) }
 
-func (p *parser) pos(line int) solver.Pos { return solver.Pos{File: p.file, Line: line} }
+func (p *parser) pos(line int) spec.Pos { return spec.Pos{File: p.file, Line: line} }
 
 // element reads node n as an element of kind def into parent.
 func (p *parser) element(def *elemDef, n *node, parent any) {
@@ -131,9 +130,9 @@ func (p *parser) element(def *elemDef, n *node, parent any) {
 			} else {
 				c.ok["kind"] = true
 				switch o := obj.(type) {
-				case *solver.BeamSpec:
+				case *spec.Beam:
 					o.Kind = k
-				case *solver.ContactSpec:
+				case *spec.Contact:
 					o.Kind = k
 				}
 			}
@@ -281,35 +280,35 @@ func contains(list []string, s string) bool {
 }
 
 // setPos records the element's position in its spec object.
-func setPos(obj any, pos solver.Pos) {
+func setPos(obj any, pos spec.Pos) {
 	switch o := obj.(type) {
-	case *solver.Spec:
+	case *spec.Model:
 		o.Pos = pos
-	case *solver.SettingsSpec:
+	case *spec.Settings:
 		o.Pos = pos
-	case *solver.ParamSpec:
+	case *spec.Param:
 		o.Pos = pos
-	case *solver.InputSpec:
+	case *spec.Input:
 		o.Pos = pos
-	case *solver.TableSpec:
+	case *spec.Table:
 		o.Pos = pos
-	case *solver.MarkerSpec:
+	case *spec.Marker:
 		o.Pos = pos
-	case *solver.GroundSpec:
+	case *spec.Ground:
 		o.Pos = pos
-	case *solver.BodySpec:
+	case *spec.Body:
 		o.Pos = pos
-	case *solver.JointSpec:
+	case *spec.Joint:
 		o.Pos = pos
-	case *solver.DriverSpec:
+	case *spec.Driver:
 		o.Pos = pos
-	case *solver.ForceSpec:
+	case *spec.Force:
 		o.Pos = pos
-	case *solver.BeamSpec:
+	case *spec.Beam:
 		o.Pos = pos
-	case *solver.ContactSpec:
+	case *spec.Contact:
 		o.Pos = pos
-	case *solver.OutputSpec:
+	case *spec.Output:
 		o.Pos = pos
 	}
 }
@@ -435,7 +434,7 @@ func (p *parser) setAttr(ad *attrDef, a nodeAttr, obj any) bool {
 }
 
 // put stores a value in its field, or in the Attr map of a beam or contact.
-func (p *parser) put(obj any, ad *attrDef, v any, pos solver.Pos) {
+func (p *parser) put(obj any, ad *attrDef, v any, pos spec.Pos) {
 	if ad.field != nil {
 		switch dst := ad.field(obj).(type) {
 		case *string:
@@ -446,10 +445,10 @@ func (p *parser) put(obj any, ad *attrDef, v any, pos solver.Pos) {
 			*dst = v.(int)
 		case *bool:
 			*dst = v.(bool)
-		case *solver.Expr:
-			*dst = v.(solver.Expr)
-		case *solver.Vec2:
-			*dst = v.(solver.Vec2)
+		case *spec.Expr:
+			*dst = v.(spec.Expr)
+		case *spec.Vec2:
+			*dst = v.(spec.Vec2)
 		case *[]float64:
 			*dst = v.([]float64)
 		case *[][2]float64:
@@ -457,41 +456,41 @@ func (p *parser) put(obj any, ad *attrDef, v any, pos solver.Pos) {
 		}
 		return
 	}
-	var m map[string]solver.Expr
+	var m map[string]spec.Expr
 	switch o := obj.(type) {
-	case *solver.BeamSpec:
+	case *spec.Beam:
 		m = o.Attr
-	case *solver.ContactSpec:
+	case *spec.Contact:
 		m = o.Attr
 	default:
 		return
 	}
 	switch x := v.(type) {
-	case solver.Expr:
+	case spec.Expr:
 		m[ad.name] = x
-	case solver.Vec2:
+	case spec.Vec2:
 		m[ad.name+".x"], m[ad.name+".y"] = x[0], x[1]
 	case string:
-		m[ad.name] = solver.Expr{Src: x, Pos: pos, Field: ad.name}
+		m[ad.name] = spec.Expr{Src: x, Pos: pos, Field: ad.name}
 	case float64:
-		m[ad.name] = solver.Expr{Src: formatNumber(x), Pos: pos, Field: ad.name}
+		m[ad.name] = spec.Expr{Src: formatNumber(x), Pos: pos, Field: ad.name}
 	case int:
-		m[ad.name] = solver.Expr{Src: strconv.Itoa(x), Pos: pos, Field: ad.name}
+		m[ad.name] = spec.Expr{Src: strconv.Itoa(x), Pos: pos, Field: ad.name}
 	case bool:
-		m[ad.name] = solver.Expr{Src: map[bool]string{false: "0", true: "1"}[x], Pos: pos, Field: ad.name}
+		m[ad.name] = spec.Expr{Src: map[bool]string{false: "0", true: "1"}[x], Pos: pos, Field: ad.name}
 	}
 }
 
 // scalarExpr reads a numeric attribute: a number with an optional unit
 // (converted to SI, dimension checked, positivity checked if asked) or an
 // expression (kept as written).
-func (p *parser) scalarExpr(ad *attrDef, v string, pos solver.Pos, positive bool) (solver.Expr, bool) {
+func (p *parser) scalarExpr(ad *attrDef, v string, pos spec.Pos, positive bool) (spec.Expr, bool) {
 	sc, err := parseScalar(v)
 	if err != nil {
 		p.errs.Add(pos, ad.name, "%v", err)
-		return solver.Expr{}, false
+		return spec.Expr{}, false
 	}
-	e := solver.Expr{Pos: pos, Field: ad.name}
+	e := spec.Expr{Pos: pos, Field: ad.name}
 	if sc.expr {
 		e.Src = strings.TrimSpace(v)
 		return e, true
@@ -512,9 +511,9 @@ func (p *parser) scalarExpr(ad *attrDef, v string, pos solver.Pos, positive bool
 
 // vector reads a vector attribute: "x y [unit]" with numbers, or
 // "expr, expr" (each part may carry its own unit).
-func (p *parser) vector(ad *attrDef, v string, pos solver.Pos) (solver.Vec2, bool) {
-	var vec solver.Vec2
-	bad := func() (solver.Vec2, bool) {
+func (p *parser) vector(ad *attrDef, v string, pos spec.Pos) (spec.Vec2, bool) {
+	var vec spec.Vec2
+	bad := func() (spec.Vec2, bool) {
 		p.errs.Add(pos, ad.name, "bad vector %q: want two numbers and an optional unit (\"500 0 mm\") or two expressions separated by a comma (\"L/2, 0\")", strings.TrimSpace(v))
 		return vec, false
 	}
@@ -550,7 +549,7 @@ func (p *parser) vector(ad *attrDef, v string, pos solver.Pos) (solver.Vec2, boo
 					return vec, false
 				}
 			}
-			vec[i] = solver.Expr{Src: formatNumber(sc.value), Pos: pos, Field: ad.name}
+			vec[i] = spec.Expr{Src: formatNumber(sc.value), Pos: pos, Field: ad.name}
 		}
 		return vec, true
 	case len(f) >= 3:
@@ -587,7 +586,7 @@ func (p *parser) vector(ad *attrDef, v string, pos solver.Pos) (solver.Vec2, boo
 				p.errs.Add(pos, ad.name, "number %q is out of range", f[i])
 				return vec, false
 			}
-			vec[i] = solver.Expr{Src: formatNumber(si), Pos: pos, Field: ad.name}
+			vec[i] = spec.Expr{Src: formatNumber(si), Pos: pos, Field: ad.name}
 		}
 		return vec, true
 	}
@@ -712,7 +711,7 @@ func isRef(s string) bool {
 
 // declare enters a name in its namespace.
 // pos is the name attribute's position, at the element's.
-func (p *parser) declare(def *elemDef, name string, pos, at solver.Pos) {
+func (p *parser) declare(def *elemDef, name string, pos, at spec.Pos) {
 	ns, family := p.elems, "bodies, beams, joints, drivers, forces and contacts"
 	reserved := []string{"ground", "energy", "constraint", "time"}
 	if def.ns == nsVariable {

@@ -1,6 +1,6 @@
 package xml
 
-import "mbfmu/solver"
+import "mbfmu/spec"
 
 // This file is the schema of the model format: one table row per element
 // and attribute, naming the attribute's value kind, dimension, whether it
@@ -17,8 +17,8 @@ const (
 	vEnum                   // one of attrDef.enum
 	vRef                    // marker reference: "body.marker" or "body"
 	vElemRef                // name of another element (checked by the element's check)
-	vExpr                   // solver.Expr: number with optional unit, or SI expression
-	vVec                    // solver.Vec2: "x y [unit]" or "expr, expr"
+	vExpr                   // spec.Expr: number with optional unit, or SI expression
+	vVec                    // spec.Vec2: "x y [unit]" or "expr, expr"
 	vNum                    // float64: number with optional unit (no expressions)
 	vInt                    // int
 	vBool                   // true/false
@@ -44,8 +44,8 @@ type attrDef struct {
 	positive bool     // plain numbers must be > 0
 	enum     []string // vEnum: allowed values
 	// field returns a pointer to the destination in the element's spec
-	// object (*string, *float64, *int, *bool, *solver.Expr,
-	// *solver.Vec2, *[]float64, *[][2]float64). nil: the Attr map of a
+	// object (*string, *float64, *int, *bool, *spec.Expr,
+	// *spec.Vec2, *[]float64, *[][2]float64). nil: the Attr map of a
 	// beam or contact (vectors as name.x and name.y).
 	field func(obj any) any
 }
@@ -121,17 +121,17 @@ func schema() *elemDef {
 	marker := &elemDef{
 		name: "marker",
 		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.MarkerSpec).Name }},
-			{name: "at", kind: vVec, dim: Length, field: func(o any) any { return &o.(*solver.MarkerSpec).At }},
-			{name: "angle", kind: vExpr, dim: Angle, field: func(o any) any { return &o.(*solver.MarkerSpec).Angle }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Marker).Name }},
+			{name: "at", kind: vVec, dim: Length, field: func(o any) any { return &o.(*spec.Marker).At }},
+			{name: "angle", kind: vExpr, dim: Angle, field: func(o any) any { return &o.(*spec.Marker).Angle }},
 		},
-		new: func(any) any { return &solver.MarkerSpec{} },
+		new: func(any) any { return &spec.Marker{} },
 		add: func(parent, obj any) {
-			m := *obj.(*solver.MarkerSpec)
+			m := *obj.(*spec.Marker)
 			switch p := parent.(type) {
-			case *solver.BodySpec:
+			case *spec.Body:
 				p.Markers = append(p.Markers, m)
-			case *solver.GroundSpec:
+			case *spec.Ground:
 				p.Markers = append(p.Markers, m)
 			}
 		},
@@ -139,109 +139,109 @@ func schema() *elemDef {
 	shape := &elemDef{
 		name: "shape", once: true,
 		attrs: []attrDef{
-			{name: "outline", kind: vPoints, dim: Length, field: func(o any) any { return &o.(*solver.ShapeSpec).Outline }},
-			{name: "radius", kind: vNum, dim: Length, positive: true, field: func(o any) any { return &o.(*solver.ShapeSpec).Radius }},
+			{name: "outline", kind: vPoints, dim: Length, field: func(o any) any { return &o.(*spec.Shape).Outline }},
+			{name: "radius", kind: vNum, dim: Length, positive: true, field: func(o any) any { return &o.(*spec.Shape).Radius }},
 			{name: "unit", kind: vUnit, dim: Length},
 		},
-		new:   func(parent any) any { return &parent.(*solver.BodySpec).Shape },
+		new:   func(parent any) any { return &parent.(*spec.Body).Shape },
 		check: (*parser).checkShape,
 	}
 	settings := &elemDef{
 		name: "settings", once: true,
 		attrs: []attrDef{
-			{name: "start", kind: vNum, dim: Time, field: func(o any) any { return &o.(*solver.SettingsSpec).Start }},
-			{name: "end", kind: vNum, dim: Time, field: func(o any) any { return &o.(*solver.SettingsSpec).End }},
-			{name: "step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).Step }},
-			{name: "output-step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).OutputStep }},
-			{name: "integrator", kind: vEnum, enum: integrators, field: func(o any) any { return &o.(*solver.SettingsSpec).Integrator }},
-			{name: "rho-inf", kind: vNum, dim: Dimensionless, field: func(o any) any { return &o.(*solver.SettingsSpec).RhoInf }},
-			{name: "alpha", kind: vNum, dim: Dimensionless, field: func(o any) any { return &o.(*solver.SettingsSpec).Alpha }},
-			{name: "beta", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).Beta }},
-			{name: "gamma", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).Gamma }},
-			{name: "adaptive", kind: vBool, field: func(o any) any { return &o.(*solver.SettingsSpec).Adaptive }},
-			{name: "rel-tol", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).RelTol }},
-			{name: "abs-tol", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).AbsTol }},
-			{name: "min-step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).MinStep }},
-			{name: "max-step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).MaxStep }},
-			{name: "newton-tol", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).NewtonTol }},
-			{name: "max-iter", kind: vInt, positive: true, field: func(o any) any { return &o.(*solver.SettingsSpec).MaxIter }},
-			{name: "baumgarte-alpha", kind: vNum, dim: Frequency, field: func(o any) any { return &o.(*solver.SettingsSpec).BaumgarteAlpha }},
-			{name: "baumgarte-beta", kind: vNum, dim: Frequency, field: func(o any) any { return &o.(*solver.SettingsSpec).BaumgarteBeta }},
-			{name: "gravity", kind: vVec, dim: Acceleration, field: func(o any) any { return &o.(*solver.SettingsSpec).Gravity }},
+			{name: "start", kind: vNum, dim: Time, field: func(o any) any { return &o.(*spec.Settings).Start }},
+			{name: "end", kind: vNum, dim: Time, field: func(o any) any { return &o.(*spec.Settings).End }},
+			{name: "step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*spec.Settings).Step }},
+			{name: "output-step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*spec.Settings).OutputStep }},
+			{name: "integrator", kind: vEnum, enum: integrators, field: func(o any) any { return &o.(*spec.Settings).Integrator }},
+			{name: "rho-inf", kind: vNum, dim: Dimensionless, field: func(o any) any { return &o.(*spec.Settings).RhoInf }},
+			{name: "alpha", kind: vNum, dim: Dimensionless, field: func(o any) any { return &o.(*spec.Settings).Alpha }},
+			{name: "beta", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*spec.Settings).Beta }},
+			{name: "gamma", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*spec.Settings).Gamma }},
+			{name: "adaptive", kind: vBool, field: func(o any) any { return &o.(*spec.Settings).Adaptive }},
+			{name: "rel-tol", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*spec.Settings).RelTol }},
+			{name: "abs-tol", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*spec.Settings).AbsTol }},
+			{name: "min-step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*spec.Settings).MinStep }},
+			{name: "max-step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*spec.Settings).MaxStep }},
+			{name: "newton-tol", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*spec.Settings).NewtonTol }},
+			{name: "max-iter", kind: vInt, positive: true, field: func(o any) any { return &o.(*spec.Settings).MaxIter }},
+			{name: "baumgarte-alpha", kind: vNum, dim: Frequency, field: func(o any) any { return &o.(*spec.Settings).BaumgarteAlpha }},
+			{name: "baumgarte-beta", kind: vNum, dim: Frequency, field: func(o any) any { return &o.(*spec.Settings).BaumgarteBeta }},
+			{name: "gravity", kind: vVec, dim: Acceleration, field: func(o any) any { return &o.(*spec.Settings).Gravity }},
 		},
-		new:   func(parent any) any { return &parent.(*solver.Spec).Settings },
+		new:   func(parent any) any { return &parent.(*spec.Model).Settings },
 		check: (*parser).checkSettings,
 	}
 	parameter := &elemDef{
 		name: "parameter", family: "parameter", ns: nsVariable,
 		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.ParamSpec).Name }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Param).Name }},
 			{name: "value", kind: vManual, dim: Any, req: true},
 			{name: "unit", kind: vUnit, dim: Any},
-			{name: "description", kind: vText, field: func(o any) any { return &o.(*solver.ParamSpec).Description }},
+			{name: "description", kind: vText, field: func(o any) any { return &o.(*spec.Param).Description }},
 		},
-		new: func(any) any { return &solver.ParamSpec{} },
+		new: func(any) any { return &spec.Param{} },
 		add: func(parent, obj any) {
-			s := parent.(*solver.Spec)
-			s.Params = append(s.Params, *obj.(*solver.ParamSpec))
+			s := parent.(*spec.Model)
+			s.Params = append(s.Params, *obj.(*spec.Param))
 		},
 		check: (*parser).checkParameter,
 	}
 	input := &elemDef{
 		name: "input", family: "input", ns: nsVariable,
 		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.InputSpec).Name }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Input).Name }},
 			{name: "unit", kind: vUnit, dim: Any},
 			{name: "start", kind: vManual, dim: Any},
-			{name: "description", kind: vText, field: func(o any) any { return &o.(*solver.InputSpec).Description }},
+			{name: "description", kind: vText, field: func(o any) any { return &o.(*spec.Input).Description }},
 		},
-		new: func(any) any { return &solver.InputSpec{} },
+		new: func(any) any { return &spec.Input{} },
 		add: func(parent, obj any) {
-			s := parent.(*solver.Spec)
-			s.Inputs = append(s.Inputs, *obj.(*solver.InputSpec))
+			s := parent.(*spec.Model)
+			s.Inputs = append(s.Inputs, *obj.(*spec.Input))
 		},
 		check: (*parser).checkInput,
 	}
 	table := &elemDef{
 		name: "table", family: "table", ns: nsVariable, text: true,
 		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.TableSpec).Name }},
-			{name: "kind", kind: vEnum, enum: tableKinds, field: func(o any) any { return &o.(*solver.TableSpec).Kind }},
-			{name: "x", kind: vList, field: func(o any) any { return &o.(*solver.TableSpec).X }},
-			{name: "y", kind: vList, field: func(o any) any { return &o.(*solver.TableSpec).Y }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Table).Name }},
+			{name: "kind", kind: vEnum, enum: tableKinds, field: func(o any) any { return &o.(*spec.Table).Kind }},
+			{name: "x", kind: vList, field: func(o any) any { return &o.(*spec.Table).X }},
+			{name: "y", kind: vList, field: func(o any) any { return &o.(*spec.Table).Y }},
 			{name: "x-unit", kind: vUnit, dim: Any},
 			{name: "y-unit", kind: vUnit, dim: Any},
 		},
-		new: func(any) any { return &solver.TableSpec{} },
+		new: func(any) any { return &spec.Table{} },
 		add: func(parent, obj any) {
-			s := parent.(*solver.Spec)
-			s.Tables = append(s.Tables, *obj.(*solver.TableSpec))
+			s := parent.(*spec.Model)
+			s.Tables = append(s.Tables, *obj.(*spec.Table))
 		},
 		check: (*parser).checkTable,
 	}
 	ground := &elemDef{
 		name: "ground", once: true,
 		children: []*elemDef{marker},
-		new:      func(parent any) any { return &parent.(*solver.Spec).Ground },
+		new:      func(parent any) any { return &parent.(*spec.Model).Ground },
 		check:    (*parser).checkMarkers,
 	}
 	body := &elemDef{
 		name: "body", family: "body", ns: nsElement,
 		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.BodySpec).Name }},
-			{name: "mass", kind: vExpr, dim: Mass, req: true, positive: true, field: func(o any) any { return &o.(*solver.BodySpec).Mass }},
-			{name: "inertia", kind: vExpr, dim: Inertia, req: true, positive: true, field: func(o any) any { return &o.(*solver.BodySpec).Inertia }},
-			{name: "cm", kind: vVec, dim: Length, field: func(o any) any { return &o.(*solver.BodySpec).CM }},
-			{name: "at", kind: vVec, dim: Length, field: func(o any) any { return &o.(*solver.BodySpec).At }},
-			{name: "angle", kind: vExpr, dim: Angle, field: func(o any) any { return &o.(*solver.BodySpec).Angle }},
-			{name: "velocity", kind: vVec, dim: Velocity, field: func(o any) any { return &o.(*solver.BodySpec).Vel }},
-			{name: "omega", kind: vExpr, dim: AngularVelocity, field: func(o any) any { return &o.(*solver.BodySpec).Omega }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Body).Name }},
+			{name: "mass", kind: vExpr, dim: Mass, req: true, positive: true, field: func(o any) any { return &o.(*spec.Body).Mass }},
+			{name: "inertia", kind: vExpr, dim: Inertia, req: true, positive: true, field: func(o any) any { return &o.(*spec.Body).Inertia }},
+			{name: "cm", kind: vVec, dim: Length, field: func(o any) any { return &o.(*spec.Body).CM }},
+			{name: "at", kind: vVec, dim: Length, field: func(o any) any { return &o.(*spec.Body).At }},
+			{name: "angle", kind: vExpr, dim: Angle, field: func(o any) any { return &o.(*spec.Body).Angle }},
+			{name: "velocity", kind: vVec, dim: Velocity, field: func(o any) any { return &o.(*spec.Body).Vel }},
+			{name: "omega", kind: vExpr, dim: AngularVelocity, field: func(o any) any { return &o.(*spec.Body).Omega }},
 		},
 		children: []*elemDef{marker, shape},
-		new:      func(any) any { return &solver.BodySpec{} },
+		new:      func(any) any { return &spec.Body{} },
 		add: func(parent, obj any) {
-			s := parent.(*solver.Spec)
-			s.Bodies = append(s.Bodies, *obj.(*solver.BodySpec))
+			s := parent.(*spec.Model)
+			s.Bodies = append(s.Bodies, *obj.(*spec.Body))
 		},
 		check: (*parser).checkMarkers,
 	}
@@ -249,14 +249,14 @@ func schema() *elemDef {
 		return &elemDef{
 			name: kind, family: "joint", ns: nsElement,
 			attrs: []attrDef{
-				{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.JointSpec).Name }},
-				{name: "i", kind: vRef, req: true, field: func(o any) any { return &o.(*solver.JointSpec).I }},
-				{name: "j", kind: vRef, req: true, field: func(o any) any { return &o.(*solver.JointSpec).J }},
+				{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Joint).Name }},
+				{name: "i", kind: vRef, req: true, field: func(o any) any { return &o.(*spec.Joint).I }},
+				{name: "j", kind: vRef, req: true, field: func(o any) any { return &o.(*spec.Joint).J }},
 			},
-			new: func(any) any { return &solver.JointSpec{Kind: kind} },
+			new: func(any) any { return &spec.Joint{Kind: kind} },
 			add: func(parent, obj any) {
-				s := parent.(*solver.Spec)
-				s.Joints = append(s.Joints, *obj.(*solver.JointSpec))
+				s := parent.(*spec.Model)
+				s.Joints = append(s.Joints, *obj.(*spec.Joint))
 			},
 			check: (*parser).checkJoint,
 		}
@@ -264,112 +264,112 @@ func schema() *elemDef {
 	driver := &elemDef{
 		name: "driver", family: "driver", ns: nsElement,
 		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.DriverSpec).Name }},
-			{name: "joint", kind: vElemRef, field: func(o any) any { return &o.(*solver.DriverSpec).Joint }},
-			{name: "body", kind: vElemRef, field: func(o any) any { return &o.(*solver.DriverSpec).Body }},
-			{name: "coord", kind: vEnum, enum: coords, field: func(o any) any { return &o.(*solver.DriverSpec).Coord }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Driver).Name }},
+			{name: "joint", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Joint }},
+			{name: "body", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Body }},
+			{name: "coord", kind: vEnum, enum: coords, field: func(o any) any { return &o.(*spec.Driver).Coord }},
 			// Dimension is angle or length depending on what is driven:
 			// checked after the walk.
-			{name: "value", kind: vExpr, dim: Any, req: true, field: func(o any) any { return &o.(*solver.DriverSpec).Value }},
+			{name: "value", kind: vExpr, dim: Any, req: true, field: func(o any) any { return &o.(*spec.Driver).Value }},
 		},
-		new: func(any) any { return &solver.DriverSpec{} },
+		new: func(any) any { return &spec.Driver{} },
 		add: func(parent, obj any) {
-			s := parent.(*solver.Spec)
-			s.Drivers = append(s.Drivers, *obj.(*solver.DriverSpec))
+			s := parent.(*spec.Model)
+			s.Drivers = append(s.Drivers, *obj.(*spec.Driver))
 		},
 		check: (*parser).checkDriver,
 	}
 	force := func(kind string, attrs ...attrDef) *elemDef {
 		common := []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.ForceSpec).Name }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Force).Name }},
 		}
 		return &elemDef{
 			name: kind, family: "force", ns: nsElement,
 			attrs: append(common, attrs...),
-			new:   func(any) any { return &solver.ForceSpec{Kind: kind} },
+			new:   func(any) any { return &spec.Force{Kind: kind} },
 			add: func(parent, obj any) {
-				s := parent.(*solver.Spec)
-				s.Forces = append(s.Forces, *obj.(*solver.ForceSpec))
+				s := parent.(*spec.Model)
+				s.Forces = append(s.Forces, *obj.(*spec.Force))
 			},
 		}
 	}
 	fI := func(req bool) attrDef {
-		return attrDef{name: "i", kind: vRef, req: req, field: func(o any) any { return &o.(*solver.ForceSpec).I }}
+		return attrDef{name: "i", kind: vRef, req: req, field: func(o any) any { return &o.(*spec.Force).I }}
 	}
 	fJ := func(req bool) attrDef {
-		return attrDef{name: "j", kind: vRef, req: req, field: func(o any) any { return &o.(*solver.ForceSpec).J }}
+		return attrDef{name: "j", kind: vRef, req: req, field: func(o any) any { return &o.(*spec.Force).J }}
 	}
-	fExpr := func(name string, dim Dim, req bool, field func(*solver.ForceSpec) *solver.Expr) attrDef {
-		return attrDef{name: name, kind: vExpr, dim: dim, req: req, field: func(o any) any { return field(o.(*solver.ForceSpec)) }}
+	fExpr := func(name string, dim Dim, req bool, field func(*spec.Force) *spec.Expr) attrDef {
+		return attrDef{name: name, kind: vExpr, dim: dim, req: req, field: func(o any) any { return field(o.(*spec.Force)) }}
 	}
 	pointForce := force("force", fI(true),
-		fExpr("fx", Force, false, func(f *solver.ForceSpec) *solver.Expr { return &f.FX }),
-		fExpr("fy", Force, false, func(f *solver.ForceSpec) *solver.Expr { return &f.FY }),
-		attrDef{name: "frame", kind: vEnum, enum: frames, field: func(o any) any { return &o.(*solver.ForceSpec).Frame }},
+		fExpr("fx", Force, false, func(f *spec.Force) *spec.Expr { return &f.FX }),
+		fExpr("fy", Force, false, func(f *spec.Force) *spec.Expr { return &f.FY }),
+		attrDef{name: "frame", kind: vEnum, enum: frames, field: func(o any) any { return &o.(*spec.Force).Frame }},
 	)
 	torque := force("torque", fI(true), fJ(false),
-		fExpr("t", Torque, true, func(f *solver.ForceSpec) *solver.Expr { return &f.T }),
+		fExpr("t", Torque, true, func(f *spec.Force) *spec.Expr { return &f.T }),
 	)
 	spring := force("spring", fI(true), fJ(true),
-		fExpr("k", Stiffness, false, func(f *solver.ForceSpec) *solver.Expr { return &f.K }),
-		fExpr("c", Damping, false, func(f *solver.ForceSpec) *solver.Expr { return &f.C }),
-		fExpr("length", Length, false, func(f *solver.ForceSpec) *solver.Expr { return &f.Length }),
-		fExpr("preload", Force, false, func(f *solver.ForceSpec) *solver.Expr { return &f.Preload }),
+		fExpr("k", Stiffness, false, func(f *spec.Force) *spec.Expr { return &f.K }),
+		fExpr("c", Damping, false, func(f *spec.Force) *spec.Expr { return &f.C }),
+		fExpr("length", Length, false, func(f *spec.Force) *spec.Expr { return &f.Length }),
+		fExpr("preload", Force, false, func(f *spec.Force) *spec.Expr { return &f.Preload }),
 	)
 	rspring := force("rspring", fI(true), fJ(true),
-		fExpr("k", RotStiffness, false, func(f *solver.ForceSpec) *solver.Expr { return &f.K }),
-		fExpr("c", RotDamping, false, func(f *solver.ForceSpec) *solver.Expr { return &f.C }),
-		fExpr("angle", Angle, false, func(f *solver.ForceSpec) *solver.Expr { return &f.Angle }),
-		fExpr("preload", Torque, false, func(f *solver.ForceSpec) *solver.Expr { return &f.Preload }),
+		fExpr("k", RotStiffness, false, func(f *spec.Force) *spec.Expr { return &f.K }),
+		fExpr("c", RotDamping, false, func(f *spec.Force) *spec.Expr { return &f.C }),
+		fExpr("angle", Angle, false, func(f *spec.Force) *spec.Expr { return &f.Angle }),
+		fExpr("preload", Torque, false, func(f *spec.Force) *spec.Expr { return &f.Preload }),
 	)
 	beam := &elemDef{
 		name: "beam", family: "beam", ns: nsElement,
 		attrs: []attrDef{
 			{name: "kind", kind: vEnum, req: true}, // read first, by element
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.BeamSpec).Name }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Beam).Name }},
 		},
 		kinds: beamKinds(),
 		check: (*parser).checkMarkers,
-		new:   func(any) any { return &solver.BeamSpec{Attr: map[string]solver.Expr{}} },
+		new:   func(any) any { return &spec.Beam{Attr: map[string]spec.Expr{}} },
 		add: func(parent, obj any) {
-			s := parent.(*solver.Spec)
-			s.Beams = append(s.Beams, *obj.(*solver.BeamSpec))
+			s := parent.(*spec.Model)
+			s.Beams = append(s.Beams, *obj.(*spec.Beam))
 		},
 	}
 	contact := &elemDef{
 		name: "contact", family: "contact", ns: nsElement,
 		attrs: []attrDef{
 			{name: "kind", kind: vEnum, req: true}, // read first, by element
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.ContactSpec).Name }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Contact).Name }},
 		},
 		kinds: contactKinds(),
-		new:   func(any) any { return &solver.ContactSpec{Attr: map[string]solver.Expr{}} },
+		new:   func(any) any { return &spec.Contact{Attr: map[string]spec.Expr{}} },
 		add: func(parent, obj any) {
-			s := parent.(*solver.Spec)
-			s.Contacts = append(s.Contacts, *obj.(*solver.ContactSpec))
+			s := parent.(*spec.Model)
+			s.Contacts = append(s.Contacts, *obj.(*spec.Contact))
 		},
 	}
 	output := &elemDef{
 		name: "output", family: "output", ns: nsVariable,
 		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.OutputSpec).Name }},
-			{name: "channel", kind: vChannel, field: func(o any) any { return &o.(*solver.OutputSpec).Channel }},
-			{name: "expr", kind: vExpr, dim: Any, field: func(o any) any { return &o.(*solver.OutputSpec).Expr }},
-			{name: "unit", kind: vUnit, dim: Any, field: func(o any) any { return &o.(*solver.OutputSpec).Unit }},
-			{name: "description", kind: vText, field: func(o any) any { return &o.(*solver.OutputSpec).Description }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Output).Name }},
+			{name: "channel", kind: vChannel, field: func(o any) any { return &o.(*spec.Output).Channel }},
+			{name: "expr", kind: vExpr, dim: Any, field: func(o any) any { return &o.(*spec.Output).Expr }},
+			{name: "unit", kind: vUnit, dim: Any, field: func(o any) any { return &o.(*spec.Output).Unit }},
+			{name: "description", kind: vText, field: func(o any) any { return &o.(*spec.Output).Description }},
 		},
-		new: func(any) any { return &solver.OutputSpec{} },
+		new: func(any) any { return &spec.Output{} },
 		add: func(parent, obj any) {
-			s := parent.(*solver.Spec)
-			s.Outputs = append(s.Outputs, *obj.(*solver.OutputSpec))
+			s := parent.(*spec.Model)
+			s.Outputs = append(s.Outputs, *obj.(*spec.Output))
 		},
 		check: (*parser).checkOutput,
 	}
 	return &elemDef{
 		name: "model",
 		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*solver.Spec).Name }},
-			{name: "description", kind: vText, field: func(o any) any { return &o.(*solver.Spec).Description }},
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Model).Name }},
+			{name: "description", kind: vText, field: func(o any) any { return &o.(*spec.Model).Description }},
 		},
 		children: []*elemDef{settings, parameter, input, table, ground, body,
 			joint("revolute"), joint("translational"), joint("fixed"),
@@ -391,7 +391,7 @@ func beamKinds() []kindDef {
 		new: func(any) any { return &beamMarker{} },
 		add: func(parent, obj any) {
 			if m := obj.(*beamMarker); m.name != "" {
-				parent.(*solver.BeamSpec).Attr["marker."+m.name] = m.s
+				parent.(*spec.Beam).Attr["marker."+m.name] = m.s
 			}
 		},
 	}
@@ -471,5 +471,5 @@ func contactKinds() []kindDef {
 // beam's start, stored in BeamSpec.Attr as "marker.NAME".
 type beamMarker struct {
 	name string
-	s    solver.Expr
+	s    spec.Expr
 }

@@ -13,6 +13,7 @@ import (
 
 	"mbfmu/results"
 	"mbfmu/solver"
+	"mbfmu/spec"
 	"mbfmu/xml"
 )
 
@@ -40,12 +41,12 @@ func (o *runOpts) register(fs *flag.FlagSet, defOut string) {
 
 // loadModel parses and compiles a model file, printing every problem.
 func loadModel(path string, o *runOpts) (*solver.Model, error) {
-	spec, err := xml.LoadFile(path)
+	ms, err := xml.LoadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	if o != nil {
-		st := &spec.Settings
+		st := &ms.Settings
 		if o.end > 0 {
 			st.End = o.end
 		}
@@ -63,7 +64,7 @@ func loadModel(path string, o *runOpts) (*solver.Model, error) {
 	if o != nil {
 		params = o.params
 	}
-	return solver.Compile(spec, solver.CompileOptions{Params: params})
+	return solver.Compile(ms, solver.CompileOptions{Params: params})
 }
 
 func columns(m *solver.Model) []results.Column {
@@ -183,7 +184,7 @@ func cmdCheck(args []string) error {
 		m, err := loadModel(p, nil)
 		if err != nil {
 			bad++
-			var el solver.ErrorList
+			var el spec.ErrorList
 			if errors.As(err, &el) {
 				for _, e := range el {
 					fmt.Println(e)

@@ -1,8 +1,14 @@
-package solver
+// Package spec holds the model specification: plain structs that a model
+// file parses into (package mbfmu/xml) and that the engine (package
+// mbfmu/solver) compiles. Every node carries its source position so that
+// errors name file, line and field. The package needs nothing of the engine.
+package spec
 
-// This file holds the model specification: plain structs that a model file
-// parses into (package mbfmu/xml) and that Compile turns into a Model. Every
-// node carries its source position so that errors name file, line and field.
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Pos is a position in a model file.
 type Pos struct {
@@ -18,7 +24,7 @@ func (p Pos) String() string {
 	case p.Line == 0:
 		return p.File
 	}
-	return p.File + ":" + itoa(p.Line)
+	return p.File + ":" + strconv.Itoa(p.Line)
 }
 
 // Expr is a numeric attribute: an expression in SI units (see package
@@ -40,27 +46,27 @@ type Vec2 [2]Expr
 // Given reports whether either component was present.
 func (v Vec2) Given() bool { return v[0].Given() || v[1].Given() }
 
-// Spec is a whole model as written in a model file.
-type Spec struct {
+// Model is a whole model as written in a model file.
+type Model struct {
 	Name        string
 	Description string
 	Pos         Pos
-	Settings    SettingsSpec
-	Params      []ParamSpec
-	Inputs      []InputSpec
-	Tables      []TableSpec
-	Ground      GroundSpec
-	Bodies      []BodySpec
-	Joints      []JointSpec
-	Drivers     []DriverSpec
-	Forces      []ForceSpec
-	Beams       []BeamSpec
-	Contacts    []ContactSpec
-	Outputs     []OutputSpec
+	Settings    Settings
+	Params      []Param
+	Inputs      []Input
+	Tables      []Table
+	Ground      Ground
+	Bodies      []Body
+	Joints      []Joint
+	Drivers     []Driver
+	Forces      []Force
+	Beams       []Beam
+	Contacts    []Contact
+	Outputs     []Output
 }
 
-// SettingsSpec holds analysis settings. Zero values mean "use the default".
-type SettingsSpec struct {
+// Settings holds analysis settings. Zero values mean "use the default".
+type Settings struct {
 	Pos        Pos
 	Start      float64 // s, default 0
 	End        float64 // s, default 1
@@ -90,52 +96,52 @@ type SettingsSpec struct {
 	Gravity        Vec2 // m/s², default (0, -9.81)
 }
 
-// ParamSpec is a named parameter that expressions may use. It becomes an
+// Param is a named parameter that expressions may use. It becomes an
 // FMU parameter: tunable if every use of it is re-evaluated during the run
 // (force laws, driver functions), fixed otherwise (mass, geometry).
-type ParamSpec struct {
+type Param struct {
 	Name, Unit, Description string
 	Value                   float64
 	Pos                     Pos
 }
 
-// InputSpec is a named input (a future FMU input).
-type InputSpec struct {
+// Input is a named input (a future FMU input).
+type Input struct {
 	Name, Unit, Description string
 	Start                   float64
 	Pos                     Pos
 }
 
-// TableSpec is an interpolation table usable as a function name(x).
-type TableSpec struct {
+// Table is an interpolation table usable as a function name(x).
+type Table struct {
 	Name string
 	Kind string // linear (default), spline, akima
 	X, Y []float64
 	Pos  Pos
 }
 
-// MarkerSpec is a named point (and direction) fixed in a body frame.
-type MarkerSpec struct {
+// Marker is a named point (and direction) fixed in a body frame.
+type Marker struct {
 	Name  string
 	At    Vec2 // m, in the body frame
 	Angle Expr // rad, orientation of the marker x axis in the body frame
 	Pos   Pos
 }
 
-// ShapeSpec is optional drawing geometry for the viewer.
-type ShapeSpec struct {
+// Shape is optional drawing geometry for the viewer.
+type Shape struct {
 	Outline [][2]float64 // polygon in the body frame, m
 	Radius  float64      // circle radius about the body frame origin, m
 }
 
-// GroundSpec holds the markers of the fixed ground frame.
-type GroundSpec struct {
-	Markers []MarkerSpec
+// Ground holds the markers of the fixed ground frame.
+type Ground struct {
+	Markers []Marker
 	Pos     Pos
 }
 
-// BodySpec is a planar rigid body.
-type BodySpec struct {
+// Body is a planar rigid body.
+type Body struct {
 	Name    string
 	Mass    Expr // kg, > 0
 	Inertia Expr // kg·m², about the centre of mass, > 0
@@ -144,30 +150,30 @@ type BodySpec struct {
 	Angle   Expr // rad, initial orientation
 	Vel     Vec2 // m/s, initial velocity of the body frame origin (approximate)
 	Omega   Expr // rad/s, initial angular velocity
-	Markers []MarkerSpec
-	Shape   ShapeSpec
+	Markers []Marker
+	Shape   Shape
 	Pos     Pos
 }
 
-// JointSpec is a kinematic joint between two markers ("body.marker", or
+// Joint is a kinematic joint between two markers ("body.marker", or
 // "body" for the body frame origin; "ground.marker" for ground).
 //
 //	revolute:      the two marker origins coincide.
 //	translational: marker J's origin stays on the x axis of marker I and the
 //	               relative angle stays at its initial value.
 //	fixed:         origins coincide and the relative angle stays constant.
-type JointSpec struct {
+type Joint struct {
 	Kind string
 	Name string
 	I, J string
 	Pos  Pos
 }
 
-// DriverSpec prescribes, as a function of time (and inputs, parameters),
+// Driver prescribes, as a function of time (and inputs, parameters),
 // either a joint coordinate (Joint: revolute relative angle, or
 // translational displacement along the axis) or a coordinate of a body
 // frame (Body with Coord x, y or angle).
-type DriverSpec struct {
+type Driver struct {
 	Name  string
 	Joint string
 	Body  string
@@ -176,7 +182,7 @@ type DriverSpec struct {
 	Pos   Pos
 }
 
-// ForceSpec is an applied force element.
+// Force is an applied force element.
 //
 //	force:   point force (FX, FY) at marker I; Frame "global" (default) or
 //	         "marker" (components in marker I's frame: a follower force).
@@ -186,7 +192,7 @@ type DriverSpec struct {
 //	rspring: rotational spring–damper between the bodies of markers I and J:
 //	         τ = −K (θJ − θI − Angle) − C (ωJ − ωI) + Preload, acting on J
 //	         (and −τ on I).
-type ForceSpec struct {
+type Force struct {
 	Kind    string
 	Name    string
 	I, J    string
@@ -200,29 +206,76 @@ type ForceSpec struct {
 	Pos     Pos
 }
 
-// BeamSpec is a flexible beam (issue 6; reserved).
-type BeamSpec struct {
+// Beam is a flexible beam (issue 6; reserved).
+type Beam struct {
 	Kind string // ancf, ffr
 	Name string
 	Pos  Pos
 	Attr map[string]Expr
 }
 
-// ContactSpec is a contact pair (issue 7; reserved).
-type ContactSpec struct {
+// Contact is a contact pair (issue 7; reserved).
+type Contact struct {
 	Kind string
 	Name string
 	Pos  Pos
 	Attr map[string]Expr
 }
 
-// OutputSpec declares an output: a named channel (see Model.Channels), or
+// Output declares an output: a named channel (see Model.Channels), or
 // an expression (Expr) with a unit.
-type OutputSpec struct {
+type Output struct {
 	Name        string
 	Channel     string
 	Expr        Expr
 	Unit        string
 	Description string
 	Pos         Pos
+}
+
+// Error is a problem in a model, located at a file, line and field.
+type Error struct {
+	Pos   Pos
+	Field string
+	Msg   string
+}
+
+// Error formats the problem as "file:line: field: message".
+func (e *Error) Error() string {
+	var b strings.Builder
+	if s := e.Pos.String(); s != "" {
+		b.WriteString(s)
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// ErrorList collects every problem found in a model.
+type ErrorList []*Error
+
+// Error joins the problems, one per line.
+func (l ErrorList) Error() string {
+	s := make([]string, len(l))
+	for i, e := range l {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+// Add appends a problem.
+func (l *ErrorList) Add(pos Pos, field, format string, args ...any) {
+	*l = append(*l, &Error{Pos: pos, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Err returns the list as an error, or nil when it is empty.
+func (l ErrorList) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
 }
