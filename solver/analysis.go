@@ -12,12 +12,12 @@ import (
 // coordinates minus the rank of the constraint Jacobian.
 func (m *Model) DOF(s *State) int {
 	if m.nc == 0 {
-		return m.nq
+		return m.nv
 	}
 	J := m.constraintJacobian(s)
 	var svd mat.SVD
 	if !svd.Factorize(J, mat.SVDNone) {
-		return m.nq - m.nc
+		return m.nv - m.nc
 	}
 	sv := svd.Values(nil)
 	rank := 0
@@ -26,16 +26,20 @@ func (m *Model) DOF(s *State) int {
 			rank++
 		}
 	}
-	return m.nq - rank
+	return m.nv - rank
 }
 
+// constraintJacobian returns Φq (nc × nv) at the state.
 func (m *Model) constraintJacobian(s *State) *mat.Dense {
-	m.evalRows(s, false)
-	J := mat.NewDense(max(m.nc, 1), m.nq, nil)
-	for r := range m.rows {
-		for k, i := range m.rows[r].dofs {
-			if i >= 0 {
-				J.Set(r, i, J.At(r, i)+s.re[r].jac[k])
+	m.evalCons(s, false)
+	J := mat.NewDense(max(m.nc, 1), m.nv, nil)
+	for _, ce := range m.cons {
+		nd := len(ce.d)
+		for r := 0; r < ce.nr; r++ {
+			for k, i := range ce.d {
+				if i >= 0 {
+					J.Set(ce.r0+r, i, J.At(ce.r0+r, i)+s.jac[ce.jo+r*nd+k])
+				}
 			}
 		}
 	}
@@ -47,14 +51,15 @@ func (m *Model) constraintJacobian(s *State) *mat.Dense {
 // accelerations from Φq q̈ = γ, and the multipliers (driver efforts and
 // joint reactions) from the equations of motion (inverse dynamics).
 func (m *Model) Kinematics(s *State, t float64) error {
-	if m.nc < m.nq {
-		return errorf("kinematic analysis needs a fully driven mechanism: the model has %d coordinates but only %d constraint equations (%d degrees of freedom left)", m.nq, m.nc, m.nq-m.nc)
+	if m.nc < m.nv {
+		return errorf("kinematic analysis needs a fully driven mechanism: the model has %d coordinates but only %d constraint equations (%d degrees of freedom left)", m.nv, m.nc, m.nv-m.nc)
 	}
 	// predictor from the previous velocity and acceleration
 	dt := t - s.T
-	for i := range s.q {
-		s.q[i] += dt*s.v[i] + 0.5*dt*dt*s.a[i]
+	for i := range s.v {
+		s.dq[i] = dt*s.v[i] + 0.5*dt*dt*s.a[i]
 	}
+	m.addTo(s.q, s.dq, 1)
 	s.T = t
 	s.setTime(t)
 	if err := m.assemblePositions(s); err != nil {
@@ -79,7 +84,7 @@ func (m *Model) Kinematics(s *State, t float64) error {
 // removed as it converges (so mechanisms with no stiffness at the start,
 // such as a horizontal pendulum, still converge).
 func (m *Model) Static(s *State) error {
-	nq := m.nq
+	nv := m.nv
 	clear(s.v)
 	clear(s.a)
 	clear(s.aa)
@@ -90,29 +95,24 @@ func (m *Model) Static(s *State) error {
 		// residual
 		s.lin.Zero()
 		m.evalForces(s, true, 1, 0)
-		m.evalRows(s, false)
-		for i := 0; i < nq; i++ {
+		m.evalCons(s, false)
+		for i := 0; i < nv; i++ {
 			s.res[i] = -(m.gq[i] + s.fq[i])
 		}
-		for r := range m.rows {
-			e := &s.re[r]
-			s.res[nq+r] = e.phi
-			for k, i := range m.rows[r].dofs {
-				if i >= 0 {
-					s.res[i] += e.jac[k] * s.lam[r]
-				}
-			}
+		m.addJacT(s, s.res, s.lam, 1)
+		for r := 0; r < m.nc; r++ {
+			s.res[nv+r] = s.phi[r]
 		}
 		nrm := 0.0
 		scale := 1.0
-		for i := 0; i < nq; i++ {
+		for i := 0; i < nv; i++ {
 			scale = math.Max(scale, math.Abs(m.gq[i]))
 		}
-		for i := 0; i < nq; i++ {
+		for i := 0; i < nv; i++ {
 			nrm = math.Max(nrm, math.Abs(s.res[i])/scale)
 		}
 		for r := 0; r < m.nc; r++ {
-			nrm = math.Max(nrm, math.Abs(s.res[nq+r]))
+			nrm = math.Max(nrm, math.Abs(s.res[nv+r]))
 		}
 		if nrm < 1e-11 || small {
 			s.initialized = true
@@ -138,9 +138,11 @@ func (m *Model) Static(s *State) error {
 		}
 		s.lin.Solve(s.dx)
 		step, qn := 0.0, 0.0
-		for i := 0; i < nq; i++ {
+		for i := 0; i < nv; i++ {
 			step = math.Max(step, math.Abs(s.dx[i]))
-			qn = math.Max(qn, math.Abs(s.q[i]))
+		}
+		for _, x := range s.q {
+			qn = math.Max(qn, math.Abs(x))
 		}
 		// stiff (flexible) elements leave a force residual at the round-off
 		// of their internal forces: accept a negligible Newton correction
@@ -149,28 +151,27 @@ func (m *Model) Static(s *State) error {
 		if step > 0.2 {
 			sc = 0.2 / step
 		}
-		for i := 0; i < nq; i++ {
-			s.q[i] += sc * s.dx[i]
-		}
+		m.addTo(s.q, s.dx, sc)
 		for r := 0; r < m.nc; r++ {
-			s.lam[r] += sc * s.dx[nq+r]
+			s.lam[r] += sc * s.dx[nv+r]
 		}
 	}
 	return errorf("static equilibrium not found in 500 iterations (is the mechanism free to move without stiffness, e.g. sliding with no spring?)")
 }
 
 // Linear is a linear model about an operating point in minimal
-// (independent) coordinates z, with q ≈ q0 + N z:
+// (independent) coordinates z of the tangent space, q ≈ q₀ ⊕ N z:
 //
-//	ẋ = A x + B u,  y = C x + D u,  x = (z, ż),
+//	ẋ = A x + B u,  y = C x + D u,  x = (z, w),  w = Nᵀ v,
 //
-// u the model inputs and y the declared outputs (or nothing).
+// u the model inputs and y the declared outputs (or nothing). For a
+// state at rest w = ż.
 type Linear struct {
 	A, B, C, D *mat.Dense
-	N          *mat.Dense // nq × nf basis of the constraint null space
+	N          *mat.Dense // nv × nf orthonormal basis of the constraint null space
 	Inputs     []string
 	Outputs    []string
-	Coords     []string
+	Coords     []string // names of the nv velocity coordinates (rows of N)
 	Modes      []Mode
 }
 
@@ -180,21 +181,111 @@ type Mode struct {
 	Freq      float64    // undamped natural frequency |λ|/2π (Hz)
 	DampedHz  float64    // |Im λ|/2π (Hz)
 	Damping   float64    // damping ratio −Re λ / |λ|
-	Shape     []float64  // in the generalized coordinates (max |·| = 1)
+	Shape     []float64  // in the velocity coordinates (max |·| = 1)
 	Oscillate bool       // complex pair (false: real, overdamped or rigid)
 }
 
-// Linearize linearises the model about the current state, respecting the
-// constraints: the tangent stiffness, damping and mass are projected on a
-// basis of the constraint null space. Eigenvalues and mode shapes are
-// computed and sorted by frequency.
+// tangent assembles cm·M(q) + ck·(K + H(λ)) + cc·C — the Newton
+// iteration matrix's upper-left block, built by the same code the
+// integrators use (forces' analytic and finite-difference tangents,
+// configuration-dependent inertia, constraint Hessians) — and returns it
+// dense (nv × nv). The linear solver's matrix is left unfactored and
+// marked for refactorisation.
+func (m *Model) tangent(s *State, cm, ck, cc float64) *mat.Dense {
+	nv := m.nv
+	s.lin.Zero()
+	m.addMass(s, cm)
+	if ck != 0 {
+		s.x.ca = cm / ck
+	}
+	m.evalForces(s, true, ck, cc)
+	s.x.ca = 0
+	m.evalCons(s, false)
+	m.addConstraintJac(s, ck, true)
+	T := mat.NewDense(nv, nv, nil)
+	for i := 0; i < nv; i++ {
+		for j := 0; j < nv; j++ {
+			T.Set(i, j, s.lin.At(i, j))
+		}
+	}
+	s.needFactor = true
+	return T
+}
+
+// conDerivs returns, by central differences over each constraint
+// element's coordinates, Gq = ∂(γ − Φq a)/∂q, Gv = ∂γ/∂v and
+// Pq = ∂(Φq v + Φt)/∂q (nc × nv each) at the state: the terms of the
+// constrained accelerations' derivative that the iteration matrix does not
+// hold.
+func (m *Model) conDerivs(s *State) (Gq, Gv, Pq *mat.Dense) {
+	nv := m.nv
+	nc := max(m.nc, 1)
+	Gq, Gv, Pq = mat.NewDense(nc, nv, nil), mat.NewDense(nc, nv, nil), mat.NewDense(nc, nv, nil)
+	q0 := append([]float64(nil), s.q...)
+	e := make([]float64, nv)
+	// g(r) = γ − Φq a, p(r) = Φq v + Φt of every row at the current state
+	rowsAt := func(g, p []float64) {
+		m.evalCons(s, true)
+		for r := 0; r < m.nc; r++ {
+			g[r] = s.gamma[r] - m.rowDot(s, r, s.a)
+			p[r] = s.phit[r] + m.rowDot(s, r, s.v)
+		}
+	}
+	gp, gm := make([]float64, m.nc), make([]float64, m.nc)
+	pp, pm := make([]float64, m.nc), make([]float64, m.nc)
+	for k := 0; k < nv; k++ {
+		const h = 1e-6
+		clear(e)
+		e[k] = h
+		m.addTo(s.q, e, 1)
+		rowsAt(gp, pp)
+		copy(s.q, q0)
+		m.addTo(s.q, e, -1)
+		rowsAt(gm, pm)
+		copy(s.q, q0)
+		hv := h * (1 + math.Abs(s.v[k]))
+		v0 := s.v[k]
+		s.v[k] = v0 + hv
+		hp := s.v[k] - v0
+		m.evalCons(s, true)
+		for r := 0; r < m.nc; r++ {
+			Gq.Set(r, k, (gp[r]-gm[r])/(2*h))
+			Pq.Set(r, k, (pp[r]-pm[r])/(2*h))
+			Gv.Set(r, k, s.gamma[r])
+		}
+		s.v[k] = v0 - hv
+		hm := v0 - s.v[k]
+		m.evalCons(s, true)
+		for r := 0; r < m.nc; r++ {
+			Gv.Set(r, k, (Gv.At(r, k)-s.gamma[r])/(hp+hm))
+		}
+		s.v[k] = v0
+	}
+	m.evalCons(s, true)
+	return
+}
+
+// Linearize linearises the model about the current state in the tangent
+// space of the constraint manifold. The constrained accelerations a(q, v,
+// u) of the equations of motion [M Φqᵀ; Φq 0][a; λ] = [g + Q; γ] are
+// differentiated exactly: the iteration matrix of the implicit
+// integrators (Model.tangent: M(q), K + H(λ) and C from the same element
+// code as a Newton step) for the force rows, and the derivatives of the
+// constraints' acceleration terms for the others; the velocities follow
+// the velocity constraints, w = Nᵀ v. Eigenvalues and mode shapes are
+// computed and sorted by frequency. The state is left as it was.
 func (m *Model) Linearize(s *State) (*Linear, error) {
-	nq := m.nq
-	// null-space basis of Φq
-	var N *mat.Dense
-	if m.nc == 0 {
-		N = mat.NewDense(nq, nq, nil)
-		for i := 0; i < nq; i++ {
+	nv, nc := m.nv, m.nc
+	save := append([]float64(nil), s.core...)
+	defer func() { copy(s.core, save); s.needFactor = true }()
+	if err := m.accelerations(s, s.a, false); err != nil {
+		return nil, err
+	}
+	// null-space basis N of Φq and the pseudo-inverse Φq⁺
+	var N, Pinv *mat.Dense
+	if nc == 0 {
+		N = mat.NewDense(nv, nv, nil)
+		for i := 0; i < nv; i++ {
 			N.Set(i, i, 1)
 		}
 	} else {
@@ -210,136 +301,171 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 				rank++
 			}
 		}
-		var V mat.Dense
+		var U, V mat.Dense
+		svd.UTo(&U)
 		svd.VTo(&V)
-		nf := nq - rank
+		nf := nv - rank
 		if nf == 0 {
 			return nil, errorf("the mechanism has no degrees of freedom: nothing to linearise")
 		}
-		N = mat.DenseCopyOf(V.Slice(0, nq, rank, nq))
+		N = mat.DenseCopyOf(V.Slice(0, nv, rank, nv))
+		Pinv = mat.NewDense(nv, nc, nil)
+		for k := 0; k < rank; k++ {
+			for i := 0; i < nv; i++ {
+				for j := 0; j < nc; j++ {
+					Pinv.Set(i, j, Pinv.At(i, j)+V.At(i, k)*U.At(j, k)/sv[k])
+				}
+			}
+		}
 	}
 	_, nf := N.Dims()
-	// full-coordinate K, C (tangent, with the constraint Hessian term) and M
-	K := mat.NewDense(nq, nq, nil)
-	C := mat.NewDense(nq, nq, nil)
-	M := mat.NewDense(nq, nq, nil)
-	for i, d := range m.mdiag {
-		M.Set(i, i, d)
+	Kt := m.tangent(s, 0, 1, 0)
+	Mt := m.tangent(s, 1, 1, 0)
+	Mt.Sub(Mt, Kt)
+	Ct := m.tangent(s, 0, 0, 1)
+	Gq, Gv, Pq := m.conDerivs(s)
+	// Reduced mass: with δa = N y + Φq⁺ δγ (Φq δa = δγ) the force rows
+	// projected on N give Mr y = Nᵀ (δf − M Φq⁺ δγ), Mr = Nᵀ M N.
+	var Mr, MrInv mat.Dense
+	{
+		var t mat.Dense
+		t.Mul(Mt, N)
+		Mr.Mul(N.T(), &t)
 	}
-	for _, b := range m.mblocks {
-		n := len(b.dofs)
-		for r, i := range b.dofs {
-			for c, j := range b.dofs {
-				M.Set(i, j, M.At(i, j)+b.m[r*n+c])
-			}
-		}
-	}
-	m.evalRows(s, false)
-	for _, f := range m.forces {
-		d := f.dofs()
-		n := len(d)
-		fl, kl, cl := s.fl[:n], s.kl[:n*n], s.cl[:n*n]
-		clear(fl)
-		clear(kl)
-		clear(cl)
-		f.eval(&s.x, fl, kl, cl)
-		for a, i := range d {
-			for b, j := range d {
-				if i >= 0 && j >= 0 {
-					K.Set(i, j, K.At(i, j)+kl[a*n+b])
-					C.Set(i, j, C.At(i, j)+cl[a*n+b])
-				}
-			}
-		}
-	}
-	for r := range m.rows {
-		var h [36]float64
-		s.re[r].addHess(s.lam[r], &h)
-		d := m.rows[r].dofs
-		for a := 0; a < 6; a++ {
-			for b := 0; b < 6; b++ {
-				if d[a] >= 0 && d[b] >= 0 && h[a*6+b] != 0 {
-					K.Set(d[a], d[b], K.At(d[a], d[b])+h[a*6+b])
-				}
-			}
-		}
-	}
-	proj := func(X *mat.Dense) *mat.Dense {
-		var t, r mat.Dense
-		t.Mul(X, N)
-		r.Mul(N.T(), &t)
-		return &r
-	}
-	Mr, Kr, Cr := proj(M), proj(K), proj(C)
-	var Minv mat.Dense
-	if err := Minv.Inverse(Mr); err != nil {
+	if err := MrInv.Inverse(&Mr); err != nil {
 		return nil, errorf("reduced mass matrix is singular: %v", err)
 	}
+	// δv of a position change along the manifold: the velocity
+	// constraints Φq v + Φt = 0 hold, δv = −Φq⁺ Pq δq (zero at rest)
+	var Vq mat.Dense
+	if nc > 0 {
+		Vq.Mul(Pinv, Pq)
+		Vq.Scale(-1, &Vq)
+	} else {
+		Vq.ReuseAs(nv, nv)
+	}
+	// dq, dv of state direction j (z then w)
+	dirs := func(j int) (dq, dv *mat.VecDense) {
+		dq, dv = mat.NewVecDense(nv, nil), mat.NewVecDense(nv, nil)
+		if j < nf {
+			dq.CopyVec(N.ColView(j))
+			dv.MulVec(&Vq, dq)
+		} else {
+			dv.CopyVec(N.ColView(j - nf))
+		}
+		return
+	}
+	// ẇ = Nᵀ δa of (δq, δv) and extra force and γ terms
+	accel := func(dq, dv *mat.VecDense, df, dg []float64) *mat.VecDense {
+		f := mat.NewVecDense(nv, nil)
+		var t mat.VecDense
+		t.MulVec(Kt, dq)
+		f.SubVec(f, &t)
+		t.MulVec(Ct, dv)
+		f.SubVec(f, &t)
+		if df != nil {
+			f.AddVec(f, mat.NewVecDense(nv, df))
+		}
+		if nc > 0 {
+			g := mat.NewVecDense(nc, nil)
+			var g1, g2 mat.VecDense
+			g1.MulVec(Gq, dq)
+			g2.MulVec(Gv, dv)
+			g.AddVec(&g1, &g2)
+			if dg != nil {
+				g.AddVec(g, mat.NewVecDense(nc, dg))
+			}
+			var an, man mat.VecDense
+			an.MulVec(Pinv, g)
+			man.MulVec(Mt, &an)
+			f.SubVec(f, &man)
+		}
+		var fr, y mat.VecDense
+		fr.MulVec(N.T(), f)
+		y.MulVec(&MrInv, &fr)
+		return &y
+	}
 	A := mat.NewDense(2*nf, 2*nf, nil)
-	var MK, MC mat.Dense
-	MK.Mul(&Minv, Kr)
-	MC.Mul(&Minv, Cr)
-	for i := 0; i < nf; i++ {
-		A.Set(i, nf+i, 1)
-		for j := 0; j < nf; j++ {
-			A.Set(nf+i, j, -MK.At(i, j))
-			A.Set(nf+i, nf+j, -MC.At(i, j))
+	for j := 0; j < 2*nf; j++ {
+		dq, dv := dirs(j)
+		// ż = Nᵀ (δv + ½ δθ × ω on rotations: θ̇ = T(θ)⁻¹ ω)
+		dz := mat.VecDenseCopyOf(dv)
+		for _, r := range m.rots {
+			th := [3]float64{dq.AtVec(r.v), dq.AtVec(r.v + 1), dq.AtVec(r.v + 2)}
+			om := [3]float64{s.v[r.v], s.v[r.v+1], s.v[r.v+2]}
+			c := [3]float64{th[1]*om[2] - th[2]*om[1], th[2]*om[0] - th[0]*om[2], th[0]*om[1] - th[1]*om[0]}
+			for k := 0; k < 3; k++ {
+				dz.SetVec(r.v+k, dz.AtVec(r.v+k)+0.5*c[k])
+			}
+		}
+		ww := accel(dq, dv, nil, nil)
+		var zz mat.VecDense
+		if j < nf {
+			zz.MulVec(N.T(), dz)
+		} else {
+			zz = *mat.NewVecDense(nf, nil)
+			zz.SetVec(j-nf, 1) // Nᵀ N = I
+		}
+		for i := 0; i < nf; i++ {
+			A.Set(i, j, zz.AtVec(i))
+			A.Set(nf+i, j, ww.AtVec(i))
 		}
 	}
 	L := &Linear{A: A, N: N, Coords: m.CoordNames()}
-	// inputs: ∂Q/∂u by central differences
+	// inputs: ∂Q/∂u and ∂γ/∂u by central differences
 	nu := len(m.inputs)
 	L.B = mat.NewDense(2*nf, max(nu, 1), nil)
-	if nu == 0 {
-		L.B = mat.NewDense(2*nf, 1, nil)
-	}
-	fq := make([]float64, nq)
+	fp, gp := make([]float64, nv), make([]float64, nc)
+	df, dg := make([]float64, nv), make([]float64, nc)
 	for k := 0; k < nu; k++ {
 		L.Inputs = append(L.Inputs, m.inputs[k].Name)
 		u0 := s.Input(k)
 		du := 1e-6 * math.Max(1, math.Abs(u0))
 		s.SetInput(k, u0+du)
 		m.evalForces(s, false, 0, 0)
-		copy(fq, s.fq)
+		m.evalCons(s, true)
+		copy(fp, s.fq)
+		copy(gp, s.gamma)
 		s.SetInput(k, u0-du)
 		m.evalForces(s, false, 0, 0)
+		m.evalCons(s, true)
 		s.SetInput(k, u0)
-		bq := mat.NewVecDense(nq, nil)
-		for i := 0; i < nq; i++ {
-			bq.SetVec(i, (fq[i]-s.fq[i])/(2*du))
+		for i := range df {
+			df[i] = (fp[i] - s.fq[i]) / (2 * du)
 		}
-		var br, mb mat.VecDense
-		br.MulVec(N.T(), bq)
-		mb.MulVec(&Minv, &br)
+		for r := range dg {
+			dg[r] = (gp[r] - s.gamma[r]) / (2 * du)
+		}
+		ww := accel(mat.NewVecDense(nv, nil), mat.NewVecDense(nv, nil), df, dg)
 		for i := 0; i < nf; i++ {
-			L.B.Set(nf+i, k, mb.AtVec(i))
+			L.B.Set(nf+i, k, ww.AtVec(i))
 		}
 	}
-	// outputs: central differences along the basis, with consistent
-	// accelerations and multipliers at each perturbed state
+	m.evalCons(s, true)
+	// outputs: central differences along the same state directions, with
+	// consistent accelerations and multipliers at each perturbed state
 	ny := len(m.outputs)
 	L.C = mat.NewDense(max(ny, 1), 2*nf, nil)
 	L.D = mat.NewDense(max(ny, 1), max(nu, 1), nil)
 	if ny > 0 {
-		save := make([]float64, len(s.core))
-		copy(save, s.core)
+		base := append([]float64(nil), s.core...)
 		yp, ym := make([]float64, ny), make([]float64, ny)
+		dqs := make([]float64, nv)
 		eval := func(dst []float64) {
 			_ = m.accelerations(s, s.a, false)
 			m.EvalOutputs(s, dst)
-			copy(s.core, save)
+			copy(s.core, base)
 		}
 		for j := 0; j < 2*nf; j++ {
 			const d = 1e-6
+			dq, dv := dirs(j)
 			for sgn, dst := range [2][]float64{yp, ym} {
 				sg := 1.0 - 2*float64(sgn)
-				for i := 0; i < nq; i++ {
-					if j < nf {
-						s.q[i] += sg * d * N.At(i, j)
-					} else {
-						s.v[i] += sg * d * N.At(i, j-nf)
-					}
+				for i := 0; i < nv; i++ {
+					dqs[i] = dq.AtVec(i)
+					s.v[i] += sg * d * dv.AtVec(i)
 				}
+				m.addTo(s.q, dqs, sg*d)
 				eval(dst)
 			}
 			for o := 0; o < ny; o++ {
@@ -358,7 +484,6 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 				L.D.Set(o, k, (yp[o]-ym[o])/(2*du))
 			}
 		}
-		_ = m.accelerations(s, s.a, false)
 		for _, o := range m.outputs {
 			L.Outputs = append(L.Outputs, o.Name)
 		}
@@ -377,7 +502,7 @@ func modes(A, N *mat.Dense, nf int) []Mode {
 	vals := eg.Values(nil)
 	var vecs mat.CDense
 	eg.VectorsTo(&vecs)
-	nq, _ := N.Dims()
+	nv, _ := N.Dims()
 	var out []Mode
 	for k, l := range vals {
 		if imag(l) < -1e-9*math.Max(1, cmplx.Abs(l)) {
@@ -397,11 +522,11 @@ func modes(A, N *mat.Dense, nf int) []Mode {
 				big = z[i]
 			}
 		}
-		md.Shape = make([]float64, nq)
+		md.Shape = make([]float64, nv)
 		if big != 0 {
 			rot := complex(cmplx.Abs(big), 0) / big
 			mx := 0.0
-			for i := 0; i < nq; i++ {
+			for i := 0; i < nv; i++ {
 				v := 0.0
 				for j := 0; j < nf; j++ {
 					v += N.At(i, j) * real(z[j]*rot)

@@ -250,16 +250,29 @@ func (m *Model) EvalChannels(s *State, dst []float64) {
 	}
 }
 
-// jointForce returns the generalized constraint force the joint's rows
-// apply to the coordinates of body b: −Σ Φqᵀ λ.
-func (m *Model) jointForce(s *State, j *jointInfo, side int) (f [3]float64) {
+// evalJoint evaluates the constraint elements of joint j.
+func (m *Model) evalJoint(s *State, j *jointInfo, vel bool) {
+	for k := m.rowCon[j.r0]; k <= m.rowCon[j.r0+j.nr-1]; k++ {
+		ce := &m.cons[k]
+		ce.c.eval(&s.x, ce.out(s), vel)
+	}
+}
+
+// jointForce returns the generalized constraint force the rows of joint j
+// (as evaluated by evalJoint) apply to one side: −Σ Φqᵀ λ over the
+// element coordinates of side 0 (marker i's body, the first half of each
+// element's coordinates) or side 1 (marker j's).
+func (m *Model) jointForce(s *State, j *jointInfo, side int, f []float64) {
+	clear(f)
 	for r := j.r0; r < j.r0+j.nr; r++ {
-		e := &s.re[r]
-		for k := 0; k < 3; k++ {
-			f[k] -= e.jac[3*side+k] * s.lam[r]
+		ce := &m.cons[m.rowCon[r]]
+		nd := len(ce.d)
+		w := nd / 2
+		jr := s.jac[ce.jo+(r-ce.r0)*nd : ce.jo+(r-ce.r0+1)*nd]
+		for k := 0; k < w && k < len(f); k++ {
+			f[k] -= jr[side*w+k] * s.lam[r]
 		}
 	}
-	return
 }
 
 func (m *Model) evalChannel(s *State, k int) float64 {
@@ -298,15 +311,13 @@ func (m *Model) evalChannel(s *State, k int) float64 {
 		return al
 	case chJFX, chJFY, chJT, chDForce:
 		j := &m.joints[ch.idx]
-		for r := j.r0; r < j.r0+j.nr; r++ {
-			m.rows[r].eval(x, &s.re[r], false)
-		}
+		m.evalJoint(s, j, false)
 		if ch.kind == chDForce {
 			// effort along the driven coordinate: the row's generalized force on j
-			e := &s.re[j.r0]
 			switch j.dkind {
 			case "joint-angle", "body-angle":
-				return -e.jac[5] * s.lam[j.r0]
+				ce := &m.cons[m.rowCon[j.r0]]
+				return -s.jac[ce.jo+(j.r0-ce.r0)*len(ce.d)+5] * s.lam[j.r0]
 			}
 			return -s.lam[j.r0]
 		}
@@ -317,7 +328,8 @@ func (m *Model) evalChannel(s *State, k int) float64 {
 		if j.pi.body < 0 {
 			side, sign, p = 1, -1, j.pj
 		}
-		f := m.jointForce(s, j, side)
+		var f [3]float64
+		m.jointForce(s, j, side, f[:])
 		switch ch.kind {
 		case chJFX:
 			return sign * f[0]
@@ -352,21 +364,18 @@ func (m *Model) evalChannel(s *State, k int) float64 {
 	case chETotal:
 		return m.kinetic(s.v, s.tmp) + m.flexKinetic(s) + m.gravityPotential(s.q) + m.springEnergy(s)
 	case chCPos, chCVel:
+		// every row, the redundant ones too: they hold as well
 		w := 0.0
-		for r := range m.rows {
-			m.rows[r].eval(x, &s.re[r], false)
-			e := &s.re[r]
+		nred := s.nred
+		s.nred = 0
+		m.evalCons(s, false)
+		s.nred = nred
+		for r := 0; r < m.nc; r++ {
 			if ch.kind == chCPos {
-				w = math.Max(w, math.Abs(e.phi))
+				w = math.Max(w, math.Abs(s.phi[r]))
 				continue
 			}
-			pd := e.phit
-			for kk, i := range m.rows[r].dofs {
-				if i >= 0 {
-					pd += e.jac[kk] * s.v[i]
-				}
-			}
-			w = math.Max(w, math.Abs(pd))
+			w = math.Max(w, math.Abs(s.phit[r]+m.rowDot(s, r, s.v)))
 		}
 		return w
 	case chExpr:

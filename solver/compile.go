@@ -285,7 +285,8 @@ func (c *compiler) run(opt CompileOptions) {
 	if len(c.errs) > 0 {
 		return
 	}
-	m.nc = len(m.rows)
+	c.groupRows()
+	m.nc = len(m.rowCon)
 	c.channels()
 	c.outputs()
 	for i, p := range s.Params {
@@ -437,12 +438,7 @@ func (c *compiler) bodies() {
 		m.markers[key] = point{body: -1, s: at, ang: c.constExpr(mk.Angle, 0)}
 	}
 	n := len(s.Bodies)
-	m.nq = 3 * n
-	m.mdiag = make([]float64, m.nq)
-	m.gq = make([]float64, m.nq)
-	m.q0 = make([]float64, m.nq)
-	m.v0 = make([]float64, m.nq)
-	m.fixQ = make([]bool, m.nq)
+	c.grow(3 * n)
 	for i := range s.Bodies {
 		b := &s.Bodies[i]
 		if b.Name == "ground" {
@@ -628,7 +624,7 @@ func (c *compiler) drivers() {
 				continue
 			}
 		case d.Body != "":
-			bi, ok := c.bodyIndex[d.Body]
+			_, ok := c.bodyIndex[d.Body]
 			if !ok {
 				c.errf(d.Pos, "body", "driver %q: unknown body %q%s", d.Name, d.Body, suggest(d.Body, c.bodyNames()))
 				continue
@@ -644,11 +640,9 @@ func (c *compiler) drivers() {
 				}
 				ji.dkind = "body-" + d.Coord
 				c.addRow(row{kind: rowPoint, pi: point{body: -1}, pj: pj, axis: ax, f: f, df: df, ddf: ddf, owner: owner})
-				m.fixQ[3*bi+ax] = true
 			case "angle":
 				ji.dkind = "body-angle"
 				c.addRow(row{kind: rowAngle, pi: point{body: -1}, pj: pj, f: f, df: df, ddf: ddf, owner: owner})
-				m.fixQ[3*bi+2] = true
 			default:
 				c.errf(d.Pos, "coord", "driver %q: coord must be x, y or angle, got %q", d.Name, d.Coord)
 				continue
@@ -765,11 +759,58 @@ func (c *compiler) addForce(name string, el forceElement) {
 	m.fksize += n * n
 }
 
+// grow appends n linear coordinates (a position and a velocity each) and
+// returns the index of the first.
+func (c *compiler) grow(n int) int {
+	m := c.m
+	base := m.nv
+	for i := 0; i < n; i++ {
+		m.qOf = append(m.qOf, m.nq+i)
+	}
+	m.nq += n
+	m.nv += n
+	m.mdiag = append(m.mdiag, make([]float64, n)...)
+	m.gq = append(m.gq, make([]float64, n)...)
+	m.q0 = append(m.q0, make([]float64, n)...)
+	m.v0 = append(m.v0, make([]float64, n)...)
+	return base
+}
+
+// groupRows turns the planar rows into constraint elements: consecutive
+// rows of one owner on the same points and coordinates form one element.
+func (c *compiler) groupRows() {
+	m := c.m
+	for r := 0; r < len(m.rows); {
+		e := r + 1
+		for e < len(m.rows) && m.rows[e].owner == m.rows[r].owner && m.rows[e].dofs == m.rows[r].dofs &&
+			m.rows[e].pi == m.rows[r].pi && m.rows[e].pj == m.rows[r].pj {
+			e++
+		}
+		c.addCon(&rowSet{rows: m.rows[r:e:e]}, m.rows[r].owner)
+		r = e
+	}
+}
+
+// addCon adds a constraint element of joint or driver owner.
+func (c *compiler) addCon(k constraint, owner int) {
+	m := c.m
+	ce := conElem{c: k, d: k.dofs(), r0: len(m.rowCon), nr: k.nrows(), owner: owner}
+	if n := len(m.cons); n > 0 {
+		p := &m.cons[n-1]
+		ce.jo = p.jo + p.nr*len(p.d)
+	}
+	for i := 0; i < ce.nr; i++ {
+		m.rowCon = append(m.rowCon, int32(len(m.cons)))
+	}
+	m.cons = append(m.cons, ce)
+}
+
 // plan builds the sparsity pattern of the augmented Newton matrix and the
 // linear-solver plan.
 func (c *compiler) plan() {
 	m := c.m
-	n := m.nq + m.nc
+	nv := m.nv
+	n := nv + m.nc
 	p := linalg.NewPattern(n)
 	for i := 0; i < n; i++ {
 		p.Add(i, i)
@@ -787,12 +828,14 @@ func (c *compiler) plan() {
 		}
 		p.AddBlock(idx)
 	}
-	for r := range m.rows {
+	for _, ce := range m.cons {
 		idx = idx[:0]
-		for _, d := range m.rows[r].dofs {
+		for _, d := range ce.d {
 			if d >= 0 {
 				idx = append(idx, d)
-				p.Add(m.nq+r, d)
+				for r := ce.r0; r < ce.r0+ce.nr; r++ {
+					p.Add(nv+r, d)
+				}
 			}
 		}
 		p.AddBlock(idx)
@@ -826,12 +869,31 @@ func (c *compiler) plan() {
 		m.fpos[k] = pos(f.dofs())
 		m.fdTan[k] = readsMeasures(f)
 	}
+	for k := range m.cons {
+		ce := &m.cons[k]
+		nd := len(ce.d)
+		ce.jpos, ce.jtpos = make([]int, ce.nr*nd), make([]int, ce.nr*nd)
+		for r := 0; r < ce.nr; r++ {
+			for a, d := range ce.d {
+				ce.jpos[r*nd+a], ce.jtpos[r*nd+a] = -1, -1
+				if d >= 0 {
+					ce.jpos[r*nd+a] = m.plan.Pos(nv+ce.r0+r, d)
+					ce.jtpos[r*nd+a] = m.plan.Pos(d, nv+ce.r0+r)
+				}
+			}
+		}
+		ce.hpos = pos(ce.d)
+	}
+	m.rdiag = make([]int, m.nc)
+	for r := range m.rdiag {
+		m.rdiag[r] = m.plan.Pos(nv+r, nv+r)
+	}
 }
 
 // compressMass assembles the constant mass matrix (diagonal plus blocks,
 // overlapping entries summed) into compressed rows for massMul.
 func (m *Model) compressMass() {
-	rows := make([]map[int32]float64, m.nq)
+	rows := make([]map[int32]float64, m.nv)
 	add := func(i, j int, v float64) {
 		if rows[i] == nil {
 			rows[i] = map[int32]float64{}
@@ -849,7 +911,7 @@ func (m *Model) compressMass() {
 			}
 		}
 	}
-	m.mPtr = make([]int32, m.nq+1)
+	m.mPtr = make([]int32, m.nv+1)
 	m.mCol, m.mVal = nil, nil
 	for i, r := range rows {
 		cols := make([]int, 0, len(r))

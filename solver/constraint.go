@@ -2,6 +2,80 @@ package solver
 
 import "mbfmu/expr"
 
+// constraint is a constraint element: nrows() scalar equations Φ(q, t) = 0
+// on a fixed list of velocity coordinates (dofs, -1 for none). eval writes
+// Φ, ∂Φ/∂t, the acceleration term γ (Φ̈ = J q̈ − γ... with J q̈ = γ on the
+// motion) and the Jacobian J = ∂Φ/∂q (rows × dofs, row-major; the
+// derivative along the increments of the velocity coordinates). hess adds
+// Σᵣ lamᵣ ∂(Jᵣᵀ)/∂q, the constraint forces' tangent, into h (dofs × dofs).
+// Elements are immutable; everything mutable lives in State.
+type constraint interface {
+	dofs() []int
+	nrows() int
+	eval(x *evalCtx, out rowsOut, vel bool)
+	hess(x *evalCtx, lam []float64, h []float64)
+}
+
+// rowsOut receives a constraint element's evaluation: slices of the
+// State's row arrays.
+type rowsOut struct {
+	phi, phit, gamma []float64 // one per row
+	jac              []float64 // rows × dofs
+}
+
+// conElem is a constraint element compiled into a model.
+type conElem struct {
+	c      constraint
+	d      []int // c.dofs()
+	r0, nr int   // its rows
+	jo     int   // offset of its Jacobian in State.jac
+	owner  int   // the joint or driver it belongs to
+	// storage positions in the linear solver: of each Jacobian entry
+	// (row nv+r, column d) and its transpose, and of the nd×nd Hessian
+	jpos, jtpos, hpos []int
+}
+
+// out returns the element's slices of the State's row arrays.
+func (ce *conElem) out(s *State) rowsOut {
+	r0, r1 := ce.r0, ce.r0+ce.nr
+	return rowsOut{phi: s.phi[r0:r1], phit: s.phit[r0:r1], gamma: s.gamma[r0:r1],
+		jac: s.jac[ce.jo : ce.jo+ce.nr*len(ce.d)]}
+}
+
+// rowSet is a planar constraint element: rows that share their two points
+// and six coordinates.
+type rowSet struct {
+	rows []row
+}
+
+func (e *rowSet) dofs() []int { return e.rows[0].dofs[:] }
+func (e *rowSet) nrows() int  { return len(e.rows) }
+
+func (e *rowSet) eval(x *evalCtx, out rowsOut, vel bool) {
+	var ki, kj kinPoint
+	var re rowEval
+	e.rows[0].kin(x, vel, &ki, &kj)
+	for r := range e.rows {
+		e.rows[r].evalKin(x, &re, vel, &ki, &kj)
+		out.phi[r], out.phit[r], out.gamma[r] = re.phi, re.phit, re.gamma
+		copy(out.jac[6*r:6*r+6], re.jac[:])
+	}
+}
+
+func (e *rowSet) hess(x *evalCtx, lam []float64, h []float64) {
+	var ki, kj kinPoint
+	var re rowEval
+	e.rows[0].kin(x, false, &ki, &kj)
+	hh := (*[36]float64)(h)
+	for r := range e.rows {
+		if lam[r] == 0 {
+			continue
+		}
+		e.rows[r].evalKin(x, &re, false, &ki, &kj)
+		re.addHess(lam[r], hh)
+	}
+}
+
 // A constraint row is one scalar equation Φ(q, t) = 0 between two points
 // (either may be on ground). Joints and drivers are made of rows. Each row
 // touches at most six coordinates: (x, y, θ) of body i then of body j.

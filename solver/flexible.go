@@ -258,17 +258,7 @@ func (fx *flexCompiler) beamMarkers(bs *spec.Beam, length float64) []flexMarker 
 }
 
 // grow appends n coordinates to the model.
-func (fx *flexCompiler) grow(n int) int {
-	m := fx.c.m
-	base := m.nq
-	m.nq += n
-	m.mdiag = append(m.mdiag, make([]float64, n)...)
-	m.gq = append(m.gq, make([]float64, n)...)
-	m.q0 = append(m.q0, make([]float64, n)...)
-	m.v0 = append(m.v0, make([]float64, n)...)
-	m.fixQ = append(m.fixQ, make([]bool, n)...)
-	return base
-}
+func (fx *flexCompiler) grow(n int) int { return fx.c.grow(n) }
 
 // material reads the section and material attributes.
 func (fx *flexCompiler) material(bs *spec.Beam) (L, ea, ei, rhoA, beta float64) {

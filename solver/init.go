@@ -56,20 +56,20 @@ func (m *Model) assemblePositions(s *State) error {
 	if m.nc == 0 {
 		return nil
 	}
-	nq := m.nq
+	nv := m.nv
 	var worst float64
 	for it := 0; it < 100; it++ {
-		m.evalRows(s, false)
+		m.evalCons(s, false)
 		worst = 0
-		for r := range m.rows {
-			worst = math.Max(worst, math.Abs(s.re[r].phi))
+		for r := 0; r < m.nc; r++ {
+			worst = math.Max(worst, math.Abs(s.phi[r]))
 		}
 		if worst <= 1e-12 {
 			return nil
 		}
 		s.lin.Zero()
-		for i := 0; i < nq; i++ {
-			s.lin.Add(i, i, 1)
+		for i := 0; i < nv; i++ {
+			s.lin.AddAt(m.mpos[i], 1)
 		}
 		m.addConstraintJac(s, 0, false)
 		if err := s.lin.Factor(); err != nil {
@@ -77,25 +77,23 @@ func (m *Model) assemblePositions(s *State) error {
 			e.Violating = m.violations(s)
 			return e
 		}
-		for i := 0; i < nq; i++ {
+		for i := 0; i < nv; i++ {
 			s.dx[i] = 0
 		}
-		for r := range m.rows {
-			s.dx[nq+r] = -s.re[r].phi
+		for r := 0; r < m.nc; r++ {
+			s.dx[nv+r] = -s.phi[r]
 		}
 		s.lin.Solve(s.dx)
 		// limit the step so that a wild first guess does not jump branches
 		step := 0.0
-		for i := 0; i < nq; i++ {
+		for i := 0; i < nv; i++ {
 			step = math.Max(step, math.Abs(s.dx[i]))
 		}
 		sc := 1.0
 		if step > 0.5 {
 			sc = 0.5 / step
 		}
-		for i := 0; i < nq; i++ {
-			s.q[i] += sc * s.dx[i]
-		}
+		m.addTo(s.q, s.dx, sc)
 	}
 	e := &AssemblyError{Msg: "the initial positions cannot satisfy the constraints (check the geometry and the drivers' values at the start time)"}
 	e.Violating = m.violations(s)
@@ -127,8 +125,8 @@ func (m *Model) violations(s *State) []string {
 		val  float64
 	}
 	var vs []v
-	for r := range m.rows {
-		vs = append(vs, v{m.joints[m.rows[r].owner].name, math.Abs(s.re[r].phi)})
+	for r := 0; r < m.nc; r++ {
+		vs = append(vs, v{m.joints[m.cons[m.rowCon[r]].owner].name, math.Abs(s.phi[r])})
 	}
 	sort.Slice(vs, func(i, j int) bool { return vs[i].val > vs[j].val })
 	var out []string
@@ -154,26 +152,26 @@ func round4(x float64) float64 {
 // assembleVelocities projects the approximate velocities v0 onto the
 // velocity constraints Φq v + Φt = 0: [I Φqᵀ; Φq 0][v; μ] = [v0; −Φt].
 func (m *Model) assembleVelocities(s *State, v0 []float64) error {
-	nq := m.nq
+	nv := m.nv
 	if m.nc == 0 {
 		copy(s.v, v0)
 		return nil
 	}
-	m.evalRows(s, false)
+	m.evalCons(s, false)
 	s.lin.Zero()
-	for i := 0; i < nq; i++ {
-		s.lin.Add(i, i, 1)
+	for i := 0; i < nv; i++ {
+		s.lin.AddAt(m.mpos[i], 1)
 	}
 	m.addConstraintJac(s, 0, false)
 	if err := s.lin.Factor(); err != nil {
 		return &AssemblyError{Msg: "the constraint Jacobian is singular at the initial configuration (redundant constraints?)", Cause: err}
 	}
 	copy(s.dx, v0)
-	for r := range m.rows {
-		s.dx[nq+r] = -s.re[r].phit
+	for r := 0; r < m.nc; r++ {
+		s.dx[nv+r] = -s.phit[r]
 	}
 	s.lin.Solve(s.dx)
-	copy(s.v, s.dx[:nq])
+	copy(s.v, s.dx[:nv])
 	return nil
 }
 
@@ -183,10 +181,10 @@ func (m *Model) kktSingular(s *State) bool {
 	if m.nc == 0 {
 		return false
 	}
-	m.evalRows(s, false)
+	m.evalCons(s, false)
 	s.lin.Zero()
-	for i := 0; i < m.nq; i++ {
-		s.lin.Add(i, i, 1)
+	for i := 0; i < m.nv; i++ {
+		s.lin.AddAt(m.mpos[i], 1)
 	}
 	m.addConstraintJac(s, 0, false)
 	return s.lin.Factor() != nil
@@ -197,15 +195,18 @@ func (m *Model) kktSingular(s *State) bool {
 // the way RecurDyn and Adams remove redundant constraints. It runs only
 // for a rank-deficient model; its cost is O(nc·rank·nq).
 func (m *Model) findRedundant(s *State) {
-	nq := m.nq
-	m.evalRows(s, false)
+	nv := m.nv
+	m.evalCons(s, false)
 	var basis [][]float64
-	v := make([]float64, nq)
-	for r := range m.rows {
+	v := make([]float64, nv)
+	for r := 0; r < m.nc; r++ {
 		clear(v)
-		for k, i := range m.rows[r].dofs {
+		ce := &m.cons[m.rowCon[r]]
+		nd := len(ce.d)
+		jr := s.jac[ce.jo+(r-ce.r0)*nd : ce.jo+(r-ce.r0+1)*nd]
+		for k, i := range ce.d {
 			if i >= 0 {
-				v[i] += s.re[r].jac[k]
+				v[i] += jr[k]
 			}
 		}
 		n0 := math.Sqrt(dotN(v, v))
@@ -226,7 +227,7 @@ func (m *Model) findRedundant(s *State) {
 			s.nred++
 			continue
 		}
-		b := make([]float64, nq)
+		b := make([]float64, nv)
 		for i := range v {
 			b[i] = v[i] / n
 		}
@@ -248,21 +249,20 @@ func (m *Model) checkRedundant(s *State) error {
 	if s.nred == 0 {
 		return nil
 	}
-	for r := range m.rows {
+	// evaluate with every row taking part
+	nred := s.nred
+	s.nred = 0
+	m.evalCons(s, false)
+	s.nred = nred
+	for r := 0; r < m.nc; r++ {
 		if !s.red[r] {
 			continue
 		}
-		var e rowEval
-		m.rows[r].eval(&s.x, &e, true)
-		pd := e.phit
-		for k, i := range m.rows[r].dofs {
-			if i >= 0 {
-				pd += e.jac[k] * s.v[i]
-			}
-		}
-		if math.Abs(e.phi) > 1e-8 || math.Abs(pd) > 1e-8*(1+maxAbs(s.v)) {
-			return &AssemblyError{Msg: "the constraint equations of " + m.joints[m.rows[r].owner].name +
-				" are redundant but contradict the others (position violation " + ftoa(round4(math.Abs(e.phi))) +
+		phi := s.phi[r]
+		pd := s.phit[r] + m.rowDot(s, r, s.v)
+		if math.Abs(phi) > 1e-8 || math.Abs(pd) > 1e-8*(1+maxAbs(s.v)) {
+			return &AssemblyError{Msg: "the constraint equations of " + m.joints[m.cons[m.rowCon[r]].owner].name +
+				" are redundant but contradict the others (position violation " + ftoa(round4(math.Abs(phi))) +
 				", velocity violation " + ftoa(round4(math.Abs(pd))) + "): fix the geometry or remove the joint"}
 		}
 	}

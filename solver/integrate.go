@@ -3,6 +3,8 @@ package solver
 import (
 	"errors"
 	"math"
+
+	"mbfmu/solver/mech"
 )
 
 type family uint8
@@ -66,10 +68,7 @@ func newIntegrator(name string, rho, alpha, beta, gamma float64) (integrator, er
 var errNewton = errors.New("Newton iteration did not converge")
 
 // setTime puts time t into the evaluation context.
-func (s *State) setTime(t float64) {
-	s.x.t = t
-	s.vars[slotTime] = t
-}
+func (s *State) setTime(t float64) { s.vars[slotTime] = t }
 
 // forces evaluates the applied forces into s.fq (without gravity); when
 // factor is set it also adds coefK·K + coefC·C into the linear solver.
@@ -115,31 +114,69 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 // (force fl at the current state) by forward differences over its own
 // coordinates and velocities: its expressions read measures, whose
 // derivatives the analytic tangent lacks. (Measures of bodies outside the
-// element stay out of the Newton matrix.)
+// element stay out of the Newton matrix.) A rotational coordinate is
+// perturbed through the rotation's own update (coords.go).
 func (m *Model) fdTangent(s *State, f forceElement, fl, kl, cl []float64) {
 	d := f.dofs()
 	n := len(d)
 	f2 := s.fl2[:n]
+	var qs [4]float64
 	for b, j := range d {
 		if j < 0 {
 			continue
 		}
-		for pass, xs := range [2][]float64{s.q, s.v} {
+		for pass := 0; pass < 2; pass++ {
 			out := kl // −∂Q/∂q, then −∂Q/∂v
-			if pass == 1 {
+			var dx float64
+			if pass == 0 {
+				if qi := m.qOf[j]; qi >= 0 {
+					x0 := s.q[qi]
+					s.q[qi] = x0 + 1e-7*(1+math.Abs(x0))
+					dx = s.q[qi] - x0
+					clear(f2)
+					f.eval(&s.x, f2, nil, nil)
+					s.q[qi] = x0
+				} else {
+					r := m.rotOf(j)
+					copy(qs[:], s.q[r.q:r.q+4])
+					dx = 1e-7
+					m.addRot(s.q, r, j, dx)
+					clear(f2)
+					f.eval(&s.x, f2, nil, nil)
+					copy(s.q[r.q:r.q+4], qs[:])
+				}
+			} else {
 				out = cl
+				x0 := s.v[j]
+				s.v[j] = x0 + 1e-7*(1+math.Abs(x0))
+				dx = s.v[j] - x0
+				clear(f2)
+				f.eval(&s.x, f2, nil, nil)
+				s.v[j] = x0
 			}
-			x0 := xs[j]
-			xs[j] = x0 + 1e-7*(1+math.Abs(x0))
-			dx := xs[j] - x0
-			clear(f2)
-			f.eval(&s.x, f2, nil, nil)
-			xs[j] = x0
 			for a := range f2 {
 				out[a*n+b] = -(f2[a] - fl[a]) / dx
 			}
 		}
 	}
+}
+
+// rotOf returns the rotation block of velocity coordinate j.
+func (m *Model) rotOf(j int) rotBlock {
+	for _, r := range m.rots {
+		if j >= r.v && j < r.v+3 {
+			return r
+		}
+	}
+	panic("solver: coordinate is not rotational")
+}
+
+// addRot turns rotation block r of q by dx about its body axis j − r.v.
+func (m *Model) addRot(q []float64, r rotBlock, j int, dx float64) {
+	var th mech.Vec3
+	th[j-r.v] = dx
+	p := (*mech.Quat)(q[r.q : r.q+4])
+	*p = mech.QuatNormalize(mech.QuatMul(*p, mech.QuatExp(th)))
 }
 
 // addMass adds coef·M to the linear solver.
@@ -154,62 +191,100 @@ func (m *Model) addMass(s *State, coef float64) {
 	}
 }
 
-// rows evaluates every constraint row into s.re.
-func (m *Model) evalRows(s *State, vel bool) {
-	var ki, kj kinPoint
-	for r := range m.rows {
-		rw := &m.rows[r]
-		// rows of one joint share their two points: evaluate them once
-		if r == 0 || !rw.samePoints(&m.rows[r-1]) {
-			rw.kin(&s.x, vel, &ki, &kj)
-		}
-		rw.evalKin(&s.x, &s.re[r], vel, &ki, &kj)
-		if s.nred > 0 && s.red[r] {
-			// a redundant row takes no part: Φ = 0, no Jacobian, λ = 0
-			s.re[r] = rowEval{}
+// evalCons evaluates every constraint element into the State's row arrays
+// (s.phi, s.phit, s.gamma, s.jac); redundant rows are zeroed.
+func (m *Model) evalCons(s *State, vel bool) {
+	for k := range m.cons {
+		ce := &m.cons[k]
+		ce.c.eval(&s.x, ce.out(s), vel)
+	}
+	if s.nred > 0 {
+		for r, red := range s.red {
+			if red {
+				// a redundant row takes no part: Φ = 0, no Jacobian, λ = 0
+				ce := &m.cons[m.rowCon[r]]
+				nd := len(ce.d)
+				lr := r - ce.r0
+				s.phi[r], s.phit[r], s.gamma[r] = 0, 0, 0
+				clear(s.jac[ce.jo+lr*nd : ce.jo+(lr+1)*nd])
+			}
 		}
 	}
 }
 
-// addConstraintJac adds Φq and Φqᵀ, and when lam != nil the Hessian term
-// Σ λ̃ ∂²Φ/∂q², into the linear solver.
+// addConstraintJac adds Φq and Φqᵀ, and when withHess is set the Hessian
+// term Σ λ̃ ∂(Φqᵀ)/∂q with λ̃ = lamScale·λ, into the linear solver.
 func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
-	nq := m.nq
-	for r := range m.rows {
-		if s.nred > 0 && s.red[r] {
-			s.lin.Add(nq+r, nq+r, 1) // λ_r = 0
+	for k := range m.cons {
+		ce := &m.cons[k]
+		nd := len(ce.d)
+		jac := s.jac[ce.jo : ce.jo+ce.nr*nd]
+		for e, v := range jac {
+			if v != 0 && ce.jpos[e] >= 0 {
+				s.lin.AddAt(ce.jpos[e], v)
+				s.lin.AddAt(ce.jtpos[e], v)
+			}
+		}
+		if !withHess {
 			continue
 		}
-		d := &m.rows[r].dofs
-		e := &s.re[r]
-		for k, i := range d {
-			if i >= 0 && e.jac[k] != 0 {
-				s.lin.Add(nq+r, i, e.jac[k])
-				s.lin.Add(i, nq+r, e.jac[k])
+		lam := s.tmp[:ce.nr] // λ̃ of the element's rows (s.tmp is free here)
+		any := false
+		for r := range lam {
+			lam[r] = lamScale * s.lam[ce.r0+r]
+			if s.nred > 0 && s.red[ce.r0+r] {
+				lam[r] = 0
+			}
+			any = any || lam[r] != 0
+		}
+		if !any {
+			continue
+		}
+		h := s.hs[:nd*nd]
+		clear(h)
+		ce.c.hess(&s.x, lam, h)
+		for e, v := range h {
+			if v != 0 && ce.hpos[e] >= 0 {
+				s.lin.AddAt(ce.hpos[e], v)
 			}
 		}
-		if withHess {
-			l := lamScale * s.lam[r]
-			if l == 0 {
-				continue
+	}
+	if s.nred > 0 {
+		for r, red := range s.red {
+			if red {
+				s.lin.AddAt(m.rdiag[r], 1) // λ_r = 0
 			}
-			add := func(a, b int, v float64) {
-				if v != 0 && d[a] >= 0 && d[b] >= 0 {
-					s.lin.Add(d[a], d[b], l*v)
+		}
+	}
+}
+
+// rowDot returns Φq x for constraint row r (as last evaluated by evalCons).
+func (m *Model) rowDot(s *State, r int, x []float64) float64 {
+	ce := &m.cons[m.rowCon[r]]
+	nd := len(ce.d)
+	jo := ce.jo + (r-ce.r0)*nd
+	d := 0.0
+	for k, i := range ce.d {
+		if i >= 0 {
+			d += s.jac[jo+k] * x[i]
+		}
+	}
+	return d
+}
+
+// addJacT adds scale·Φqᵀ λ to dst (velocity space), row by row.
+func (m *Model) addJacT(s *State, dst []float64, lam []float64, scale float64) {
+	for k := range m.cons {
+		ce := &m.cons[k]
+		nd := len(ce.d)
+		for r := 0; r < ce.nr; r++ {
+			l := scale * lam[ce.r0+r]
+			jr := s.jac[ce.jo+r*nd : ce.jo+(r+1)*nd]
+			for a, i := range ce.d {
+				if i >= 0 {
+					dst[i] += jr[a] * l
 				}
 			}
-			add(2, 2, e.hii)
-			add(2, 0, e.hixi)
-			add(0, 2, e.hixi)
-			add(2, 1, e.hiyi)
-			add(1, 2, e.hiyi)
-			add(2, 3, e.hixj)
-			add(3, 2, e.hixj)
-			add(2, 4, e.hiyj)
-			add(4, 2, e.hiyj)
-			add(2, 5, e.hij)
-			add(5, 2, e.hij)
-			add(5, 5, e.hjj)
 		}
 	}
 }
@@ -230,25 +305,30 @@ func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 	m.evalForces(s, factor, s1, s1*cv)
 	s.x.ca = 0
 	m.massMul(s.tmp, s.a)
-	nq := m.nq
-	for i := 0; i < nq; i++ {
+	nv := m.nv
+	for i := 0; i < nv; i++ {
 		s.res[i] = s1 * (s.tmp[i] - m.gq[i] - s.fq[i])
 	}
-	m.evalRows(s, false)
-	for r := range m.rows {
-		e := &s.re[r]
-		l := s1 * s.lam[r]
-		pd := e.phit
-		for k, i := range m.rows[r].dofs {
-			if i >= 0 {
-				s.res[i] += e.jac[k] * l
-				pd += e.jac[k] * s.v[i]
+	m.evalCons(s, false)
+	for k := range m.cons {
+		ce := &m.cons[k]
+		nd := len(ce.d)
+		for lr := 0; lr < ce.nr; lr++ {
+			r := ce.r0 + lr
+			l := s1 * s.lam[r]
+			pd := s.phit[r]
+			jr := s.jac[ce.jo+lr*nd : ce.jo+(lr+1)*nd]
+			for a, i := range ce.d {
+				if i >= 0 {
+					s.res[i] += jr[a] * l
+					pd += jr[a] * s.v[i]
+				}
 			}
-		}
-		if m.index2 {
-			s.res[nq+r] = pd / cv
-		} else {
-			s.res[nq+r] = e.phi
+			if m.index2 {
+				s.res[nv+r] = pd / cv
+			} else {
+				s.res[nv+r] = s.phi[r]
+			}
 		}
 	}
 	if factor {
@@ -258,27 +338,45 @@ func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 
 // implicitStep advances s by h with an implicit scheme (generalized-α
 // family or BDF). On failure the state is undefined: the caller restores.
+//
+// The generalized-α family works on the Lie group of the coordinates
+// (Brüls, Cardona & Arnold 2012): the step's increment
+// Δ = h v₀ + h² ((½ − β) a₀ + β a₁) is added to the linear coordinates and
+// composed with the rotations (q₁ = q₀ ⊗ exp(Δ/2)); velocities and
+// accelerations (body-frame angular ones for rotations) are updated as in
+// the vector scheme.
 func (m *Model) implicitStep(s *State, h float64) error {
 	in := &m.integ
-	nq := m.nq
+	nv := m.nv
 	t1 := s.T + h
+	qOf := m.qOf
 	var cv, ca, caa float64
 	switch in.family {
 	case famAlpha:
 		am, af, b, g := in.am, in.af, in.b, in.g
 		s.predict(h) // q̈₁ and λ₁ extrapolated (predict.go)
-		for i := 0; i < nq; i++ {
+		if len(m.rots) > 0 {
+			copy(s.q0s, s.q)
+		}
+		for i := 0; i < nv; i++ {
 			a0, a1, aa0 := s.predPrev(i), s.a[i], s.aa[i]
 			aa1 := ((1-af)*a1 + af*a0 - am*aa0) / (1 - am)
-			q0, v0 := s.q[i], s.v[i]
+			v0 := s.v[i]
 			s.v[i] = v0 + h*((1-g)*aa0+g*aa1)
-			s.q[i] = q0 + h*v0 + h*h*((0.5-b)*aa0+b*aa1)
+			if qi := qOf[i]; qi >= 0 {
+				s.q[qi] = s.q[qi] + h*v0 + h*h*((0.5-b)*aa0+b*aa1)
+			} else {
+				s.dq[i] = h*v0 + h*h*((0.5-b)*aa0+b*aa1)
+			}
 			s.aa[i] = aa1
 		}
+		m.setRot(s.q, s.q0s, s.dq)
 		ca = (1 - am) / (h * h * b * (1 - af))
 		cv = g / (h * b)
 		caa = 1 / (h * h * b)
 	case famBDF:
+		// BDF combines past positions linearly: linear coordinates only
+		// (Compile refuses BDF for spatial models)
 		b0, a1, a2 := 1.0, 1.0, 0.0
 		if in.bdf == 2 && s.nhist > 0 {
 			w := h / s.hp
@@ -287,14 +385,15 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			a2 = -w * w / (1 + 2*w)
 		}
 		hb := h * b0
-		for i := 0; i < nq; i++ {
-			q0, v0, acc := s.q[i], s.v[i], s.a[i]
-			psiQ := a1*q0 + a2*s.qp[i]
+		for i := 0; i < nv; i++ {
+			qi := qOf[i]
+			q0, v0, acc := s.q[qi], s.v[i], s.a[i]
+			psiQ := a1*q0 + a2*s.qp[qi]
 			psiV := a1*v0 + a2*s.vp[i]
-			s.qp[i], s.vp[i] = q0, v0 // history for the next step
+			s.qp[qi], s.vp[i] = q0, v0 // history for the next step
 			q1 := q0 + h*v0 + 0.5*h*h*acc
 			v1 := (q1 - psiQ) / hb
-			s.q[i], s.v[i], s.a[i] = q1, v1, (v1-psiV)/hb
+			s.q[qi], s.v[i], s.a[i] = q1, v1, (v1-psiV)/hb
 		}
 		cv = 1 / hb
 		ca = cv * cv
@@ -334,17 +433,25 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			m.contacts.newton(m, s, s1, cv) // stick constraints (stickslip.go)
 		}
 		nrm := 0.0
-		for i := 0; i < nq; i++ {
+		for i := 0; i < nv; i++ {
 			d := s.dx[i]
-			q, v := s.q[i]+d, s.v[i]+cv*d
-			s.q[i], s.v[i] = q, v
+			var aq float64
+			if qi := qOf[i]; qi >= 0 {
+				q := s.q[qi] + d
+				s.q[qi] = q
+				aq = 1 + math.Abs(q)
+			} else {
+				s.dq[i] += d
+				aq = 1
+			}
+			v := s.v[i] + cv*d
+			s.v[i] = v
 			s.a[i] += ca * d
 			s.aa[i] += caa * d
 			// both positions and velocities (Δv = cv Δq) must have converged:
 			// w = |Δq| max(1/(1+|q|), cv/(1+|v| + rof·cv·(1+|q|))), where
 			// the last term is the velocity error that the round-off of q
 			// alone causes (it matters only for very small steps)
-			aq := 1 + math.Abs(q)
 			av := 1 + math.Abs(v) + rof*cv*aq
 			w := math.Abs(d)
 			if cv*aq > av {
@@ -356,8 +463,9 @@ func (m *Model) implicitStep(s *State, h float64) error {
 				nrm = w
 			}
 		}
+		m.setRot(s.q, s.q0s, s.dq)
 		for r := range s.lam {
-			s.lam[r] += s.dx[nq+r] * ca
+			s.lam[r] += s.dx[nv+r] * ca
 		}
 		it++
 		s.stats.NewtonIters++
@@ -406,13 +514,13 @@ func (m *Model) implicitStep(s *State, h float64) error {
 // with the factored iteration matrix as the metric: [S Φqᵀ; Φq 0][Δq; μ] =
 // [0; −Φ]. The correction is of the order of the local error.
 func (m *Model) project(s *State) {
-	nq := m.nq
+	nv := m.nv
 	// Φ at the converged positions from the last Newton evaluation and the
 	// last (tiny) increment: Φ(q + Δq) = Φ(q) + Φq Δq + O(|Δq|²)
 	w := 0.0
-	for r := range m.rows {
-		phi := s.re[r].phi + m.rowDot(s, r, s.dx)
-		s.res[nq+r] = phi
+	for r := 0; r < m.nc; r++ {
+		phi := s.phi[r] + m.rowDot(s, r, s.dx)
+		s.res[nv+r] = phi
 		if a := math.Abs(phi); a > w {
 			w = a
 		}
@@ -420,27 +528,13 @@ func (m *Model) project(s *State) {
 	// a drift below projTol is left for a later step: the violation stays
 	// bounded by it and most steps skip the solve
 	if w > projTol {
-		clear(s.dx[:nq])
-		for r := range m.rows {
-			s.dx[nq+r] = -s.res[nq+r]
+		clear(s.dx[:nv])
+		for r := 0; r < m.nc; r++ {
+			s.dx[nv+r] = -s.res[nv+r]
 		}
 		s.lin.Solve(s.dx)
-		for i := 0; i < nq; i++ {
-			s.q[i] += s.dx[i]
-		}
+		m.addTo(s.q, s.dx, 1)
 	}
-}
-
-// rowDot returns Φq x for constraint row r (as last evaluated into s.re).
-func (m *Model) rowDot(s *State, r int, x []float64) float64 {
-	e := &s.re[r]
-	d := 0.0
-	for k, i := range m.rows[r].dofs {
-		if i >= 0 {
-			d += e.jac[k] * x[i]
-		}
-	}
-	return d
 }
 
 // projTol is the constraint violation (m or rad) the index-2 formulation
@@ -453,30 +547,24 @@ func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 	s.lin.Zero()
 	m.addMass(s, 1)
 	m.evalForces(s, false, 0, 0)
-	m.evalRows(s, true)
+	m.evalCons(s, true)
 	m.addConstraintJac(s, 0, false)
 	s.stats.Factorizations++
 	if err := s.lin.Factor(); err != nil {
 		return errorf("constraint Jacobian is singular (redundant or locked constraints?): %v", err)
 	}
-	nq := m.nq
-	for i := 0; i < nq; i++ {
+	nv := m.nv
+	for i := 0; i < nv; i++ {
 		s.dx[i] = m.gq[i] + s.fq[i]
 	}
 	al, be := m.settings.BaumgarteAlpha, m.settings.BaumgarteBeta
-	for r := range m.rows {
-		e := &s.re[r]
-		g := e.gamma
+	for r := 0; r < m.nc; r++ {
+		g := s.gamma[r]
 		if baumgarte {
-			pd := e.phit
-			for k, i := range m.rows[r].dofs {
-				if i >= 0 {
-					pd += e.jac[k] * s.v[i]
-				}
-			}
-			g -= 2*al*pd + be*be*e.phi
+			pd := s.phit[r] + m.rowDot(s, r, s.v)
+			g -= 2*al*pd + be*be*s.phi[r]
 		}
-		s.dx[nq+r] = g
+		s.dx[nv+r] = g
 	}
 	s.lin.Solve(s.dx)
 	if m.contacts != nil {
@@ -484,46 +572,77 @@ func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 			return err
 		}
 	}
-	copy(dst, s.dx[:nq])
-	copy(s.lam, s.dx[nq:])
+	copy(dst, s.dx[:nv])
+	copy(s.lam, s.dx[nv:])
 	s.needFactor = true
 	return nil
 }
 
 // rk4Step advances s by h with classical RK4 on (q, v), the accelerations
-// from the Baumgarte-stabilised index-1 equations.
+// from the Baumgarte-stabilised index-1 equations. Rotations are
+// integrated as Runge–Kutta–Munthe-Kaas: the stages move a rotation vector
+// θ from the start of the step (q = q₀ ⊗ exp(θ/2)) at the rate
+// θ̇ = T(θ)⁻¹ ω, which keeps fourth order on the rotation group.
 func (m *Model) rk4Step(s *State, h float64) error {
-	nq := m.nq
-	q0, v0 := s.rk[:nq], s.rk[nq:2*nq]
-	kq, kv := s.rk[2*nq:3*nq], s.rk[3*nq:4*nq]
-	acc := s.rk[4*nq : 5*nq]
+	nq, nv := m.nq, m.nv
+	rk := s.rk
+	q0 := rk[:nq]
+	rk = rk[nq:]
+	v0, kq, kv, acc, kp, th := rk[:nv], rk[nv:2*nv], rk[2*nv:3*nv], rk[3*nv:4*nv], rk[4*nv:5*nv], rk[5*nv:6*nv]
 	copy(q0, s.q)
 	copy(v0, s.v)
 	t0 := s.T
 	clear(kq)
 	clear(kv)
+	rot := len(m.rots) > 0
 	w := [4]float64{1, 2, 2, 1}
 	c := [4]float64{0, 0.5, 0.5, 1}
 	for st := 0; st < 4; st++ {
 		if st > 0 {
-			for i := 0; i < nq; i++ {
-				s.q[i] = q0[i] + c[st]*h*s.v[i]
+			// positions from the previous stage's rate kp (s.v for linear
+			// coordinates), velocities from its accelerations
+			for i := 0; i < nv; i++ {
+				if qi := m.qOf[i]; qi >= 0 {
+					s.q[qi] = q0[qi] + c[st]*h*s.v[i]
+				} else {
+					th[i] = c[st] * h * kp[i]
+				}
 				s.v[i] = v0[i] + c[st]*h*acc[i]
 			}
-			// s.v now holds the stage velocity; s.q uses the previous stage's velocity
+			if rot {
+				m.setRot(s.q, q0, th)
+			}
 		}
 		s.setTime(t0 + c[st]*h)
 		if err := m.accelerations(s, acc, true); err != nil {
 			return err
 		}
-		for i := 0; i < nq; i++ {
-			kq[i] += w[st] * s.v[i]
+		if rot {
+			copy(kp, s.v)
+			if st == 0 {
+				clear(th)
+			}
+			m.dexpInv(kp, th)
+		}
+		for i := 0; i < nv; i++ {
+			if rot && m.qOf[i] < 0 {
+				kq[i] += w[st] * kp[i]
+			} else {
+				kq[i] += w[st] * s.v[i]
+			}
 			kv[i] += w[st] * acc[i]
 		}
 	}
-	for i := 0; i < nq; i++ {
-		s.q[i] = q0[i] + h/6*kq[i]
+	for i := 0; i < nv; i++ {
+		if qi := m.qOf[i]; qi >= 0 {
+			s.q[qi] = q0[qi] + h/6*kq[i]
+		} else {
+			th[i] = h / 6 * kq[i]
+		}
 		s.v[i] = v0[i] + h/6*kv[i]
+	}
+	if rot {
+		m.setRot(s.q, q0, th)
 	}
 	s.T = t0 + h
 	s.setTime(s.T)
@@ -544,22 +663,20 @@ func (m *Model) rk4Step(s *State, h float64) error {
 // manifold with the mass metric, using the factored [M Φqᵀ; Φq 0] and the
 // rows evaluated by the last accelerations call.
 func (m *Model) projectKKT(s *State) {
-	nq := m.nq
-	clear(s.dx[:nq])
-	for r := range m.rows {
-		s.dx[nq+r] = -s.re[r].phi
+	nv := m.nv
+	clear(s.dx[:nv])
+	for r := 0; r < m.nc; r++ {
+		s.dx[nv+r] = -s.phi[r]
 	}
 	s.lin.Solve(s.dx)
-	for i := 0; i < nq; i++ {
-		s.q[i] += s.dx[i]
-	}
-	m.evalRows(s, false)
-	clear(s.dx[:nq])
-	for r := range m.rows {
-		s.dx[nq+r] = -(s.re[r].phit + m.rowDot(s, r, s.v))
+	m.addTo(s.q, s.dx, 1)
+	m.evalCons(s, false)
+	clear(s.dx[:nv])
+	for r := 0; r < m.nc; r++ {
+		s.dx[nv+r] = -(s.phit[r] + m.rowDot(s, r, s.v))
 	}
 	s.lin.Solve(s.dx)
-	for i := 0; i < nq; i++ {
+	for i := 0; i < nv; i++ {
 		s.v[i] += s.dx[i]
 	}
 }
@@ -675,7 +792,7 @@ func (m *Model) finiteState(s *State) bool {
 func (m *Model) adaptiveStep(s *State, h float64) error {
 	st := &m.settings
 	p := float64(m.integ.order)
-	nq := m.nq
+	nq, nv := m.nq, m.nv
 	big := s.save2
 	for {
 		// state at the start of the attempt
@@ -699,9 +816,19 @@ func (m *Model) adaptiveStep(s *State, h float64) error {
 			// positions, and velocities weighted with the error the
 			// round-off of positions causes in them (≈ ε/h, which would
 			// otherwise make the estimate grow as h shrinks)
-			for i := 0; i < nq; i++ {
-				y := s.core[i]
-				e := math.Abs(y-big[i]) / (st.AbsTol + st.RelTol*math.Abs(y))
+			// (rotations: the angle between the two orientations)
+			if len(m.rots) > 0 {
+				m.diff(s.dq, s.core[:nq], big[:nq])
+			}
+			for i := 0; i < nv; i++ {
+				y, dy := 0.0, 0.0
+				if qi := m.qOf[i]; qi >= 0 {
+					y = s.core[qi]
+					dy = y - big[qi]
+				} else {
+					dy = s.dq[i]
+				}
+				e := math.Abs(dy) / (st.AbsTol + st.RelTol*math.Abs(y))
 				v := s.core[nq+i]
 				ev := math.Abs(v-big[nq+i]) / (st.AbsTol + st.RelTol*math.Abs(v) + 16*2.2e-16*(1+math.Abs(y))/h)
 				est = math.Max(est, math.Max(e, ev))

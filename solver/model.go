@@ -18,15 +18,27 @@ type Model struct {
 	integ    integrator
 	index2   bool // stabilized index-2 formulation with position projection
 
-	nq, nc int // coordinates, constraint rows
+	// Coordinates: nq positions q, nv velocities v (and accelerations,
+	// Newton increments). A planar body or a beam's nodal coordinates are
+	// linear: their velocity is the derivative of their positions and an
+	// increment is added. A spatial body stores a unit quaternion (four
+	// positions) and has three rotational velocities (body frame): its
+	// increment is a rotation vector applied as q ⊗ exp(Δθ/2). Every
+	// place that moves positions by an increment goes through addTo
+	// (coords.go).
+	nq, nv, nc int
+	qOf        []int      // per velocity coordinate: its position coordinate (linear), or -1 (rotation)
+	rots       []rotBlock // rotation blocks of spatial bodies
 
 	bodies  []bodyInfo
 	markers map[string]point // "body.marker" and "body" → point
-	mdiag   []float64        // diagonal mass (rigid bodies)
-	mblocks []massBlock      // dense mass blocks (flexible elements)
-	gq      []float64        // constant generalized gravity forces
+	mdiag   []float64        // diagonal mass, per velocity coordinate
+	mblocks []massBlock      // dense mass blocks (flexible elements, spatial inertia tensors)
+	gq      []float64        // constant generalized gravity forces (velocity space)
 
-	rows   []row
+	rows   []row       // planar constraint rows, grouped into cons
+	cons   []conElem   // constraint elements, their rows in order
+	rowCon []int32     // per row: its constraint element
 	joints []jointInfo // joints and drivers, with their row ranges
 	forces []forceElement
 	fnames []string
@@ -42,16 +54,16 @@ type Model struct {
 	channels []channel
 	measures []measure
 
-	q0, v0 []float64 // approximate initial coordinates/velocities
-	fixQ   []bool    // coordinates held at q0 during assembly (drivers only)
+	q0, v0 []float64 // approximate initial positions (nq) and velocities (nv)
 
-	plan *linalg.Plan // augmented system (nq + nc)
+	plan *linalg.Plan // augmented system (nv + nc)
 	// storage positions in the linear solver (linalg.Plan.Pos), looked up
 	// once: of the diagonal mass, of each mass block and of each force's
 	// local n×n matrix (-1 where a side is ground)
 	mpos   []int
 	blkPos [][]int
 	fpos   [][]int
+	rdiag  []int  // of each row's diagonal entry (nv+r, nv+r): a redundant row's λ = 0
 	fdTan  []bool // force elements whose tangent is taken by finite differences (readsMeasures)
 	// the assembled constant mass matrix (mdiag + mblocks) in compressed
 	// rows, for M·x
@@ -92,8 +104,7 @@ type evalCtx struct {
 	m    *Model
 	q, v []float64
 	a    []float64
-	vars []float64
-	t    float64
+	vars []float64 // time (vars[slotTime]), parameters, inputs
 	cs   []float64 // contact discrete state (State.cs)
 	ca   float64   // ∂q̈/∂q of the current Newton iteration (0 outside it): elements with configuration-dependent inertia (flexible.go)
 }
@@ -119,8 +130,12 @@ func (m *Model) InputInfo() []VarInfo { return m.inputs }
 // OutputInfo lists the declared outputs in declaration order.
 func (m *Model) OutputInfo() []VarInfo { return m.outputs }
 
-// NumCoords returns the number of generalized coordinates.
+// NumCoords returns the number of position coordinates.
 func (m *Model) NumCoords() int { return m.nq }
+
+// NumVelocities returns the number of velocity coordinates (the tangent
+// space: equal to NumCoords for planar models, six per spatial body).
+func (m *Model) NumVelocities() int { return m.nv }
 
 // NumConstraints returns the number of constraint equations.
 func (m *Model) NumConstraints() int { return m.nc }
@@ -128,9 +143,11 @@ func (m *Model) NumConstraints() int { return m.nc }
 // SolverKind reports the linear solver chosen for the model ("dense" or "band").
 func (m *Model) SolverKind() string { return m.plan.Kind() }
 
-// CoordNames names each generalized coordinate ("body.x", "body.y", "body.angle"...).
+// CoordNames names each velocity coordinate (the tangent space the
+// linearisation and the mode shapes are written in): "body.cm.x",
+// "body.cm.y", "body.angle" for a planar body; beams' nodal coordinates.
 func (m *Model) CoordNames() []string {
-	n := make([]string, m.nq)
+	n := make([]string, m.nv)
 	for i, b := range m.bodies {
 		n[3*i], n[3*i+1], n[3*i+2] = b.name+".cm.x", b.name+".cm.y", b.name+".angle"
 	}

@@ -17,7 +17,9 @@ type State struct {
 	// T is the current time (s).
 	T float64
 
-	core                     []float64 // q v a aa qp vp lam cs ph, contiguous
+	// core holds, contiguously: q (nq), v a aa (nv), qp (nq), vp (nv),
+	// λ (nc), the contact state and the predictor memory
+	core                     []float64
 	q, v, a, aa, qp, vp, lam []float64
 	cs                       []float64 // contact discrete state (contacts.go)
 	ph                       []float64 // predictor memory (predict.go)
@@ -30,34 +32,39 @@ type State struct {
 	stats                    Stats
 
 	// work space (not part of the snapshot)
-	x           evalCtx
-	res, dx     []float64
-	fq, tmp     []float64
-	fl, kl, cl  []float64
-	fl2         []float64 // force scratch for finite-difference tangents
-	re          []rowEval
-	lin         *linalg.Solver
-	needFactor  bool
-	hFact       float64
-	save, save2 []float64 // core snapshots for retries and step doubling
-	start       []float64
-	rk          []float64 // RK4 stages
-	pc          predCache
-	pred        []float64 // the predictor's extrapolation of q̈ and λ
-	cw          *contactWork
+	x                evalCtx
+	phi, phit, gamma []float64 // constraint rows: Φ, ∂Φ/∂t, the acceleration term γ
+	jac              []float64 // constraint Jacobians, per element (conElem.jo)
+	hs               []float64 // one element's constraint Hessian (nd²)
+	res, dx          []float64
+	fq, tmp          []float64
+	fl, kl, cl       []float64
+	fl2              []float64 // force scratch for finite-difference tangents
+	q0s, dq          []float64 // positions at the start of an implicit step; the step's increment (rotation blocks)
+	lin              *linalg.Solver
+	needFactor       bool
+	hFact            float64
+	save, save2      []float64 // core snapshots for retries and step doubling
+	start            []float64
+	rk               []float64 // RK4 stages
+	pc               predCache
+	pred             []float64 // the predictor's extrapolation of q̈ and λ
+	cw               *contactWork
 }
 
 // NewState allocates a state with inputs at their start values and
 // parameters at their compiled values. Call Model.Init before stepping.
 func (m *Model) NewState() *State {
-	nq, nc := m.nq, m.nc
+	nq, nv, nc := m.nq, m.nv, m.nc
 	s := &State{m: m}
 	ncs := m.contacts.csLen()
-	s.core = make([]float64, 6*nq+nc+ncs+predLen(nq, nc))
-	s.q, s.v, s.a, s.aa = s.core[:nq], s.core[nq:2*nq], s.core[2*nq:3*nq], s.core[3*nq:4*nq]
-	s.qp, s.vp, s.lam = s.core[4*nq:5*nq], s.core[5*nq:6*nq], s.core[6*nq:6*nq+nc]
-	s.cs = s.core[6*nq+nc : 6*nq+nc+ncs]
-	s.ph = s.core[6*nq+nc+ncs:]
+	s.core = make([]float64, 2*nq+4*nv+nc+ncs+predLen(nv, nc))
+	c := s.core
+	take := func(n int) []float64 { x := c[:n:n]; c = c[n:]; return x }
+	s.q, s.v, s.a, s.aa = take(nq), take(nv), take(nv), take(nv)
+	s.qp, s.vp, s.lam = take(nq), take(nv), take(nc)
+	s.cs = take(ncs)
+	s.ph = c
 	s.vars = make([]float64, m.vars)
 	s.red = make([]bool, nc)
 	for i, p := range m.params {
@@ -66,21 +73,28 @@ func (m *Model) NewState() *State {
 	for i, in := range m.inputs {
 		s.vars[1+len(m.params)+i] = in.Start
 	}
-	n := nq + nc
+	n := nv + nc
 	s.res, s.dx = make([]float64, n), make([]float64, n)
-	s.fq, s.tmp = make([]float64, nq), make([]float64, nq)
+	s.fq, s.tmp = make([]float64, nv), make([]float64, nv)
 	mx := 0
 	for _, f := range m.forces {
 		mx = max(mx, len(f.dofs()))
 	}
 	s.fl, s.kl, s.cl = make([]float64, mx), make([]float64, mx*mx), make([]float64, mx*mx)
 	s.fl2 = make([]float64, mx)
-	s.re = make([]rowEval, nc)
+	s.phi, s.phit, s.gamma = make([]float64, nc), make([]float64, nc), make([]float64, nc)
+	nj, nh := 0, 0
+	for _, ce := range m.cons {
+		nj += ce.nr * len(ce.d)
+		nh = max(nh, len(ce.d)*len(ce.d))
+	}
+	s.jac, s.hs = make([]float64, nj), make([]float64, nh)
+	s.q0s, s.dq = make([]float64, nq), make([]float64, nv)
 	s.lin = m.plan.NewSolver()
 	s.save, s.save2 = make([]float64, len(s.core)), make([]float64, len(s.core))
 	s.start = make([]float64, len(s.core))
 	if m.integ.family == famRK {
-		s.rk = make([]float64, 6*nq)
+		s.rk = make([]float64, nq+6*nv)
 	}
 	s.x = evalCtx{m: m, q: s.q, v: s.v, a: s.a, vars: s.vars, cs: s.cs}
 	s.cw = m.newContactWork()
@@ -126,7 +140,7 @@ func (s *State) Redundant() []string {
 	var order []int
 	for r, x := range s.red {
 		if x {
-			o := s.m.rows[r].owner
+			o := s.m.cons[s.m.rowCon[r]].owner
 			if count[o] == 0 {
 				order = append(order, o)
 			}
@@ -143,10 +157,10 @@ func (s *State) Redundant() []string {
 // Stats returns solver statistics.
 func (s *State) Stats() Stats { return s.stats }
 
-// Q returns the generalized coordinates (read-only view).
+// Q returns the position coordinates (read-only view).
 func (s *State) Q() []float64 { return s.q }
 
-// V returns the generalized velocities (read-only view).
+// V returns the velocity coordinates (read-only view).
 func (s *State) V() []float64 { return s.v }
 
 // Lambda returns the Lagrange multipliers (read-only view).

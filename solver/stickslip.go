@@ -64,7 +64,7 @@ type contactWork struct {
 	kin  []contactKin
 	fn   []float64
 	act  []int     // sticking (or candidate) contacts
-	y    []float64 // responses K⁻¹[Wᵀ; 0], one row of nq+nc per active contact
+	y    []float64 // responses K⁻¹[Wᵀ; 0], one row of nv+nc per active contact
 	gq   []float64 // ∂vt/∂q rows (implicit), 6 per active contact
 	amat []float64 // n×n
 	bvec []float64
@@ -95,7 +95,7 @@ func (m *Model) newContactWork() *contactWork {
 		return nil
 	}
 	n := len(cs.elems)
-	nK := m.nq + m.nc
+	nK := m.nv + m.nc
 	return &contactWork{
 		kin: make([]contactKin, n), fn: make([]float64, n), act: make([]int, 0, n), fired: make([]bool, n),
 		y: make([]float64, n*nK), gq: make([]float64, 6*n),
@@ -206,7 +206,7 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		return nil
 	}
 	x := &s.x
-	nK := m.nq + m.nc
+	nK := m.nv + m.nc
 	for j, ci := range act {
 		e := cs.elems[ci]
 		k := &w.kin[ci]
@@ -453,7 +453,7 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 		return
 	}
 	x := &s.x
-	nK := m.nq + m.nc
+	nK := m.nv + m.nc
 	var hj, hw [6][6]float64
 	for j, ci := range act {
 		e := cs.elems[ci]

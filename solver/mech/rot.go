@@ -1,0 +1,190 @@
+package mech
+
+import "math"
+
+// Vec3 is a vector in R³.
+type Vec3 = [3]float64
+
+// Mat3 is a 3×3 matrix, row-major.
+type Mat3 = [9]float64
+
+// Quat is a unit quaternion (w, x, y, z), scalar first, rotating body
+// coordinates into world coordinates.
+type Quat = [4]float64
+
+// Add returns a + b.
+func Add(a, b Vec3) Vec3 { return Vec3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
+
+// Sub returns a − b.
+func Sub(a, b Vec3) Vec3 { return Vec3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+
+// Scale returns s·a.
+func Scale(s float64, a Vec3) Vec3 { return Vec3{s * a[0], s * a[1], s * a[2]} }
+
+// Dot returns a·b.
+func Dot(a, b Vec3) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+
+// Cross returns a × b.
+func Cross(a, b Vec3) Vec3 {
+	return Vec3{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+
+// Norm returns |a|.
+func Norm(a Vec3) float64 { return math.Sqrt(Dot(a, a)) }
+
+// MulMV returns A·x.
+func MulMV(A *Mat3, x Vec3) Vec3 {
+	return Vec3{A[0]*x[0] + A[1]*x[1] + A[2]*x[2], A[3]*x[0] + A[4]*x[1] + A[5]*x[2], A[6]*x[0] + A[7]*x[1] + A[8]*x[2]}
+}
+
+// MulMTV returns Aᵀ·x.
+func MulMTV(A *Mat3, x Vec3) Vec3 {
+	return Vec3{A[0]*x[0] + A[3]*x[1] + A[6]*x[2], A[1]*x[0] + A[4]*x[1] + A[7]*x[2], A[2]*x[0] + A[5]*x[1] + A[8]*x[2]}
+}
+
+// MulMM returns A·B.
+func MulMM(A, B *Mat3) Mat3 {
+	var C Mat3
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			C[3*i+j] = A[3*i]*B[j] + A[3*i+1]*B[3+j] + A[3*i+2]*B[6+j]
+		}
+	}
+	return C
+}
+
+// Transpose returns Aᵀ.
+func Transpose(A *Mat3) Mat3 {
+	return Mat3{A[0], A[3], A[6], A[1], A[4], A[7], A[2], A[5], A[8]}
+}
+
+// Skew returns [a]×, the matrix of a × ·.
+func Skew(a Vec3) Mat3 {
+	return Mat3{0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0}
+}
+
+// QuatMul returns the Hamilton product p ⊗ q.
+func QuatMul(p, q Quat) Quat {
+	return Quat{
+		p[0]*q[0] - p[1]*q[1] - p[2]*q[2] - p[3]*q[3],
+		p[0]*q[1] + p[1]*q[0] + p[2]*q[3] - p[3]*q[2],
+		p[0]*q[2] - p[1]*q[3] + p[2]*q[0] + p[3]*q[1],
+		p[0]*q[3] + p[1]*q[2] - p[2]*q[1] + p[3]*q[0],
+	}
+}
+
+// QuatConj returns the conjugate (the inverse of a unit quaternion).
+func QuatConj(q Quat) Quat { return Quat{q[0], -q[1], -q[2], -q[3]} }
+
+// QuatExp returns exp(θ/2) for the rotation vector θ: the unit quaternion
+// of a rotation by |θ| about θ/|θ|.
+func QuatExp(th Vec3) Quat {
+	a2 := Dot(th, th)
+	var c, s float64 // cos(|θ|/2), sin(|θ|/2)/|θ|
+	if a2 < 1e-8 {
+		// Taylor series: exact to round-off for |θ| < 1e-4
+		c = 1 - a2/8 + a2*a2/384
+		s = 0.5 - a2/48 + a2*a2/3840
+	} else {
+		a := math.Sqrt(a2)
+		sn, cs := math.Sincos(0.5 * a)
+		c, s = cs, sn/a
+	}
+	return Quat{c, s * th[0], s * th[1], s * th[2]}
+}
+
+// QuatLog returns the rotation vector θ with exp(θ/2) = ±q (the shorter of
+// the two rotations a unit quaternion and its negative describe).
+func QuatLog(q Quat) Vec3 {
+	w, v := q[0], Vec3{q[1], q[2], q[3]}
+	if w < 0 {
+		w, v = -w, Scale(-1, v)
+	}
+	n := Norm(v)
+	if n < 1e-12 {
+		// θ ≈ 2v/w (1 + O(n²))
+		return Scale(2/w, v)
+	}
+	a := 2 * math.Atan2(n, w)
+	return Scale(a/n, v)
+}
+
+// QuatRotate returns q v q*: v rotated by q.
+func QuatRotate(q Quat, v Vec3) Vec3 {
+	// v + 2w (u × v) + 2 u × (u × v), u the vector part
+	u := Vec3{q[1], q[2], q[3]}
+	t := Scale(2, Cross(u, v))
+	return Add(Add(v, Scale(q[0], t)), Cross(u, t))
+}
+
+// QuatMat returns the rotation matrix of a unit quaternion.
+func QuatMat(q Quat) Mat3 {
+	w, x, y, z := q[0], q[1], q[2], q[3]
+	return Mat3{
+		1 - 2*(y*y+z*z), 2 * (x*y - w*z), 2 * (x*z + w*y),
+		2 * (x*y + w*z), 1 - 2*(x*x+z*z), 2 * (y*z - w*x),
+		2 * (x*z - w*y), 2 * (y*z + w*x), 1 - 2*(x*x+y*y),
+	}
+}
+
+// MatQuat returns the unit quaternion (w ≥ 0) of a rotation matrix
+// (Shepperd's method, stable for every rotation).
+func MatQuat(R *Mat3) Quat {
+	tr := R[0] + R[4] + R[8]
+	var q Quat
+	switch {
+	case tr >= R[0] && tr >= R[4] && tr >= R[8]:
+		s := 2 * math.Sqrt(1+tr)
+		q = Quat{0.25 * s, (R[7] - R[5]) / s, (R[2] - R[6]) / s, (R[3] - R[1]) / s}
+	case R[0] >= R[4] && R[0] >= R[8]:
+		s := 2 * math.Sqrt(1+R[0]-R[4]-R[8])
+		q = Quat{(R[7] - R[5]) / s, 0.25 * s, (R[1] + R[3]) / s, (R[2] + R[6]) / s}
+	case R[4] >= R[8]:
+		s := 2 * math.Sqrt(1+R[4]-R[0]-R[8])
+		q = Quat{(R[2] - R[6]) / s, (R[1] + R[3]) / s, 0.25 * s, (R[5] + R[7]) / s}
+	default:
+		s := 2 * math.Sqrt(1+R[8]-R[0]-R[4])
+		q = Quat{(R[3] - R[1]) / s, (R[2] + R[6]) / s, (R[5] + R[7]) / s, 0.25 * s}
+	}
+	if q[0] < 0 {
+		q = Quat{-q[0], -q[1], -q[2], -q[3]}
+	}
+	return QuatNormalize(q)
+}
+
+// QuatNormalize returns q/|q|.
+func QuatNormalize(q Quat) Quat {
+	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+	return Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
+}
+
+// DexpInv returns θ̇ for the body angular velocity ω of R = R₀ exp([θ]×):
+// ω = T(θ) θ̇ with T the tangent operator of the right-trivialised
+// exponential, so θ̇ = T(θ)⁻¹ ω = ω + ½ θ×ω + c(|θ|) θ×(θ×ω),
+// c(a) = (1 − (a/2) cot(a/2))/a². Runge–Kutta–Munthe-Kaas stages use it.
+func DexpInv(th, om Vec3) Vec3 {
+	a2 := Dot(th, th)
+	var c float64
+	if a2 < 1e-6 {
+		c = 1.0/12 + a2/720 + a2*a2/30240
+	} else {
+		a := math.Sqrt(a2)
+		c = (1 - 0.5*a/math.Tan(0.5*a)) / a2
+	}
+	t := Cross(th, om)
+	return Add(Add(om, Scale(0.5, t)), Scale(c, Cross(th, t)))
+}
+
+// Cardan returns the Cardan angles (x, y, z sequence, rotating axes:
+// R = Rx(a) Ry(b) Rz(c)) of a rotation matrix; b ∈ [−π/2, π/2].
+func Cardan(R *Mat3) Vec3 {
+	// R = Rx(a)Ry(b)Rz(c): R[2] = sin b, R[5] = −sin a cos b, R[8] = cos a cos b,
+	// R[1] = −cos b sin c, R[0] = cos b cos c
+	sb := math.Max(-1, math.Min(1, R[2]))
+	b := math.Asin(sb)
+	if math.Abs(sb) < 1-1e-12 {
+		return Vec3{math.Atan2(-R[5], R[8]), b, math.Atan2(-R[1], R[0])}
+	}
+	// gimbal lock: only a ± c is defined; put it all in a
+	return Vec3{math.Atan2(R[7], R[4]), b, 0}
+}

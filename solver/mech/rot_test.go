@@ -1,0 +1,96 @@
+package mech
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func randVec(r *rand.Rand, s float64) Vec3 {
+	return Vec3{s * r.NormFloat64(), s * r.NormFloat64(), s * r.NormFloat64()}
+}
+
+func near(a, b Vec3, tol float64) bool {
+	return math.Abs(a[0]-b[0]) <= tol && math.Abs(a[1]-b[1]) <= tol && math.Abs(a[2]-b[2]) <= tol
+}
+
+// exp and log are inverse; the matrix of exp(θ) rotates θ's normal plane by
+// |θ| (Rodrigues' formula, written independently here).
+func TestExpLogRodrigues(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for k := 0; k < 200; k++ {
+		s := []float64{1e-9, 1e-5, 0.3, 2, 3.1}[k%5]
+		th := randVec(r, s)
+		if Norm(th) > 3.1 { // log returns the shorter of the two rotations
+			th = Scale(3.1/Norm(th), th)
+		}
+		q := QuatExp(th)
+		if got := QuatLog(q); !near(got, th, 1e-12*(1+s)) {
+			t.Fatalf("log(exp(%v)) = %v", th, got)
+		}
+		a := Norm(th)
+		R := QuatMat(q)
+		K := Skew(th)
+		K2 := MulMM(&K, &K)
+		var want Mat3
+		for i := range want {
+			want[i] = K[i]*math.Sin(a)/a + K2[i]*(1-math.Cos(a))/(a*a)
+			if i%4 == 0 {
+				want[i]++
+			}
+		}
+		for i := range R {
+			if math.Abs(R[i]-want[i]) > 1e-12 {
+				t.Fatalf("exp(%v): R = %v, Rodrigues %v", th, R, want)
+			}
+		}
+		v := randVec(r, 1)
+		if got, w := QuatRotate(q, v), MulMV(&R, v); !near(got, w, 1e-13) {
+			t.Fatalf("rotate %v vs %v", got, w)
+		}
+		if q2 := MatQuat(&R); math.Abs(math.Abs(q2[0]*q[0]+q2[1]*q[1]+q2[2]*q[2]+q2[3]*q[3])-1) > 1e-13 {
+			t.Fatalf("MatQuat(QuatMat(q)) = %v, q = %v", q2, q)
+		}
+	}
+}
+
+// θ̇ = DexpInv(θ, ω) reproduces the body angular velocity of
+// R(t) = R₀ exp(θ(t)): [ω]× = Rᵀ Ṙ, by central differences.
+func TestDexpInv(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for k := 0; k < 100; k++ {
+		th := randVec(r, []float64{1e-4, 0.5, 1.5}[k%3])
+		if Norm(th) > 3 { // the operator is singular at |θ| = 2π
+			th = Scale(3/Norm(th), th)
+		}
+		om := randVec(r, 1)
+		thd := DexpInv(th, om)
+		const h = 1e-6
+		Rp := QuatMat(QuatExp(Add(th, Scale(h, thd))))
+		Rm := QuatMat(QuatExp(Sub(th, Scale(h, thd))))
+		R := QuatMat(QuatExp(th))
+		var Rd Mat3
+		for i := range Rd {
+			Rd[i] = (Rp[i] - Rm[i]) / (2 * h)
+		}
+		Rt := Transpose(&R)
+		W := MulMM(&Rt, &Rd)
+		got := Vec3{W[7], W[2], W[3]}
+		if !near(got, om, 1e-8) {
+			t.Fatalf("θ = %v: ω from DexpInv %v, want %v", th, got, om)
+		}
+	}
+}
+
+// Cardan angles of Rx(a) Ry(b) Rz(c) are (a, b, c).
+func TestCardan(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 100; k++ {
+		a, b, c := math.Pi*(2*r.Float64()-1), 0.49*math.Pi*(2*r.Float64()-1), math.Pi*(2*r.Float64()-1)
+		q := QuatMul(QuatMul(QuatExp(Vec3{a, 0, 0}), QuatExp(Vec3{0, b, 0})), QuatExp(Vec3{0, 0, c}))
+		R := QuatMat(q)
+		if got := Cardan(&R); !near(got, Vec3{a, b, c}, 1e-10) {
+			t.Fatalf("Cardan = %v, want %v", got, Vec3{a, b, c})
+		}
+	}
+}
