@@ -16,7 +16,9 @@ import "math"
 //	U = ½ ∫ EA ε² dx + ½ ∫ EI r_xxᵀ r_xx dx,   ε = ½ (r_xᵀ r_x − 1),
 //
 // uses the small-axial-strain curvature κ ≈ |r_xx|, so the bending stiffness
-// K_t = EI ∫ S_xxᵀ S_xx dx is constant. The axial force is
+// K_t = EI ∫ S_xxᵀ S_xx dx is constant (the default, curvature="small-strain";
+// curvature="exact" replaces the bending part by the material curvature
+// κ = (r_x × r_xx)/|r_x|², see ancf_exact.go). The axial force is
 //
 //	Q_l,k = −EA Σ_l K̃_kl e_l,   K̃_kl = ∫ ε s_k' s_l' dx = ½ Σ_mn T_klmn (e_m·e_n) − ½ D_kl,
 //
@@ -165,6 +167,7 @@ type ancfBeam struct {
 	rhoA    float64
 	beta    float64 // Kelvin–Voigt damping time, s
 	k       *ancfConst
+	exact   *ancfExact // bending from the exact curvature (ancf_exact.go); nil: κ ≈ |r_xx|
 	markers []flexMarker
 }
 
@@ -225,12 +228,16 @@ func (e *ancfElem) eval(x *evalCtx, f, k, c []float64) {
 	b := e.b
 	cs := b.k
 	ev := e.nodal(x.q)
+	ea, ei := b.ea, b.ei
+	if b.exact != nil {
+		e.exactBending(x, &ev, f, k, c)
+		ei = 0 // the constant bending stiffness below is replaced
+	}
 	g := cs.gram(&ev, &ev)
 	kt := cs.pairSum(&g) // K̃ per pair
 	for p := range kt {
 		kt[p] = 0.5 * (kt[p] - cs.d10[p])
 	}
-	ea, ei := b.ea, b.ei
 	// forces: −(EA K̃ + EI K_t) ⊗ I₂ e (pairs in the order 00 01 02 03 11 12 13 22 23 33)
 	w := [16]float64{
 		kt[0], kt[1], kt[2], kt[3],
@@ -360,6 +367,9 @@ func (e *ancfElem) energy(q []float64) (axial, bending float64) {
 	// ∫ε² = ¼ (2 Σ G K̃ − Σ G D + l)
 	axial = e.b.ea / 8 * (2*sgk - sgd + cs.l)
 	bending = 0.5 * e.b.ei * sgb
+	if e.b.exact != nil {
+		bending = e.b.exact.bendingEnergy(e.b.ei, &ev)
+	}
 	return
 }
 

@@ -303,6 +303,13 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 		}
 	}
 	b := &ancfBeam{name: bs.Name, ne: ne, length: L, ea: ea, ei: ei, rhoA: rhoA, beta: beta, k: newANCFConst(L / float64(ne))}
+	switch cv := word(bs, "curvature", "small-strain"); cv {
+	case "small-strain":
+	case "exact":
+		b.exact = newANCFExact(b.k.l, ancfExactGauss)
+	default:
+		c.errf(attr(bs, "curvature").Pos, "curvature", "curvature of beam %q must be small-strain or exact, got %q", bs.Name, cv)
+	}
 	b.base = fx.grow(4 * (ne + 1))
 	l := b.k.l
 	sn, cs := math.Sincos(ang)
