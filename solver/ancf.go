@@ -18,7 +18,8 @@ import "math"
 // uses the small-axial-strain curvature κ ≈ |r_xx|, so the bending stiffness
 // K_t = EI ∫ S_xxᵀ S_xx dx is constant (the default, curvature="small-strain";
 // curvature="exact" replaces the bending part by the material curvature
-// κ = (r_x × r_xx)/|r_x|², see ancf_exact.go). The axial force is
+// κ = (r_x × r_xx)/|r_x|², axial-strain="engineering" the axial part by
+// the energy of ε = |r_x| − 1, see ancf_exact.go). The axial force is
 //
 //	Q_l,k = −EA Σ_l K̃_kl e_l,   K̃_kl = ∫ ε s_k' s_l' dx = ½ Σ_mn T_klmn (e_m·e_n) − ½ D_kl,
 //
@@ -167,7 +168,7 @@ type ancfBeam struct {
 	rhoA    float64
 	beta    float64 // Kelvin–Voigt damping time, s
 	k       *ancfConst
-	exact   *ancfExact // bending from the exact curvature (ancf_exact.go); nil: κ ≈ |r_xx|
+	exact   *ancfExact // exact curvature and/or engineering strain (ancf_exact.go); nil: the seed's element
 	markers []flexMarker
 }
 
@@ -229,9 +230,15 @@ func (e *ancfElem) eval(x *evalCtx, f, k, c []float64) {
 	cs := b.k
 	ev := e.nodal(x.q)
 	ea, ei := b.ea, b.ei
-	if b.exact != nil {
-		e.exactBending(x, &ev, f, k, c)
-		ei = 0 // the constant bending stiffness below is replaced
+	if q := b.exact; q != nil {
+		e.exactForces(x, &ev, f, k, c)
+		// the terms below that these replace
+		if q.curv {
+			ei = 0
+		}
+		if q.eng {
+			ea = 0
+		}
 	}
 	g := cs.gram(&ev, &ev)
 	kt := cs.pairSum(&g) // K̃ per pair
@@ -367,8 +374,14 @@ func (e *ancfElem) energy(q []float64) (axial, bending float64) {
 	// ∫ε² = ¼ (2 Σ G K̃ − Σ G D + l)
 	axial = e.b.ea / 8 * (2*sgk - sgd + cs.l)
 	bending = 0.5 * e.b.ei * sgb
-	if e.b.exact != nil {
-		bending = e.b.exact.bendingEnergy(e.b.ei, &ev)
+	if q := e.b.exact; q != nil {
+		bq, aq := q.energies(e.b.ei, e.b.ea, &ev)
+		if q.curv {
+			bending = bq
+		}
+		if q.eng {
+			axial = aq
+		}
 	}
 	return
 }
