@@ -232,6 +232,9 @@ func (e *ancfElem) eval(x *evalCtx, f, k, c []float64) {
 	ea, ei := b.ea, b.ei
 	if q := b.exact; q != nil {
 		e.exactForces(x, &ev, f, k, c)
+		if q.curv && q.eng {
+			return // nothing left below
+		}
 		// the terms below that these replace
 		if q.curv {
 			ei = 0
