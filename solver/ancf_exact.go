@@ -185,11 +185,12 @@ func (e *ancfElem) exactForces(x *evalCtx, ev *[4][2]float64, f, k, c []float64)
 			}
 		}
 	}
-	k, c = k[:64:64], c[:64:64]
+	k = k[:64:64]
 	for i := range kl {
 		k[i] += kl[i]
 	}
 	if beta > 0 {
+		c = c[:64:64]
 		for i := range cl {
 			c[i] += cl[i]
 		}
