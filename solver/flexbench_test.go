@@ -173,3 +173,16 @@ func BenchmarkANCFPendulumStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkANCFPendulumExact is BenchmarkANCFPendulum with the exact
+// curvature, and with the exact curvature and the engineering strain.
+func BenchmarkANCFPendulumExact(b *testing.B) {
+	for _, as := range []string{"green", "engineering"} {
+		b.Run(as, func(b *testing.B) {
+			sp := ancfPendulumSpec(160, 1e-3, 1.1)
+			sp.Beams[0].Attr["curvature"] = spec.Expr{Src: "exact", Field: "curvature"}
+			sp.Beams[0].Attr["axial-strain"] = spec.Expr{Src: as, Field: "axial-strain"}
+			benchWholeRun(b, mustCompile(b, sp), 1.1)
+		})
+	}
+}

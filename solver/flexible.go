@@ -293,6 +293,24 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 		}
 	}
 	b := &ancfBeam{name: bs.Name, ne: ne, length: L, ea: ea, ei: ei, rhoA: rhoA, beta: beta, k: newANCFConst(L / float64(ne))}
+	var curv, eng bool
+	switch cv := word(bs, "curvature", "small-strain"); cv {
+	case "small-strain":
+	case "exact":
+		curv = true
+	default:
+		c.errf(attr(bs, "curvature").Pos, "curvature", "curvature of beam %q must be small-strain or exact, got %q", bs.Name, cv)
+	}
+	switch as := word(bs, "axial-strain", "green"); as {
+	case "green":
+	case "engineering":
+		eng = true
+	default:
+		c.errf(attr(bs, "axial-strain").Pos, "axial-strain", "axial-strain of beam %q must be green or engineering, got %q", bs.Name, as)
+	}
+	if curv || eng {
+		b.exact = newANCFExact(b.k.l, ancfExactGauss, curv, eng)
+	}
 	b.base = fx.grow(4 * (ne + 1))
 	l := b.k.l
 	sn, cs := math.Sincos(ang)
@@ -378,6 +396,11 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 	for _, f := range []string{"at.x", "at.y", "angle", "velocity.x", "velocity.y", "omega", "j"} {
 		if _, ok := bs.Attr[f]; ok {
 			c.errf(attr(bs, f).Pos, f, "ffr beam %q starts at its marker i and moves with its body: %s does not apply", bs.Name, strings.TrimSuffix(strings.TrimSuffix(f, ".x"), ".y"))
+		}
+	}
+	for _, f := range []string{"curvature", "axial-strain"} {
+		if _, ok := bs.Attr[f]; ok {
+			c.errf(attr(bs, f).Pos, f, "%s applies to ancf beams, not to ffr beam %q (small deformation in its floating frame)", f, bs.Name)
 		}
 	}
 	sn, cs := math.Sincos(p.ang)

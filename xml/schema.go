@@ -415,6 +415,8 @@ func beamKinds() []kindDef {
 			attrDef{name: "omega", kind: vExpr, dim: AngularVelocity},
 			attrDef{name: "i", kind: vRef},
 			attrDef{name: "j", kind: vRef},
+			attrDef{name: "curvature", kind: vEnum, enum: []string{"small-strain", "exact"}},
+			attrDef{name: "axial-strain", kind: vEnum, enum: []string{"green", "engineering"}},
 		), children: []*elemDef{beamMarker}},
 		{name: "ffr", attrs: with([]attrDef{{name: "i", kind: vRef, req: true}}, append(section,
 			attrDef{name: "coupling", kind: vEnum, enum: []string{"zero-order", "stiffened"}},
