@@ -417,6 +417,7 @@ func beamKinds() []kindDef {
 			attrDef{name: "j", kind: vRef},
 			attrDef{name: "curvature", kind: vEnum, enum: []string{"small-strain", "exact"}},
 			attrDef{name: "axial-strain", kind: vEnum, enum: []string{"green", "engineering"}},
+			attrDef{name: "gauss-points", kind: vExpr, dim: Dimensionless, positive: true},
 		), children: []*elemDef{beamMarker}},
 		{name: "ffr", attrs: with([]attrDef{{name: "i", kind: vRef, req: true}}, append(section,
 			attrDef{name: "coupling", kind: vEnum, enum: []string{"zero-order", "stiffened"}},

@@ -18,6 +18,7 @@ type Geometry struct {
 // markers in the body frame (m).
 type GeomBody struct {
 	Name    string
+	CM      [3]float64 // centre of mass in the body frame
 	Outline [][2]float64
 	Radius  float64
 	Shapes  []GeomShape
@@ -67,4 +68,3 @@ type GeomBeam struct {
 type GeomContact struct {
 	Name, PX, PY, PZ, FN, NX, NY, NZ string
 }
-

@@ -1,6 +1,9 @@
-package solver
+package flex
 
-import "math"
+import (
+	"math"
+	"mbfmu/solver/mech"
+)
 
 // Planar gradient-deficient ANCF Euler–Bernoulli beam element (Omar &
 // Shabana 2001; Berzeri & Shabana 2000; seed 004).
@@ -191,7 +194,7 @@ type ancfElem struct {
 	d [8]int
 }
 
-func (e *ancfElem) dofs() []int { return e.d[:] }
+func (e *ancfElem) Dofs() []int { return e.d[:] }
 
 // nodal gathers the element's nodal vectors.
 func (e *ancfElem) nodal(q []float64) (ev [4][2]float64) {
@@ -225,10 +228,10 @@ func (c *ancfConst) contract(ev *[4][2]float64, a *[20][2]float64, out *[10]floa
 	}
 }
 
-func (e *ancfElem) eval(x *evalCtx, f, k, c []float64) {
+func (e *ancfElem) Eval(x *mech.Ctx, f, k, c []float64) {
 	b := e.b
 	cs := b.k
-	ev := e.nodal(x.q)
+	ev := e.nodal(x.Q)
 	ea, ei := b.ea, b.ei
 	if q := b.exact; q != nil {
 		e.exactForces(x, &ev, f, k, c)
@@ -268,7 +271,7 @@ func (e *ancfElem) eval(x *evalCtx, f, k, c []float64) {
 	var ed [4][2]float64
 	beta := b.beta
 	if beta > 0 {
-		ed = e.nodal(x.v)
+		ed = e.nodal(x.V)
 		gd := cs.gram(&ev, &ed)
 		dv = cs.pairSum(&gd)
 		var wd [16]float64
@@ -389,8 +392,8 @@ func (e *ancfElem) energy(q []float64) (axial, bending float64) {
 	return
 }
 
-func (e *ancfElem) potential(x *evalCtx) float64 {
-	a, b := e.energy(x.q)
+func (e *ancfElem) Potential(x *mech.Ctx) float64 {
+	a, b := e.energy(x.Q)
 	return a + b
 }
 
@@ -418,26 +421,26 @@ type ancfLoad struct {
 	b        *ancfBeam
 	name     string
 	s, xi    float64
-	fx, fy   param
+	fx, fy   mech.Param
 	follower bool
 	d        [8]int
 	sh, dsh  [4]float64
 }
 
-func (e *ancfLoad) dofs() []int { return e.d[:] }
+func (e *ancfLoad) Dofs() []int { return e.d[:] }
 
 // force returns the global force and, for a follower, the tangent
 // quantities.
-func (e *ancfLoad) force(x *evalCtx) (F, f [2]float64, t [2]float64, nr float64) {
-	f = [2]float64{e.fx.get(x), e.fy.get(x)}
+func (e *ancfLoad) force(x *mech.Ctx) (F, f [2]float64, t [2]float64, nr float64) {
+	f = [2]float64{e.fx.Get(x), e.fy.Get(x)}
 	if !e.follower {
 		return f, f, t, 0
 	}
 	o := e.d[0]
 	var rx [2]float64
 	for k := 0; k < 4; k++ {
-		rx[0] += e.dsh[k] * x.q[o+2*k]
-		rx[1] += e.dsh[k] * x.q[o+2*k+1]
+		rx[0] += e.dsh[k] * x.Q[o+2*k]
+		rx[1] += e.dsh[k] * x.Q[o+2*k+1]
 	}
 	nr = math.Hypot(rx[0], rx[1])
 	if nr < 1e-300 {
@@ -448,7 +451,7 @@ func (e *ancfLoad) force(x *evalCtx) (F, f [2]float64, t [2]float64, nr float64)
 	return
 }
 
-func (e *ancfLoad) eval(x *evalCtx, f, k, c []float64) {
+func (e *ancfLoad) Eval(x *mech.Ctx, f, k, c []float64) {
 	F, fl, t, nr := e.force(x)
 	for kk := 0; kk < 4; kk++ {
 		f[2*kk] += e.sh[kk] * F[0]
@@ -477,16 +480,16 @@ func (e *ancfLoad) eval(x *evalCtx, f, k, c []float64) {
 	}
 }
 
-func (e *ancfLoad) potential(*evalCtx) float64 { return 0 }
+func (e *ancfLoad) Potential(*mech.Ctx) float64 { return 0 }
 
-func (e *ancfLoad) channelInfo(name string) []ChannelInfo {
-	return []ChannelInfo{
-		{name + ".fx", "N", "force", "force " + name + " x component (global)"},
-		{name + ".fy", "N", "force", "force " + name + " y component (global)"},
+func (e *ancfLoad) Channels(name string) []mech.ChannelInfo {
+	return []mech.ChannelInfo{
+		{Name: name + ".fx", Unit: "N", Group: "force", Description: "force " + name + " x component (global)"},
+		{Name: name + ".fy", Unit: "N", Group: "force", Description: "force " + name + " y component (global)"},
 	}
 }
 
-func (e *ancfLoad) channel(x *evalCtx, sub int) float64 {
+func (e *ancfLoad) Channel(x *mech.Ctx, sub int) float64 {
 	F, _, _, _ := e.force(x)
 	return F[sub]
 }

@@ -1,6 +1,9 @@
-package solver
+package flex
 
-import "math"
+import (
+	"math"
+	"mbfmu/solver/mech"
+)
 
 // Exact-curvature bending (curvature="exact") and engineering axial strain
 // (axial-strain="engineering") of the planar ANCF beam.
@@ -137,12 +140,12 @@ func (q *ancfExact) energies(ei, ea float64, ev *[4][2]float64) (bending, axial 
 // exactForces adds the element's exact-curvature bending force and/or
 // engineering-strain axial force to f and, when k is not nil, their
 // Jacobians K = −∂Q/∂e and C = −∂Q/∂ė. It allocates nothing.
-func (e *ancfElem) exactForces(x *evalCtx, ev *[4][2]float64, f, k, c []float64) {
+func (e *ancfElem) exactForces(x *mech.Ctx, ev *[4][2]float64, f, k, c []float64) {
 	q := e.b.exact
 	beta := e.b.beta
 	var ed [4][2]float64
 	if beta > 0 {
-		ed = e.nodal(x.v)
+		ed = e.nodal(x.V)
 	}
 	var fl [8]float64
 	var kl, cl [64]float64 // K and C; without damping only the blocks k ≤ m of K
