@@ -20,7 +20,7 @@ func heavyTopSpec(integ string, h, end float64) *spec.Model {
 		Bodies: []spec.Body{{Name: "top", Mass: num(15),
 			InertiaTensor: [6]spec.Expr{num(0.234375), num(0.46875), num(0.234375)},
 			CM:            vec3(0, 1, 0), AngVel: vec3(0, 150, -4.61538),
-			Markers:       []spec.Marker{{Name: "tip"}}}},
+			Markers: []spec.Marker{{Name: "tip"}}}},
 		Joints: []spec.Joint{{Kind: "spherical", Name: "pivot", I: "ground.O", J: "top.tip"}},
 	}
 }

@@ -75,7 +75,7 @@ const (
 // prim is one row of a spatial joint.
 type prim struct {
 	kind primKind
-	a, b wref     // dot1: a (of i) · b (of j); dot2: a (of i)
+	a, b wref      // dot1: a (of i) · b (of j); dot2: a (of i)
 	c    mech.Vec3 // pos: the world direction
 	c0   float64   // constant: angle, product or length
 	// the prescribed value F(t) and its time derivatives (nil: zero)
