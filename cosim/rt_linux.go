@@ -129,16 +129,16 @@ func limitText(v int64, unit int64, what string) string {
 // runtime.LockOSThread, for a real-time loop as o asks: memory locked,
 // pinned to CPUs, SCHED_FIFO. It returns what it did (for the summary) and
 // a function that undoes it. On an error nothing is left changed.
-func setupRT(o RunOptions) (done []string, restore func(), err error) {
+func setupRT(o RunOptions) (done, warnings []string, restore func(), err error) {
 	var undo []func()
 	restore = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
 			undo[i]()
 		}
 	}
-	fail := func(e error) ([]string, func(), error) {
+	fail := func(e error) ([]string, []string, func(), error) {
 		restore()
-		return nil, func() {}, e
+		return nil, nil, func() {}, e
 	}
 	if o.MemLock {
 		if err := syscall.Mlockall(syscall.MCL_CURRENT | syscall.MCL_FUTURE); err != nil {
@@ -202,6 +202,33 @@ func setupRT(o RunOptions) (done []string, restore func(), err error) {
 		}
 		undo = append(undo, func() { setScheduler(pol, par) })
 		done = append(done, fmt.Sprintf("SCHED_FIFO priority %d", o.Priority))
+		if w := rtThrottling(); w != "" {
+			warnings = append(warnings, w)
+		}
 	}
-	return done, restore, nil
+	return done, warnings, restore, nil
+}
+
+// rtThrottling describes the kernel's real-time throttling when it is on:
+// real-time threads may then run only sched_rt_runtime_us of every
+// sched_rt_period_us, so a SCHED_FIFO loop that polls the clock is stopped
+// for the rest of each period.
+func rtThrottling() string {
+	read := func(name string) int64 {
+		b, err := os.ReadFile("/proc/sys/kernel/" + name)
+		if err != nil {
+			return -1
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return -1
+		}
+		return v
+	}
+	rt, period := read("sched_rt_runtime_us"), read("sched_rt_period_us")
+	if rt < 0 || period <= 0 || rt >= period {
+		return ""
+	}
+	return fmt.Sprintf("real-time throttling is on (kernel.sched_rt_runtime_us = %d of %d): a SCHED_FIFO loop that polls the clock is stopped for %d ms every %d ms; on a real-time PC set it to -1 (docs/cosim.md)",
+		rt, period, (period-rt)/1000, period/1000)
 }

@@ -327,6 +327,9 @@ type Summary struct {
 	// RTSetup lists the real-time settings applied ("memory locked",
 	// "on CPU 2", "SCHED_FIFO priority 80", "garbage collector off").
 	RTSetup []string
+	// RTWarnings are problems of the system found when applying them
+	// (real-time throttling on).
+	RTWarnings []string
 	// GCCycles is the number of garbage collections during the loop.
 	GCCycles uint32
 	// Stopped is the error that stopped the run early (RunOptions.Stop
@@ -370,6 +373,9 @@ func (s *Summary) String() string {
 	if s.RealTime {
 		if len(s.RTSetup) > 0 {
 			fmt.Fprintf(&b, "real-time setup: %s\n", strings.Join(s.RTSetup, ", "))
+		}
+		for _, w := range s.RTWarnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
 		}
 		fmt.Fprintf(&b, "real time: %d overruns in %d steps; start lateness %s; %d garbage collections during the loop\n",
 			s.Overruns, s.Steps, s.Lateness, s.GCCycles)
@@ -536,12 +542,12 @@ func (m *Master) Run(o RunOptions) (*Summary, error) {
 		// affinity and the real-time priority.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		setup, restore, err := setupRT(o)
+		setup, warnings, restore, err := setupRT(o)
 		if err != nil {
 			return nil, err
 		}
 		defer restore()
-		sum.RTSetup = setup
+		sum.RTSetup, sum.RTWarnings = setup, warnings
 		if !o.KeepGC {
 			// Warmed up (the first row is recorded): collect now, then
 			// keep the collector out of the loop.

@@ -73,6 +73,7 @@ type Catcher struct {
 	force func()
 	exit  func(code int) // os.Exit; replaced in tests
 	once  sync.Once
+	quit  bool // the first signal quits (CatchQuit)
 }
 
 // Catch starts catching SIGINT and SIGTERM. On the first signal the
@@ -80,12 +81,20 @@ type Catcher struct {
 // expected to stop at its next step. On a second signal it calls the
 // function given to OnForce, if any, writes a note and exits at once with
 // the signal's exit status.
-func Catch(w io.Writer) *Catcher {
-	c := &Catcher{ch: make(chan os.Signal, 2), stop: make(chan struct{}), w: w, exit: os.Exit}
+func Catch(w io.Writer) *Catcher { return start(w, false, nil) }
+
+func start(w io.Writer, quit bool, cleanup func()) *Catcher {
+	c := &Catcher{ch: make(chan os.Signal, 2), stop: make(chan struct{}), w: w, exit: os.Exit, quit: quit, force: cleanup}
 	signal.Notify(c.ch, syscall.SIGINT, syscall.SIGTERM)
 	go c.loop()
 	return c
 }
+
+// CatchQuit catches SIGINT and SIGTERM for a command that has no step to
+// stop at (a single analysis, a file conversion): the first signal calls
+// cleanup (if not nil; say, to remove temporary files), writes a note to w
+// (nil: nothing) and exits at once with the signal's exit status.
+func CatchQuit(w io.Writer, cleanup func()) *Catcher { return start(w, true, cleanup) }
 
 func (c *Catcher) loop() {
 	for {
@@ -95,7 +104,7 @@ func (c *Catcher) loop() {
 		case s := <-c.ch:
 			sig, _ := s.(syscall.Signal)
 			e := &Interrupted{Signal: sig}
-			if c.err.CompareAndSwap(nil, e) {
+			if c.err.CompareAndSwap(nil, e) && !c.quit {
 				if c.w != nil {
 					fmt.Fprintf(c.w, "\n%s: stopping after the current step and writing the results (send it again to quit at once)\n", SignalName(sig))
 				}
@@ -108,9 +117,16 @@ func (c *Catcher) loop() {
 				f()
 			}
 			if c.w != nil {
-				fmt.Fprintf(c.w, "%s again: quitting now, results not written\n", SignalName(sig))
+				again := " again"
+				if c.quit {
+					again = ""
+				}
+				fmt.Fprintf(c.w, "%s%s: quitting now, results not written\n", SignalName(sig), again)
 			}
-			c.exit(e.ExitCode())
+			c.mu.Lock()
+			exit := c.exit
+			c.mu.Unlock()
+			exit(e.ExitCode())
 			return
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,37 @@ func (a *AtomicFile) Abort() error {
 	return os.Remove(a.tmp)
 }
 
+// RemoveTempFiles removes the temporary files of AtomicFiles for the given
+// targets (".<name>.*.tmp" beside each). It is meant for a process about to
+// exit at once (an interrupt) and may be called from any goroutine.
+func RemoveTempFiles(targets ...string) {
+	for _, t := range targets {
+		if t == "" || t == "-" {
+			continue
+		}
+		dir, base := filepath.Split(t)
+		if dir == "" {
+			dir = "."
+		}
+		m, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".*.tmp"))
+		for _, f := range m {
+			os.Remove(f)
+		}
+	}
+}
+
+// globEscape escapes the pattern characters of filepath.Match.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // WriteFileAtomic writes a file through an AtomicFile: write fills it, and
 // it is committed when write returns nil, aborted otherwise.
 func WriteFileAtomic(path string, write func(w io.Writer) error) error {
@@ -153,7 +185,7 @@ func CheckOutput(path string, inputs ...string) error {
 	}
 	for _, in := range inputs {
 		if in != "" && SamePath(path, in) {
-			return fmt.Errorf("is the input file %s: choose another name (outputs never overwrite inputs)", in)
+			return fmt.Errorf("would overwrite the input file %s; choose another name", in)
 		}
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
@@ -253,17 +285,25 @@ type output struct {
 type OutputError struct {
 	// Name is the output's file name (or stream name).
 	Name string
+	// File is true for a file output, which is then not written.
+	File bool
 	// Err is what went wrong.
 	Err error
 }
 
+// Error says which output failed and why: "r.csv not written: no space
+// left on device".
 func (e *OutputError) Error() string {
-	msg := e.Err.Error()
-	if strings.Contains(msg, e.Name) {
-		return msg
+	if !e.File {
+		return e.Name + ": " + e.Err.Error()
 	}
-	return e.Name + ": " + msg
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		return e.Name + " not written: " + pe.Err.Error()
+	}
+	return e.Name + " not written: " + e.Err.Error()
 }
+
 func (e *OutputError) Unwrap() error { return e.Err }
 
 // AddCSV adds a CSV file at path, creating its folder if needed.
@@ -359,7 +399,7 @@ func (o *Outputs) each(f func(w Writer) error) error {
 		if err := f(out.w); err != nil {
 			out.failed, out.err = true, err
 			if first == nil {
-				first = &OutputError{Name: out.name, Err: err}
+				first = &OutputError{Name: out.name, File: out.file != nil, Err: err}
 			}
 		}
 	}
@@ -392,14 +432,14 @@ func (o *Outputs) Close() error {
 		switch {
 		case out.failed && out.file != nil:
 			out.file.Abort()
-			errs = append(errs, &OutputError{Name: out.name, Err: fmt.Errorf("%w (not written)", out.err)})
+			errs = append(errs, &OutputError{Name: out.name, File: true, Err: out.err})
 		case out.failed:
 			out.w.Close()
 			errs = append(errs, &OutputError{Name: out.name, Err: out.err})
 		default:
 			if err := out.w.Close(); err != nil {
 				out.failed, out.err = true, err
-				errs = append(errs, &OutputError{Name: out.name, Err: err})
+				errs = append(errs, &OutputError{Name: out.name, File: out.file != nil, Err: err})
 			}
 		}
 	}

@@ -79,6 +79,23 @@ func TestAtomicFile(t *testing.T) {
 	}
 }
 
+// RemoveTempFiles removes what an AtomicFile left behind, and only that.
+func TestRemoveTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r[1].csv")
+	a, err := CreateAtomic(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Write([]byte("x"))
+	os.WriteFile(filepath.Join(dir, "keep.csv"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, ".r1.csv.1.tmp"), nil, 0o644)
+	RemoveTempFiles(p)
+	if e := entries(t, dir); strings.Join(e, ",") != ".r1.csv.1.tmp,keep.csv" {
+		t.Errorf("left %v", e)
+	}
+}
+
 func TestCheckOutput(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "model.xml")
@@ -94,10 +111,10 @@ func TestCheckOutput(t *testing.T) {
 	for _, c := range []struct {
 		out, want string
 	}{
-		{in, "is the input file"},
-		{rel, "is the input file"},                  // relative and absolute name of one file
-		{dir + "/./model.xml", "is the input file"}, // not cleaned
-		{link, "is the input file"},                 // a link to the input
+		{in, "would overwrite the input file"},
+		{rel, "would overwrite the input file"},                  // relative and absolute name of one file
+		{dir + "/./model.xml", "would overwrite the input file"}, // not cleaned
+		{link, "would overwrite the input file"},                 // a link to the input
 		{dir, "is a folder"},
 		{filepath.Join(file, "r.csv"), "is a file, not a folder"},
 		{filepath.Join(file, "a", "r.csv"), "is a file, not a folder"},
@@ -189,7 +206,7 @@ func TestOutputsWriteError(t *testing.T) {
 		t.Fatalf("Row error %v, want one naming %s", err, csvPath)
 	}
 	cerr := o.Close()
-	if cerr == nil || !strings.Contains(cerr.Error(), "not written") {
+	if cerr == nil || !strings.HasPrefix(cerr.Error(), csvPath+" not written: ") {
 		t.Errorf("Close: %v", cerr)
 	}
 	if b, _ := os.ReadFile(csvPath); string(b) != "an older file\n" {
