@@ -121,7 +121,7 @@ func (c *Catcher) loop() {
 				if c.quit {
 					again = ""
 				}
-				fmt.Fprintf(c.w, "%s%s: quitting now, results not written\n", SignalName(sig), again)
+				fmt.Fprintf(c.w, "%s%s: quitting now; files not complete yet are not written\n", SignalName(sig), again)
 			}
 			c.mu.Lock()
 			exit := c.exit

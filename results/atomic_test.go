@@ -96,6 +96,24 @@ func TestRemoveTempFiles(t *testing.T) {
 	}
 }
 
+// RemoveTemps (a second Ctrl-C) removes the temporary files of the
+// outputs being written, leaving the folder as it was.
+func TestOutputsRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	var o Outputs
+	o.AddCSV(filepath.Join(dir, "r.csv"))
+	o.AddXLSX(filepath.Join(dir, "r.xlsx"))
+	o.Header(testCols())
+	o.Row([]float64{0, 1})
+	if e := entries(t, dir); len(e) != 1 || !strings.HasPrefix(e[0], ".r.csv.") {
+		t.Fatalf("while writing: %v", e)
+	}
+	o.RemoveTemps()
+	if e := entries(t, dir); len(e) != 0 {
+		t.Errorf("left %v", e)
+	}
+}
+
 func TestCheckOutput(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "model.xml")

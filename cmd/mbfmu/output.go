@@ -108,8 +108,10 @@ func (rc *runControl) stopped() error { return rc.stop.Err() }
 // says where it stopped ("t = 2.5 s, 2500 steps"). The result is the error
 // to return from the command: exit status 130 or 143 after a signal.
 func (rc *runControl) finish(runErr error, where string) error {
-	rc.stop.Stop()
+	// Signals are caught until the files are complete: a second one while
+	// they are written removes the temporary files and quits.
 	cerr := rc.outs.Close()
+	rc.stop.Stop()
 	written := rc.outs.Written()
 	files := "no file"
 	if len(written) > 0 {

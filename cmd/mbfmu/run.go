@@ -242,7 +242,7 @@ func defaultOut(model, suffix string) string {
 func cmdSimulate(args []string) error {
 	m, model, o, err := modelCommand("simulate", "usage: mbfmu simulate model.xml [-o results.csv] [--xlsx results.xlsx] [options]\n\n"+
 		"Dynamic simulation; one results row per output step. SIGINT (Ctrl-C) or SIGTERM stop it\n"+
-		"after the current step with every row computed written (exit status 130 or 143).",
+		"when the output step in progress is done, with every row computed written (exit status 130 or 143).",
 		optOut|optParam|optEnd|optStep|optOutputStep|optIntegrator|optQuiet, ".csv", args, nil)
 	if err != nil {
 		return err
@@ -349,7 +349,7 @@ func addSettings(ri *results.RunInfo, st solver.Settings) {
 func cmdKinematics(args []string) error {
 	m, model, o, err := modelCommand("kinematics", "usage: mbfmu kinematics model.xml [-o results.csv] [--xlsx results.xlsx] [options]\n\n"+
 		"Kinematic analysis of a fully driven mechanism: positions, velocities and accelerations\n"+
-		"from the drivers at every output time.",
+		"from the drivers at every output time. SIGINT or SIGTERM stop it with every row written.",
 		optOut|optParam|optEnd|optOutputStep|optQuiet, ".csv", args, nil)
 	if err != nil {
 		return err
