@@ -70,10 +70,15 @@ func cmdEigen(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: linearised about the %s, %d degrees of freedom\n", m.Name(), point, len(lin.A.RawMatrix().Data)/max(1, lin.A.RawMatrix().Rows)/2)
-	fmt.Printf("%4s %16s %16s %12s %24s\n", "mode", "frequency (Hz)", "damped (Hz)", "damping", "eigenvalue (1/s)")
+	// The table goes to standard output unless the modes CSV does.
+	table := io.Writer(os.Stdout)
+	if o.out == "-" {
+		table = os.Stderr
+	}
+	fmt.Fprintf(table, "%s: linearised about the %s, %d degrees of freedom\n", m.Name(), point, len(lin.A.RawMatrix().Data)/max(1, lin.A.RawMatrix().Rows)/2)
+	fmt.Fprintf(table, "%4s %16s %16s %12s %24s\n", "mode", "frequency (Hz)", "damped (Hz)", "damping", "eigenvalue (1/s)")
 	for i, md := range lin.Modes {
-		fmt.Printf("%4d %16.8g %16.8g %12.6g %24s\n", i+1, md.Freq, md.DampedHz, md.Damping, fmt.Sprintf("%.6g%+.6gi", real(md.Eig), imag(md.Eig)))
+		fmt.Fprintf(table, "%4d %16.8g %16.8g %12.6g %24s\n", i+1, md.Freq, md.DampedHz, md.Damping, fmt.Sprintf("%.6g%+.6gi", real(md.Eig), imag(md.Eig)))
 	}
 	modes := &results.Modes{ShapeNames: lin.Coords}
 	for _, md := range lin.Modes {

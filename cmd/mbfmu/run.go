@@ -286,7 +286,11 @@ func simulate(m *solver.Model, model string, o *runOpts) error {
 	}
 	err = rc.finish(runErr, fmt.Sprintf("t = %g s (%d steps)", s.T, stats.Steps))
 	if err == nil {
-		fmt.Fprintf(os.Stderr, "%s: t = %g..%g s, %d rows → %s\n", m.Name(), st.Start, s.T, rows, strings.Join(rc.outs.Names(), ", "))
+		to := strings.Join(rc.outs.Names(), ", ")
+		if to == "" {
+			to = "no output (-o \"\")"
+		}
+		fmt.Fprintf(os.Stderr, "%s: t = %g..%g s, %d rows → %s\n", m.Name(), st.Start, s.T, rows, to)
 	}
 	fmt.Fprintf(os.Stderr, "summary: %s %s h=%g s, %d steps, %d Newton iterations, %d rejected steps, %d factorizations, wall time %s\n",
 		st.Integrator, st.Formulation, st.Step, stats.Steps, stats.NewtonIters, stats.Rejected, stats.Factorizations, el.Round(time.Microsecond))
