@@ -78,6 +78,7 @@ type RTError struct {
 	Need string
 }
 
+// Error says what was attempted, why it failed and what is needed.
 func (e *RTError) Error() string {
 	s := e.What + ": " + e.Err.Error()
 	if e.Need != "" {

@@ -304,6 +304,7 @@ func (e *OutputError) Error() string {
 	return e.Name + " not written: " + e.Err.Error()
 }
 
+// Unwrap returns what went wrong.
 func (e *OutputError) Unwrap() error { return e.Err }
 
 // AddCSV adds a CSV file at path, creating its folder if needed.
