@@ -36,6 +36,8 @@ type app struct {
 	interactive bool
 	msg         string // error shown on screen
 	quit        bool
+	frames      int         // frames drawn by the window
+	statusOut   *statusFile // --status, or nil
 
 	dragging int // 0 none, 1 pan, 2 time bar
 	lastX    int

@@ -49,6 +49,7 @@ type options struct {
 	live       string
 	speed      float64
 	axes       bool
+	status     string
 	model, csv string
 }
 
@@ -65,6 +66,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.live, "live", "", "follow a running simulation: `udp:HOST:PORT` (see README.md)")
 	fs.Float64Var(&o.speed, "speed", 1, "playback speed (simulated seconds per second)")
 	fs.BoolVar(&o.axes, "axes", false, "draw body frame axes")
+	fs.StringVar(&o.status, "status", "", "window: rewrite this `file` with the playback state (one JSON line) every 0.1 s and on exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mbfmu-view [flags] [model.xml] [results.csv]")
 		fs.PrintDefaults()
@@ -117,6 +119,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.csv == "" && o.live == "" {
 		return nil, errors.New("no results file (results.csv) and no --live source")
+	}
+	if o.screenshot != "" && o.status != "" {
+		return nil, errors.New("--status reports the window's playback; it has no meaning with --screenshot")
 	}
 	if o.screenshot != "" && o.live != "" {
 		return nil, errors.New("--screenshot renders a results file; it cannot be combined with --live")
@@ -212,6 +217,9 @@ func run(args []string, stderr io.Writer) error {
 	}
 	a.interactive = true
 	a.playing = o.live == ""
+	if o.status != "" {
+		a.statusOut = &statusFile{path: o.status}
+	}
 	return runWindow(a, windowTitle(o))
 }
 
