@@ -75,15 +75,34 @@ func (a *app) setTable(t *results.Table) error {
 
 // fit sets the view to the scene bounds hint or to the data extent.
 func (a *app) fit() {
-	b := a.scene.Bounds
-	if b == ([4]float64{}) && a.tab != nil && a.rs != nil {
+	var b [4]float64
+	hint := a.boundsHint()
+	if hint != nil {
+		b = [4]float64{hint[0], hint[1], hint[3], hint[4]}
+	} else if a.tab != nil && a.rs != nil {
 		if a.tab.Len() == 0 {
 			return
 		}
 		b = sceneBounds(a.rs, a.tab)
 	}
 	a.v = fitView(b, a.w, a.h)
-	a.fitted = a.tab != nil && a.tab.Len() > 0 || a.scene.Bounds != [4]float64{}
+	a.fitted = a.tab != nil && a.tab.Len() > 0 || hint != nil
+}
+
+// boundsHint returns the scene's bounds {xmin, ymin, zmin, xmax, ymax,
+// zmax}, or nil when the view should fit the motion.
+func (a *app) boundsHint() []float64 {
+	if a.rs != nil {
+		return a.rs.Bounds
+	}
+	b := a.scene.Bounds // not resolved yet (live mode before the header)
+	switch {
+	case len(b) == 4 && (b[0] != 0 || b[1] != 0 || b[2] != 0 || b[3] != 0):
+		return []float64{b[0], b[1], 0, b[2], b[3], 0}
+	case len(b) == 6:
+		return b
+	}
+	return nil
 }
 
 // timeRange returns the first and last time of the data.

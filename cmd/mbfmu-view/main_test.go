@@ -66,7 +66,7 @@ func TestScreenshotCommand(t *testing.T) {
 	// Body a at t = 0.25: interpolated pose, projected with the fitted view.
 	tab := twoBodyTable()
 	lerp := func(c int) float64 { return tab.Data[c][0] + 0.25*(tab.Data[c][1]-tab.Data[c][0]) }
-	v := fitView(twoBodyScene().Bounds, 400, 300)
+	v := fitView([4]float64(twoBodyScene().Bounds), 400, 300)
 	ctr := centroid(projected(v, squareOutline, lerp(1), lerp(2), lerp(3)))
 	r, g, b, _ := img.At(int(ctr.X), int(ctr.Y)).RGBA()
 	if want := bodyColor(0); uint8(r>>8) != want.R || uint8(g>>8) != want.G || uint8(b>>8) != want.B {

@@ -62,13 +62,13 @@ func sceneBounds(rs *results.ResolvedScene, t *results.Table) [4]float64 {
 			for _, p := range body.Outline {
 				add(rs.World(vals, bi, p), 0)
 			}
-			for _, m := range body.Markers {
-				add(rs.World(vals, bi, m.P), 0)
+			for _, m := range rs.Bodies[bi].Markers {
+				add(rs.World(vals, bi, xy(m.P)), 0)
 			}
 		}
-		for li, l := range rs.Scene.Links {
-			add(rs.World(vals, rs.Links[li].A, l.PA), 0)
-			add(rs.World(vals, rs.Links[li].B, l.PB), 0)
+		for _, l := range rs.Links {
+			add(rs.World(vals, l.A, xy(l.PA)), 0)
+			add(rs.World(vals, l.B, xy(l.PB)), 0)
 		}
 		for _, bm := range rs.Beams {
 			for i := range bm.X {
@@ -86,6 +86,9 @@ func sceneBounds(rs *results.ResolvedScene, t *results.Table) [4]float64 {
 	pad := 0.1 * math.Max(math.Max(dx, dy), 1e-3)
 	return [4]float64{b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad}
 }
+
+// xy returns the planar part of a point.
+func xy(p [3]float64) [2]float64 { return [2]float64{p[0], p[1]} }
 
 // maxForces returns the largest |FN| of each contact over the table.
 func maxForces(rs *results.ResolvedScene, t *results.Table) []float64 {

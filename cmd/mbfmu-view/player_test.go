@@ -144,7 +144,7 @@ func TestAppControls(t *testing.T) {
 		t.Errorf("zoom moved the point under the cursor: %v -> %v, scale %v -> %v", under, w, s0, a.v.S)
 	}
 	a.key("f")
-	if a.v != fitView(twoBodyScene().Bounds, 800, 600) {
+	if a.v != fitView([4]float64(twoBodyScene().Bounds), 800, 600) {
 		t.Error("f did not refit the view")
 	}
 	// Resizing keeps the world point at the centre of the drawing area.
