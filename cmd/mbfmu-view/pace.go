@@ -66,12 +66,28 @@ type viewerStatus struct {
 	Wall   float64 `json:"wall"`   // wall seconds since the window opened
 	W      int     `json:"w"`      // canvas size (pixels)
 	H      int     `json:"h"`
+	// Camera of a spatial scene.
+	Camera *cameraStatus `json:"camera,omitempty"`
+}
+
+// cameraStatus is the orbit camera in a --status file: azimuth and
+// elevation (rad), distance (m), target (m) and projection.
+type cameraStatus struct {
+	Azimuth   float64 `json:"azimuth"`
+	Elevation float64 `json:"elevation"`
+	Distance  float64 `json:"distance"`
+	Target    v3      `json:"target"`
+	Ortho     bool    `json:"ortho"`
 }
 
 // status returns the app's current state for --status.
 func (a *app) status() viewerStatus {
 	t0, t1 := a.timeRange()
 	s := viewerStatus{T: a.t, T0: t0, T1: t1, Speed: a.speed, Frames: a.frames, W: a.w, H: a.h}
+	if a.is3D() {
+		s.Camera = &cameraStatus{Azimuth: a.cam.Azimuth, Elevation: a.cam.Elevation, Distance: a.cam.Dist,
+			Target: a.cam.Target, Ortho: a.cam.Ortho}
+	}
 	switch {
 	case a.quit:
 		s.State = "quit"

@@ -119,7 +119,7 @@ func TestAppControls(t *testing.T) {
 		t.Errorf("home: %v", a.t)
 	}
 	// Dragging on the time bar scrubs: x = 3/4 of the width → t = 0.75.
-	a.mouseDown(600, 595)
+	a.mouseDown(600, 595, false)
 	if a.t != 0.75 {
 		t.Errorf("click on the time bar at 3/4: t = %v", a.t)
 	}
@@ -130,7 +130,7 @@ func TestAppControls(t *testing.T) {
 	}
 	// Dragging the scene pans by the mouse motion.
 	p := a.v.toScreen([2]float64{0.3, 0.4})
-	a.mouseDown(100, 100)
+	a.mouseDown(100, 100, false)
 	a.mouseMove(130, 90)
 	a.mouseUp()
 	if q := a.v.toScreen([2]float64{0.3, 0.4}); math.Abs(q.X-p.X-30) > 1e-9 || math.Abs(q.Y-p.Y+10) > 1e-9 {

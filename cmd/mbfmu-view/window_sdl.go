@@ -185,11 +185,13 @@ func (w *sdlWindow) handle(ev sdl.Event) error {
 			}
 		}
 	case *sdl.MouseButtonEvent:
-		if e.Button != sdl.BUTTON_LEFT {
+		if e.Button != sdl.BUTTON_LEFT && e.Button != sdl.BUTTON_MIDDLE && e.Button != sdl.BUTTON_RIGHT {
 			break
 		}
 		if e.Type == sdl.MOUSEBUTTONDOWN {
-			w.a.mouseDown(w.scale(e.X, e.Y))
+			x, y := w.scale(e.X, e.Y)
+			pan := e.Button != sdl.BUTTON_LEFT || sdl.GetModState()&sdl.KMOD_SHIFT != 0
+			w.a.mouseDown(x, y, pan)
 		} else {
 			w.a.mouseUp()
 		}
@@ -239,6 +241,16 @@ func keyName(k sdl.Keysym) string {
 		return "q"
 	case sdl.K_ESCAPE:
 		return "escape"
+	case sdl.K_p:
+		return "p"
+	case sdl.K_0, sdl.K_KP_0:
+		return "0"
+	case sdl.K_1, sdl.K_KP_1:
+		return "1"
+	case sdl.K_2, sdl.K_KP_2:
+		return "2"
+	case sdl.K_3, sdl.K_KP_3:
+		return "3"
 	}
 	return ""
 }
