@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"testing"
 
 	"mbfmu/results"
@@ -130,6 +132,10 @@ func TestDemo3DFiles(t *testing.T) {
 		_ = w.Close()
 		_ = f.Close()
 		b, _ := json.MarshalIndent(spinningTopScene(), "", "  ")
+		// Number lists on one line.
+		b = regexp.MustCompile(`\[[\s0-9.eE+,-]*\]`).ReplaceAllFunc(b, func(m []byte) []byte {
+			return regexp.MustCompile(`\s+`).ReplaceAll(m, nil)
+		})
 		if err := os.WriteFile(scenePath, append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -141,6 +147,9 @@ func TestDemo3DFiles(t *testing.T) {
 	sc, err := readScene(scenePath)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sc, spinningTopScene()) {
+		t.Errorf("%s differs from spinningTopScene (rewrite it with MBFMU_VIEW_WRITE_DEMO=1)", scenePath)
 	}
 	rs, err := sc.Resolve(tab)
 	if err != nil {

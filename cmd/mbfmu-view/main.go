@@ -50,6 +50,7 @@ type options struct {
 	speed      float64
 	axes       bool
 	status     string
+	view       string
 	model, csv string
 }
 
@@ -66,6 +67,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.live, "live", "", "follow a running simulation: `udp:HOST:PORT` (see README.md)")
 	fs.Float64Var(&o.speed, "speed", 1, "playback speed (simulated seconds per second)")
 	fs.BoolVar(&o.axes, "axes", false, "draw body frame axes")
+	fs.StringVar(&o.view, "view", "", "spatial scenes: view from the `front`, side, top or iso (3/4, the default)")
 	fs.StringVar(&o.status, "status", "", "window: rewrite this `file` with the playback state (one JSON line) every 0.1 s and on exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mbfmu-view [flags] [model.xml] [results.csv]")
@@ -119,6 +121,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.csv == "" && o.live == "" {
 		return nil, errors.New("no results file (results.csv) and no --live source")
+	}
+	switch o.view {
+	case "", "front", "side", "top", "iso":
+	default:
+		return nil, fmt.Errorf("--view %q: want front, side, top or iso", o.view)
 	}
 	if o.screenshot != "" && o.status != "" {
 		return nil, errors.New("--status reports the window's playback; it has no meaning with --screenshot")
@@ -200,6 +207,14 @@ func run(args []string, stderr io.Writer) error {
 	}
 	if o.atSet {
 		a.t = o.at
+	}
+	if o.view != "" {
+		if !a.is3D() {
+			return errors.New("--view applies to spatial scenes (\"dim\": 3)")
+		}
+		a.presetView(map[string]string{"front": "1", "side": "2", "top": "3", "iso": "0"}[o.view])
+		a.fitted = false
+		a.fit()
 	}
 	if o.screenshot != "" {
 		return screenshot(a, o.screenshot)

@@ -107,6 +107,9 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"--screenshot", shot, "--live", "udp:127.0.0.1:0", csvPath}, "cannot be combined"},
 		{[]string{"model.xml", "--live", "udp:127.0.0.1:0"}, "open model.xml"},
 		{[]string{"--screenshot", shot, filepath.Join(dir, "missing.csv")}, "missing.csv"},
+		{[]string{"--scene", scenePath, "--screenshot", shot, "--view", "top", csvPath}, "--view applies to spatial scenes"},
+		{[]string{"--scene", scenePath, "--screenshot", shot, "--view", "back", csvPath}, `--view "back"`},
+		{[]string{"--scene", scenePath, "--screenshot", shot, "--status", "s.json", csvPath}, "--status"},
 	}
 	for _, c := range cases {
 		var stderr bytes.Buffer

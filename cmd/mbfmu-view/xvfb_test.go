@@ -78,6 +78,70 @@ func TestWindowUnderXvfb(t *testing.T) {
 		}
 		v.quit()
 	})
+
+	t.Run("spatial", func(t *testing.T) {
+		v := startViewer(t, bin, display, "--size", "640x480",
+			"--scene", filepath.Join("testdata", "spinning_top.json"), filepath.Join("testdata", "spinning_top.csv"))
+		v.waitState("playing")
+		cpu := v.cpuOver(time.Second)
+		t.Logf("spatial scene playing at 60 frames/s, 640x480: %.0f %% of a core", 100*cpu)
+		v.checkRate(1)
+		v.key("space")
+		v.waitState("paused")
+		// A left drag of (+50, −20) px orbits by −50 and −20 × orbitPerPx.
+		s0 := v.read()
+		v.mouse("mousemove", "--window", v.win, "300", "200", "mousedown", "1",
+			"mousemove", "--window", v.win, "350", "180", "mouseup", "1")
+		s1 := v.waitCamera(func(c *cameraStatus) bool { return c.Azimuth != s0.Camera.Azimuth })
+		if d := s1.Camera.Azimuth - s0.Camera.Azimuth; math.Abs(d+50*orbitPerPx) > 1e-9 {
+			t.Errorf("drag turned the azimuth by %v, want %v", d, -50*orbitPerPx)
+		}
+		if d := s1.Camera.Elevation - s0.Camera.Elevation; math.Abs(d+20*orbitPerPx) > 1e-9 {
+			t.Errorf("drag turned the elevation by %v, want %v", d, -20*orbitPerPx)
+		}
+		// A right drag pans: the target moves, the direction stays.
+		v.mouse("mousemove", "--window", v.win, "300", "200", "mousedown", "3",
+			"mousemove", "--window", v.win, "260", "230", "mouseup", "3")
+		s2 := v.waitCamera(func(c *cameraStatus) bool { return c.Target != s1.Camera.Target })
+		if s2.Camera.Azimuth != s1.Camera.Azimuth || s2.Camera.Elevation != s1.Camera.Elevation {
+			t.Errorf("pan turned the camera: %+v -> %+v", s1.Camera, s2.Camera)
+		}
+		// 3: top view; p: orthographic.
+		v.key("3")
+		v.waitCamera(func(c *cameraStatus) bool { return c.Elevation == math.Pi/2 })
+		v.key("p")
+		v.waitCamera(func(c *cameraStatus) bool { return c.Ortho })
+		v.quit()
+	})
+}
+
+// mouse runs an xdotool mouse command chain.
+func (v *viewerProc) mouse(args ...string) {
+	v.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := v.xdotool(ctx, args...); err != nil {
+		v.t.Fatal(err)
+	}
+}
+
+// waitCamera waits up to 5 s for the status's camera to satisfy ok.
+func (v *viewerProc) waitCamera(ok func(*cameraStatus) bool) viewerStatus {
+	v.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s := v.read()
+		if s.Camera == nil {
+			v.t.Fatalf("no camera in the status of a spatial scene: %+v", s)
+		}
+		if ok(s.Camera) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			v.t.Fatalf("camera %+v did not change as expected", *s.Camera)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // buildWindowViewer builds mbfmu-view with its SDL window (build.sh), or
