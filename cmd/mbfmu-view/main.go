@@ -5,12 +5,16 @@
 //	mbfmu-view --scene scene.json --screenshot out.png --at 1.25 --size 800x600 results.csv
 //	mbfmu-view --scene scene.json --live udp:127.0.0.1:9870 [results.csv]
 //
-// Bodies are drawn as filled outlines (circles, or the hull of their
-// markers, when they have no outline), markers as dots, revolute joints as
-// pins, springs as zig-zags, beams as polylines and contacts with normal
-// force arrows. Keys: space play/pause, + and - speed, left/right scrub
-// (shift: one row), home/end, mouse wheel zoom, drag to pan or on the time
-// bar to scrub, f fit, a body axes, q quit.
+// In planar scenes bodies are drawn as filled outlines (circles, or the
+// hull of their markers, when they have no outline), markers as dots,
+// revolute joints as pins, springs as zig-zags, beams as polylines and
+// contacts with normal force arrows; spatial scenes ("dim": 3) show shaded
+// boxes, cylinders and spheres with a depth buffer, marker frames as axis
+// triads, joint symbols and coil springs under an orbit camera. Keys:
+// space play/pause, + and - speed, left/right scrub (shift: one row),
+// home/end, mouse wheel zoom, drag to pan (spatial: to orbit; shift or
+// right drag pans) or on the time bar to scrub, f fit, a body axes, q
+// quit; spatial: 1/2/3/0 front, side, top and 3/4 views, p orthographic.
 //
 // Drawing is a pure-Go software rasteriser: --screenshot needs no display
 // and no SDL and works in every build. The interactive window needs SDL:
