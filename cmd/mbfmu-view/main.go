@@ -196,6 +196,7 @@ func run(args []string, stderr io.Writer) error {
 		}
 	case tab != nil:
 		scene = autoScene(tab)
+		fmt.Fprintf(stderr, "mbfmu-view: warning: no --scene and no model file: drawing the %d bodies found as NAME.x/NAME.y columns\n", len(scene.Bodies))
 	default:
 		return errors.New("live mode needs a scene: give --scene scene.json or the model file")
 	}

@@ -213,19 +213,41 @@ func maxForces(rs *results.ResolvedScene, t *results.Table) []float64 {
 
 // autoScene builds a scene from column names when no scene is given: every
 // pair NAME.x / NAME.y becomes a body, with NAME.phi, NAME.angle or
-// NAME.theta as its angle when present.
+// NAME.theta as its angle when present. If any such body also has NAME.z,
+// the scene is spatial: bodies take NAME.z and the quaternion columns
+// NAME.qw, NAME.qx, NAME.qy, NAME.qz that exist, and are drawn as small
+// cubes.
 func autoScene(t *results.Table) *results.Scene {
 	s := &results.Scene{}
+	has := func(n string) string {
+		if t.Index(n) >= 0 {
+			return n
+		}
+		return ""
+	}
+	for _, c := range t.Cols {
+		base, ok := strings.CutSuffix(c.Name, ".x")
+		if !ok || t.Index(base+".y") < 0 || base == results.GroundName {
+			continue
+		}
+		if has(base+".z") != "" {
+			s.Dim = 3
+		}
+	}
 	for _, c := range t.Cols {
 		base, ok := strings.CutSuffix(c.Name, ".x")
 		if !ok || t.Index(base+".y") < 0 {
 			continue
 		}
 		b := results.SceneBody{Name: base, X: c.Name, Y: base + ".y"}
-		for _, a := range []string{".phi", ".angle", ".theta"} {
-			if t.Index(base+a) >= 0 {
-				b.Angle = base + a
-				break
+		if s.Dim == 3 {
+			b.Z, b.QW, b.QX, b.QY, b.QZ = has(base+".z"), has(base+".qw"), has(base+".qx"), has(base+".qy"), has(base+".qz")
+		} else {
+			for _, a := range []string{".phi", ".angle", ".theta"} {
+				if t.Index(base+a) >= 0 {
+					b.Angle = base + a
+					break
+				}
 			}
 		}
 		if b.Name == results.GroundName {

@@ -35,6 +35,20 @@ func TestAutoScene(t *testing.T) {
 		s.Bodies[0].Angle != "arm.phi" || s.Bodies[1].Name != "p" || s.Bodies[1].Angle != "" {
 		t.Errorf("auto scene %+v", s.Bodies)
 	}
+	if s.Dim != 0 {
+		t.Errorf("planar columns gave dim %d", s.Dim)
+	}
+	// With z columns the scene is spatial, with the quaternion columns there are.
+	tab = &results.Table{Cols: []results.Column{{Name: "time"}, {Name: "arm.x"}, {Name: "arm.y"}, {Name: "arm.z"},
+		{Name: "arm.qw"}, {Name: "arm.qz"}, {Name: "p.x"}, {Name: "p.y"}, {Name: "p.phi"}}}
+	s = autoScene(tab)
+	if s.Dim != 3 || len(s.Bodies) != 2 || s.Bodies[0].Z != "arm.z" || s.Bodies[0].QW != "arm.qw" || s.Bodies[0].QX != "" ||
+		s.Bodies[0].QZ != "arm.qz" || s.Bodies[1].Z != "" || s.Bodies[1].Angle != "" {
+		t.Errorf("spatial auto scene %+v", s)
+	}
+	if _, err := s.Resolve(tab); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestSceneBounds(t *testing.T) {
