@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"mbfmu/results"
 )
@@ -39,6 +40,8 @@ type app struct {
 	msg         string // error shown on screen
 	quit        bool
 	frames      int         // frames drawn by the window
+	opened      time.Time   // when the window opened
+	tick        time.Time   // the wall instant of the last playback step
 	statusOut   *statusFile // --status, or nil
 
 	dragging int // one of the drag* constants

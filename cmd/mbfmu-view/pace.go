@@ -63,7 +63,7 @@ type viewerStatus struct {
 	State  string  `json:"state"`  // playing, paused, live, or quit (written on exit)
 	Speed  float64 `json:"speed"`  // simulated seconds per wall second
 	Frames int     `json:"frames"` // frames drawn so far
-	Wall   float64 `json:"wall"`   // wall seconds since the window opened
+	Wall   float64 `json:"wall"`   // wall seconds from the window opening to the instant t was taken
 	W      int     `json:"w"`      // canvas size (pixels)
 	H      int     `json:"h"`
 	// Camera of a spatial scene.
@@ -84,6 +84,9 @@ type cameraStatus struct {
 func (a *app) status() viewerStatus {
 	t0, t1 := a.timeRange()
 	s := viewerStatus{T: a.t, T0: t0, T1: t1, Speed: a.speed, Frames: a.frames, W: a.w, H: a.h}
+	if !a.opened.IsZero() && !a.tick.IsZero() {
+		s.Wall = a.tick.Sub(a.opened).Seconds()
+	}
 	if a.is3D() {
 		s.Camera = &cameraStatus{Azimuth: a.cam.Azimuth, Elevation: a.cam.Elevation, Distance: a.cam.Dist,
 			Target: a.cam.Target, Ortho: a.cam.Ortho}
@@ -105,9 +108,8 @@ func (a *app) status() viewerStatus {
 // file is replaced atomically (written beside it, then renamed), so a
 // reader never sees half a line.
 type statusFile struct {
-	path  string
-	start time.Time
-	next  time.Time
+	path string
+	next time.Time
 }
 
 // write writes s now if force or if statusPeriod has passed since the last write.
@@ -115,11 +117,7 @@ func (f *statusFile) write(s viewerStatus, now time.Time, force bool) error {
 	if f == nil || f.path == "" || (!force && now.Before(f.next)) {
 		return nil
 	}
-	if f.start.IsZero() {
-		f.start = now
-	}
 	f.next = now.Add(statusPeriod)
-	s.Wall = now.Sub(f.start).Seconds()
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err

@@ -118,7 +118,8 @@ func newSDLWindow(a *app, title string, software bool) (*sdlWindow, error) {
 		w.close()
 		return nil, err
 	}
-	w.clock.step(time.Now())
+	a.opened = time.Now()
+	w.clock.step(a.opened)
 	return w, nil
 }
 
@@ -279,7 +280,8 @@ func (w *sdlWindow) frame() error {
 // step advances playback by the wall time since the previous step and,
 // if redraw or something moves, draws and presents a frame.
 func (w *sdlWindow) step(redraw bool) error {
-	w.a.advance(w.clock.step(time.Now()))
+	w.a.tick = time.Now()
+	w.a.advance(w.clock.step(w.a.tick))
 	if !redraw && !w.a.animating() {
 		return nil
 	}
