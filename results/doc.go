@@ -1,7 +1,8 @@
 // Package results holds simulation output: named channels with units
 // (Column), streaming writers for CSV, .xlsx workbooks with charts and a live
 // UDP feed (Writer), a column-major in-memory Table read back from CSV, and a
-// Scene that tells the viewer which result columns animate which bodies.
+// Scene that tells the viewer which result columns animate which bodies of
+// a planar or spatial mechanism.
 //
 // # Output files
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"mbfmu/results"
 )
@@ -22,7 +23,9 @@ type app struct {
 	axes      bool
 
 	w, h   int
-	v      view
+	v      view   // planar view
+	cam    camera // spatial view
+	size3  float64
 	fitted bool
 
 	t       float64
@@ -36,16 +39,40 @@ type app struct {
 	interactive bool
 	msg         string // error shown on screen
 	quit        bool
+	frames      int         // frames drawn by the window
+	opened      time.Time   // when the window opened
+	tick        time.Time   // the wall instant of the last playback step
+	statusOut   *statusFile // --status, or nil
 
-	dragging int // 0 none, 1 pan, 2 time bar
+	dragging int // one of the drag* constants
 	lastX    int
 	lastY    int
 }
 
+// Mouse drags.
+const (
+	dragNone  = iota
+	dragPan   // planar view: move; spatial: move the camera target
+	dragBar   // scrub on the time bar
+	dragOrbit // spatial: turn the camera about its target
+)
+
 // newApp returns a viewer for a w×h canvas.
 func newApp(scene *results.Scene, channels []string, w, h int) *app {
-	return &app{scene: scene, chanNames: channels, w: w, h: h, speed: 1}
+	a := &app{scene: scene, chanNames: channels, w: w, h: h, speed: 1}
+	if a.is3D() {
+		a.cam = camera{FOV: defaultFOV, Up: 2, Dist: 1, Elevation: isoElevation}
+		if scene.Up == "y" {
+			a.cam.Up = 1
+		}
+		a.cam.Azimuth = frontAzimuth(a.cam.Up) + isoAzimuth
+		a.size3 = 1
+	}
+	return a
 }
+
+// is3D reports whether the scene is spatial.
+func (a *app) is3D() bool { return a.scene.Dim == 3 }
 
 // setTable installs a results table: resolves the scene and channels and
 // fits the view (unless the user has moved it).
@@ -73,15 +100,58 @@ func (a *app) setTable(t *results.Table) error {
 
 // fit sets the view to the scene bounds hint or to the data extent.
 func (a *app) fit() {
-	b := a.scene.Bounds
-	if b == ([4]float64{}) && a.tab != nil && a.rs != nil {
+	if a.is3D() {
+		a.fit3D()
+		return
+	}
+	var b [4]float64
+	hint := a.boundsHint()
+	if hint != nil {
+		b = [4]float64{hint[0], hint[1], hint[3], hint[4]}
+	} else if a.tab != nil && a.rs != nil {
 		if a.tab.Len() == 0 {
 			return
 		}
 		b = sceneBounds(a.rs, a.tab)
 	}
 	a.v = fitView(b, a.w, a.h)
-	a.fitted = a.tab != nil && a.tab.Len() > 0 || a.scene.Bounds != [4]float64{}
+	a.fitted = a.tab != nil && a.tab.Len() > 0 || hint != nil
+}
+
+// boundsHint returns the scene's bounds {xmin, ymin, zmin, xmax, ymax,
+// zmax}, or nil when the view should fit the motion.
+func (a *app) boundsHint() []float64 {
+	if a.rs != nil {
+		return a.rs.Bounds
+	}
+	b := a.scene.Bounds // not resolved yet (live mode before the header)
+	switch {
+	case len(b) == 4 && (b[0] != 0 || b[1] != 0 || b[2] != 0 || b[3] != 0):
+		return []float64{b[0], b[1], 0, b[2], b[3], 0}
+	case len(b) == 6:
+		return b
+	}
+	return nil
+}
+
+// fit3D aims the camera at the centre of the bounds hint or of the data
+// extent, from a distance at which all of it is in view; the viewing
+// direction stays.
+func (a *app) fit3D() {
+	var lo, hi v3
+	hint := a.boundsHint()
+	switch {
+	case hint != nil:
+		lo, hi = v3{hint[0], hint[1], hint[2]}, v3{hint[3], hint[4], hint[5]}
+	case a.tab != nil && a.rs != nil && a.tab.Len() > 0:
+		lo, hi = sceneBounds3(a.rs, a.tab)
+	default:
+		return
+	}
+	a.size3 = math.Max(norm3(sub3(hi, lo))/2, 1e-3)
+	a.cam.Target = scale3(add3(lo, hi), 0.5)
+	a.cam.Dist = a.cam.fitDistance(lo, hi, a.w, a.h)
+	a.fitted = true
 }
 
 // timeRange returns the first and last time of the data.
@@ -180,9 +250,21 @@ func (a *app) render(c Canvas) {
 	}
 	if a.interactive {
 		h.help = "space play/pause  +/- speed  left/right/home/end scrub  wheel zoom  drag pan  f fit  a axes  q quit"
+		if a.is3D() {
+			h.help = "space play  +/- speed  arrows/home/end scrub  drag orbit  shift/right-drag pan  wheel zoom  1/2/3/0 views  p ortho  f fit  a axes  q quit"
+		}
 	}
 	if a.tab != nil && a.rs != nil && sampleAt(a.tab, a.t, a.vals) {
-		drawScene(c, &frame{rs: a.rs, vals: a.vals, v: a.v, maxFN: a.maxFN, axes: a.axes, cols: a.tab.Cols})
+		if a.is3D() {
+			sampleQuats(a.rs, a.tab, a.t, a.vals)
+			if rc, ok := c.(*rgbaCanvas); ok {
+				drawScene3D(rc, &frame3{rs: a.rs, vals: a.vals, cam: a.cam, size: a.size3, maxFN: a.maxFN, axes: a.axes, cols: a.tab.Cols})
+			} else {
+				h.message = "spatial scenes need the software canvas"
+			}
+		} else {
+			drawScene(c, &frame{rs: a.rs, vals: a.vals, v: a.v, maxFN: a.maxFN, axes: a.axes, cols: a.tab.Cols})
+		}
 		h.lines = channelLines(a.tab, a.chans, a.vals)
 	}
 	drawHUD(c, h)
@@ -225,6 +307,30 @@ func (a *app) key(k string) {
 		a.axes = !a.axes
 	case "q", "escape":
 		a.quit = true
+	case "1", "2", "3", "0":
+		if a.is3D() {
+			a.presetView(k)
+		}
+	case "p":
+		if a.is3D() {
+			a.cam.Ortho = !a.cam.Ortho
+		}
+	}
+}
+
+// presetView turns the camera to the front (1), side (2: from +x), top (3)
+// or 3/4 view (0), keeping its target and distance.
+func (a *app) presetView(k string) {
+	front := frontAzimuth(a.cam.Up)
+	switch k {
+	case "1":
+		a.cam.Azimuth, a.cam.Elevation = front, 0
+	case "2":
+		a.cam.Azimuth, a.cam.Elevation = front+math.Pi/2, 0
+	case "3":
+		a.cam.Azimuth, a.cam.Elevation = front, maxElevation
+	default:
+		a.cam.Azimuth, a.cam.Elevation = front+isoAzimuth, isoElevation
 	}
 }
 
@@ -252,33 +358,55 @@ func (a *app) scrubTo(x int) {
 	a.t, a.follow = t0+f*(t1-t0), false
 }
 
-// mouseDown starts a drag: scrubbing on the time bar, panning elsewhere.
-func (a *app) mouseDown(x, y int) {
+// mouseDown starts a drag: scrubbing on the time bar, elsewhere panning
+// (planar) or, in a spatial scene, orbiting, or panning when pan is set
+// (right or middle button, or shift held).
+func (a *app) mouseDown(x, y int, pan bool) {
 	a.lastX, a.lastY = x, y
-	if a.onTimeBar(y) {
-		a.dragging = 2
+	switch {
+	case a.onTimeBar(y):
+		a.dragging = dragBar
 		a.scrubTo(x)
-		return
+	case a.is3D() && !pan:
+		a.dragging = dragOrbit
+	default:
+		a.dragging = dragPan
 	}
-	a.dragging = 1
 }
 
 func (a *app) mouseMove(x, y int) {
-	switch a.dragging {
-	case 1:
-		a.v.OX += float64(x - a.lastX)
-		a.v.OY += float64(y - a.lastY)
+	dx, dy := float64(x-a.lastX), float64(y-a.lastY)
+	switch {
+	case a.dragging == dragPan && a.is3D():
+		// The target moves against the drag, so the scene follows the
+		// pointer at the target's depth.
+		p := a.cam.project(a.w, a.h)
+		s := p.pixelsPerMetre(a.cam.Target)
+		a.cam.Target = sub3(a.cam.Target, add3(scale3(p.right, dx/s), scale3(p.up, -dy/s)))
 		a.fitted = true
-	case 2:
+	case a.dragging == dragPan:
+		a.v.OX += dx
+		a.v.OY += dy
+		a.fitted = true
+	case a.dragging == dragOrbit:
+		a.cam.Azimuth -= dx * orbitPerPx
+		a.cam.Elevation = math.Max(-maxElevation, math.Min(maxElevation, a.cam.Elevation+dy*orbitPerPx))
+	case a.dragging == dragBar:
 		a.scrubTo(x)
 	}
 	a.lastX, a.lastY = x, y
 }
 
-func (a *app) mouseUp() { a.dragging = 0 }
+func (a *app) mouseUp() { a.dragging = dragNone }
 
-// wheel zooms by 1.2^dy about the screen point (x, y), which stays put.
+// wheel zooms by 1.2^dy: about the screen point (x, y), which stays put,
+// in a planar scene; towards the camera target in a spatial one.
 func (a *app) wheel(dy float64, x, y int) {
+	if a.is3D() {
+		a.cam.Dist /= math.Pow(1.2, dy)
+		a.fitted = true
+		return
+	}
 	p := a.v.toWorld(vec{float64(x), float64(y)})
 	a.v.S *= math.Pow(1.2, dy)
 	q := a.v.toScreen(p)

@@ -32,9 +32,10 @@ type Canvas interface {
 // and the SDL window (which only uploads its pixels), so both show the
 // same picture.
 type rgbaCanvas struct {
-	img  *image.RGBA
-	xs   []float64 // scanline intersections, reused
-	quad [4]vec
+	img   *image.RGBA
+	xs    []float64 // scanline intersections, reused
+	quad  [4]vec
+	depth []float32 // depth keys of spatial scenes (raster3d.go), larger is nearer
 }
 
 func newRGBACanvas(w, h int) *rgbaCanvas {

@@ -47,15 +47,15 @@ func sliderCrankScene() *results.Scene {
 		Bodies: []results.SceneBody{
 			{Name: "crank", Angle: "crank.phi", Outline: [][2]float64{{-0.015, -0.012}, {demoR + 0.015, -0.012}, {demoR + 0.015, 0.012}, {-0.015, 0.012}}},
 			{Name: "rod", X: "rod.x", Y: "rod.y", Angle: "rod.phi", Outline: [][2]float64{{-0.012, -0.008}, {demoL + 0.012, -0.008}, {demoL + 0.012, 0.008}, {-0.012, 0.008}},
-				Markers: []results.SceneMarker{{Name: "mid", P: [2]float64{demoL / 2, 0}}}},
+				Markers: []results.SceneMarker{{Name: "mid", P: []float64{demoL / 2, 0}}}},
 			{Name: "slider", X: "slider.x", Outline: [][2]float64{{-0.04, -0.025}, {0.04, -0.025}, {0.04, 0.025}, {-0.04, 0.025}}},
 		},
 		Links: []results.SceneLink{
 			{Kind: results.LinkRevolute, BodyA: "ground", BodyB: "crank"},
-			{Kind: results.LinkRevolute, BodyA: "crank", PA: [2]float64{demoR, 0}, BodyB: "rod"},
-			{Kind: results.LinkRevolute, BodyA: "rod", PA: [2]float64{demoL, 0}, BodyB: "slider"},
-			{Kind: results.LinkTranslational, BodyA: "ground", PA: [2]float64{0.15, 0}, BodyB: "slider"},
-			{Kind: results.LinkSpring, BodyA: "ground", PA: [2]float64{0.55, 0}, BodyB: "slider", PB: [2]float64{0.04, 0}, Force: "spring.F"},
+			{Kind: results.LinkRevolute, BodyA: "crank", PA: []float64{demoR, 0}, BodyB: "rod"},
+			{Kind: results.LinkRevolute, BodyA: "rod", PA: []float64{demoL, 0}, BodyB: "slider"},
+			{Kind: results.LinkTranslational, BodyA: "ground", PA: []float64{0.15, 0}, BodyB: "slider"},
+			{Kind: results.LinkSpring, BodyA: "ground", PA: []float64{0.55, 0}, BodyB: "slider", PB: []float64{0.04, 0}, Force: "spring.F"},
 		},
 		Contacts: []results.SceneContact{{Name: "pad", PX: "pad.x", PY: "pad.y", FN: "pad.FN"}},
 	}

@@ -128,7 +128,7 @@ func drawScene(c Canvas, f *frame) {
 		}
 		shape := b.Outline
 		if len(shape) < 3 && !drawn {
-			shape = markerHull(b.Markers)
+			shape = markerHull(rs.Bodies[bi].Markers)
 		}
 		if len(shape) >= 3 {
 			poly = poly[:0]
@@ -159,7 +159,7 @@ func drawScene(c Canvas, f *frame) {
 	// Links.
 	for li, l := range sc.Links {
 		rl := rs.Links[li]
-		a, b := pt(rl.A, l.PA), pt(rl.B, l.PB)
+		a, b := pt(rl.A, xy(rl.PA)), pt(rl.B, xy(rl.PB))
 		switch l.Kind {
 		case results.LinkSpring:
 			drawZigZag(c, a, b, colSpring)
@@ -187,9 +187,9 @@ func drawScene(c Canvas, f *frame) {
 		}
 	}
 	// Markers on top of bodies and links.
-	for bi, b := range sc.Bodies {
+	for bi, b := range rs.Bodies {
 		for _, m := range b.Markers {
-			c.FillCircle(pt(bi, m.P), 3, colMarker)
+			c.FillCircle(pt(bi, xy(m.P)), 3, colMarker)
 		}
 	}
 	// Contacts with normal force arrows.
@@ -275,13 +275,13 @@ func drawArrow(c Canvas, a, b vec, col color.RGBA) {
 
 // markerHull returns the convex hull of a body's markers (monotone chain),
 // counter-clockwise; it has fewer than 3 points for degenerate input.
-func markerHull(ms []results.SceneMarker) [][2]float64 {
+func markerHull(ms []results.Frame) [][2]float64 {
 	if len(ms) == 0 {
 		return nil
 	}
 	pts := make([][2]float64, len(ms))
 	for i, m := range ms {
-		pts[i] = m.P
+		pts[i] = xy(m.P)
 	}
 	// Insertion sort by x, then y.
 	for i := 1; i < len(pts); i++ {

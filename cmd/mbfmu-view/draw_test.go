@@ -28,7 +28,7 @@ func twoBodyScene() *results.Scene {
 			{Name: "a", X: "a.x", Y: "a.y", Angle: "a.phi", Outline: squareOutline},
 			{Name: "b", X: "b.x", Y: "b.y", Angle: "b.phi", Outline: triangleOutline},
 		},
-		Bounds: [4]float64{-2, -1.5, 2, 1.5},
+		Bounds: []float64{-2, -1.5, 2, 1.5},
 	}
 }
 
@@ -168,10 +168,10 @@ func TestRenderElements(t *testing.T) {
 	tab.Data = append(tab.Data, []float64{-1.5, -1.5}, []float64{1, 1}, []float64{1.5, 1.5}, []float64{1, 1},
 		[]float64{0, 0}, []float64{-1, -1}, []float64{100, 50})
 	sc := twoBodyScene()
-	sc.Bodies[0].Markers = []results.SceneMarker{{Name: "m", P: [2]float64{0.1, 0}}}
+	sc.Bodies[0].Markers = []results.SceneMarker{{Name: "m", P: []float64{0.1, 0}}}
 	sc.Links = []results.SceneLink{
-		{Kind: results.LinkRevolute, BodyB: "a", PA: [2]float64{1.8, -1.2}, PB: [2]float64{0.5, -1.4}},
-		{Kind: results.LinkSpring, BodyA: "ground", PA: [2]float64{-1.8, 1.3}, BodyB: "b", PB: [2]float64{0, 0}},
+		{Kind: results.LinkRevolute, BodyB: "a", PA: []float64{1.8, -1.2}, PB: []float64{0.5, -1.4}},
+		{Kind: results.LinkSpring, BodyA: "ground", PA: []float64{-1.8, 1.3}, BodyB: "b", PB: []float64{0, 0}},
 	}
 	sc.Beams = []results.SceneBeam{{Name: "beam", NodeX: []string{"n0.x", "n1.x"}, NodeY: []string{"n0.y", "n1.y"}}}
 	sc.Contacts = []results.SceneContact{{Name: "c", PX: "c.x", PY: "c.y", FN: "c.fn"}}
@@ -248,8 +248,8 @@ func TestFitView(t *testing.T) {
 }
 
 func TestMarkerHull(t *testing.T) {
-	ms := []results.SceneMarker{{P: [2]float64{0, 0}}, {P: [2]float64{1, 0}}, {P: [2]float64{0.5, 0.2}},
-		{P: [2]float64{1, 1}}, {P: [2]float64{0, 1}}, {P: [2]float64{0.5, 0.5}}}
+	ms := []results.Frame{{P: [3]float64{0, 0}}, {P: [3]float64{1, 0}}, {P: [3]float64{0.5, 0.2}},
+		{P: [3]float64{1, 1}}, {P: [3]float64{0, 1}}, {P: [3]float64{0.5, 0.5}}}
 	h := markerHull(ms)
 	if len(h) != 4 {
 		t.Fatalf("hull %v, want the 4 corners", h)

@@ -5,12 +5,16 @@
 //	mbfmu-view --scene scene.json --screenshot out.png --at 1.25 --size 800x600 results.csv
 //	mbfmu-view --scene scene.json --live udp:127.0.0.1:9870 [results.csv]
 //
-// Bodies are drawn as filled outlines (circles, or the hull of their
-// markers, when they have no outline), markers as dots, revolute joints as
-// pins, springs as zig-zags, beams as polylines and contacts with normal
-// force arrows. Keys: space play/pause, + and - speed, left/right scrub
-// (shift: one row), home/end, mouse wheel zoom, drag to pan or on the time
-// bar to scrub, f fit, a body axes, q quit.
+// In planar scenes bodies are drawn as filled outlines (circles, or the
+// hull of their markers, when they have no outline), markers as dots,
+// revolute joints as pins, springs as zig-zags, beams as polylines and
+// contacts with normal force arrows; spatial scenes ("dim": 3) show shaded
+// boxes, cylinders and spheres with a depth buffer, marker frames as axis
+// triads, joint symbols and coil springs under an orbit camera. Keys:
+// space play/pause, + and - speed, left/right scrub (shift: one row),
+// home/end, mouse wheel zoom, drag to pan (spatial: to orbit; shift or
+// right drag pans) or on the time bar to scrub, f fit, a body axes, q
+// quit; spatial: 1/2/3/0 front, side, top and 3/4 views, p orthographic.
 //
 // Drawing is a pure-Go software rasteriser: --screenshot needs no display
 // and no SDL and works in every build. The interactive window needs SDL:
@@ -49,6 +53,8 @@ type options struct {
 	live       string
 	speed      float64
 	axes       bool
+	status     string
+	view       string
 	model, csv string
 }
 
@@ -65,6 +71,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.live, "live", "", "follow a running simulation: `udp:HOST:PORT` (see README.md)")
 	fs.Float64Var(&o.speed, "speed", 1, "playback speed (simulated seconds per second)")
 	fs.BoolVar(&o.axes, "axes", false, "draw body frame axes")
+	fs.StringVar(&o.view, "view", "", "spatial scenes: view from the `front`, side, top or iso (3/4, the default)")
+	fs.StringVar(&o.status, "status", "", "window: rewrite this `file` with the playback state (one JSON line) every 0.1 s and on exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mbfmu-view [flags] [model.xml] [results.csv]")
 		fs.PrintDefaults()
@@ -117,6 +125,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.csv == "" && o.live == "" {
 		return nil, errors.New("no results file (results.csv) and no --live source")
+	}
+	switch o.view {
+	case "", "front", "side", "top", "iso":
+	default:
+		return nil, fmt.Errorf("--view %q: want front, side, top or iso", o.view)
+	}
+	if o.screenshot != "" && o.status != "" {
+		return nil, errors.New("--status reports the window's playback; it has no meaning with --screenshot")
 	}
 	if o.screenshot != "" && o.live != "" {
 		return nil, errors.New("--screenshot renders a results file; it cannot be combined with --live")
@@ -180,6 +196,7 @@ func run(args []string, stderr io.Writer) error {
 		}
 	case tab != nil:
 		scene = autoScene(tab)
+		fmt.Fprintf(stderr, "mbfmu-view: warning: no --scene and no model file: drawing the %d bodies found as NAME.x/NAME.y columns\n", len(scene.Bodies))
 	default:
 		return errors.New("live mode needs a scene: give --scene scene.json or the model file")
 	}
@@ -195,6 +212,14 @@ func run(args []string, stderr io.Writer) error {
 	}
 	if o.atSet {
 		a.t = o.at
+	}
+	if o.view != "" {
+		if !a.is3D() {
+			return errors.New("--view applies to spatial scenes (\"dim\": 3)")
+		}
+		a.presetView(map[string]string{"front": "1", "side": "2", "top": "3", "iso": "0"}[o.view])
+		a.fitted = false
+		a.fit()
 	}
 	if o.screenshot != "" {
 		return screenshot(a, o.screenshot)
@@ -212,6 +237,9 @@ func run(args []string, stderr io.Writer) error {
 	}
 	a.interactive = true
 	a.playing = o.live == ""
+	if o.status != "" {
+		a.statusOut = &statusFile{path: o.status}
+	}
 	return runWindow(a, windowTitle(o))
 }
 

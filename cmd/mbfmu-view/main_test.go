@@ -66,7 +66,7 @@ func TestScreenshotCommand(t *testing.T) {
 	// Body a at t = 0.25: interpolated pose, projected with the fitted view.
 	tab := twoBodyTable()
 	lerp := func(c int) float64 { return tab.Data[c][0] + 0.25*(tab.Data[c][1]-tab.Data[c][0]) }
-	v := fitView(twoBodyScene().Bounds, 400, 300)
+	v := fitView([4]float64(twoBodyScene().Bounds), 400, 300)
 	ctr := centroid(projected(v, squareOutline, lerp(1), lerp(2), lerp(3)))
 	r, g, b, _ := img.At(int(ctr.X), int(ctr.Y)).RGBA()
 	if want := bodyColor(0); uint8(r>>8) != want.R || uint8(g>>8) != want.G || uint8(b>>8) != want.B {
@@ -107,6 +107,9 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"--screenshot", shot, "--live", "udp:127.0.0.1:0", csvPath}, "cannot be combined"},
 		{[]string{"model.xml", "--live", "udp:127.0.0.1:0"}, "open model.xml"},
 		{[]string{"--screenshot", shot, filepath.Join(dir, "missing.csv")}, "missing.csv"},
+		{[]string{"--scene", scenePath, "--screenshot", shot, "--view", "top", csvPath}, "--view applies to spatial scenes"},
+		{[]string{"--scene", scenePath, "--screenshot", shot, "--view", "back", csvPath}, `--view "back"`},
+		{[]string{"--scene", scenePath, "--screenshot", shot, "--status", "s.json", csvPath}, "--status"},
 	}
 	for _, c := range cases {
 		var stderr bytes.Buffer

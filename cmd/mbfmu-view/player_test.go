@@ -35,6 +35,20 @@ func TestAutoScene(t *testing.T) {
 		s.Bodies[0].Angle != "arm.phi" || s.Bodies[1].Name != "p" || s.Bodies[1].Angle != "" {
 		t.Errorf("auto scene %+v", s.Bodies)
 	}
+	if s.Dim != 0 {
+		t.Errorf("planar columns gave dim %d", s.Dim)
+	}
+	// With z columns the scene is spatial, with the quaternion columns there are.
+	tab = &results.Table{Cols: []results.Column{{Name: "time"}, {Name: "arm.x"}, {Name: "arm.y"}, {Name: "arm.z"},
+		{Name: "arm.qw"}, {Name: "arm.qz"}, {Name: "p.x"}, {Name: "p.y"}, {Name: "p.phi"}}}
+	s = autoScene(tab)
+	if s.Dim != 3 || len(s.Bodies) != 2 || s.Bodies[0].Z != "arm.z" || s.Bodies[0].QW != "arm.qw" || s.Bodies[0].QX != "" ||
+		s.Bodies[0].QZ != "arm.qz" || s.Bodies[1].Z != "" || s.Bodies[1].Angle != "" {
+		t.Errorf("spatial auto scene %+v", s)
+	}
+	if _, err := s.Resolve(tab); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestSceneBounds(t *testing.T) {
@@ -119,7 +133,7 @@ func TestAppControls(t *testing.T) {
 		t.Errorf("home: %v", a.t)
 	}
 	// Dragging on the time bar scrubs: x = 3/4 of the width → t = 0.75.
-	a.mouseDown(600, 595)
+	a.mouseDown(600, 595, false)
 	if a.t != 0.75 {
 		t.Errorf("click on the time bar at 3/4: t = %v", a.t)
 	}
@@ -130,7 +144,7 @@ func TestAppControls(t *testing.T) {
 	}
 	// Dragging the scene pans by the mouse motion.
 	p := a.v.toScreen([2]float64{0.3, 0.4})
-	a.mouseDown(100, 100)
+	a.mouseDown(100, 100, false)
 	a.mouseMove(130, 90)
 	a.mouseUp()
 	if q := a.v.toScreen([2]float64{0.3, 0.4}); math.Abs(q.X-p.X-30) > 1e-9 || math.Abs(q.Y-p.Y+10) > 1e-9 {
@@ -144,7 +158,7 @@ func TestAppControls(t *testing.T) {
 		t.Errorf("zoom moved the point under the cursor: %v -> %v, scale %v -> %v", under, w, s0, a.v.S)
 	}
 	a.key("f")
-	if a.v != fitView(twoBodyScene().Bounds, 800, 600) {
+	if a.v != fitView([4]float64(twoBodyScene().Bounds), 800, 600) {
 		t.Error("f did not refit the view")
 	}
 	// Resizing keeps the world point at the centre of the drawing area.

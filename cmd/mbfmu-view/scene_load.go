@@ -30,12 +30,13 @@ func sceneFromGeometry(g *mech.Geometry) *results.Scene {
 		sb := results.SceneBody{Name: b.Name, X: b.Name + ".x", Y: b.Name + ".y", Angle: b.Name + ".angle",
 			Outline: b.Outline, Radius: b.Radius}
 		for _, mk := range b.Markers {
-			sb.Markers = append(sb.Markers, results.SceneMarker{Name: mk.Name, P: mk.P})
+			sb.Markers = append(sb.Markers, results.SceneMarker{Name: mk.Name, P: []float64{mk.P[0], mk.P[1]}})
 		}
 		sc.Bodies = append(sc.Bodies, sb)
 	}
 	for _, l := range g.Links {
-		sc.Links = append(sc.Links, results.SceneLink{Kind: l.Kind, BodyA: l.BodyA, BodyB: l.BodyB, PA: l.PA, PB: l.PB, Force: l.Force})
+		sc.Links = append(sc.Links, results.SceneLink{Kind: l.Kind, BodyA: l.BodyA, BodyB: l.BodyB,
+			PA: []float64{l.PA[0], l.PA[1]}, PB: []float64{l.PB[0], l.PB[1]}, Force: l.Force})
 	}
 	for _, b := range g.Beams {
 		sc.Beams = append(sc.Beams, results.SceneBeam{Name: b.Name, NodeX: b.NodeX, NodeY: b.NodeY})
