@@ -482,7 +482,7 @@ func (c *compiler) plan() {
 	m.fdTan = make([]bool, len(m.forces))
 	for k, f := range m.forces {
 		m.fpos[k] = pos(f.Dofs())
-		m.fdTan[k] = mech.ReadsMeasures(f)
+		m.fdTan[k] = mech.FiniteDifferenceTangent(f)
 	}
 	for k := range m.cons {
 		ce := &m.cons[k]

@@ -111,15 +111,16 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 }
 
 // fdTangent replaces the tangent K = −∂Q/∂q and C = −∂Q/∂v of element f
-// (force fl at the current state) by forward differences over its own
-// coordinates and velocities: its expressions read measures, whose
-// derivatives the analytic tangent lacks. (Measures of bodies outside the
-// element stay out of the Newton matrix.) A rotational coordinate is
-// perturbed through the rotation's own update (coords.go).
+// by central differences over its own coordinates and velocities: its
+// expressions read measures, whose derivatives the analytic tangent lacks,
+// or it has no analytic tangent. (Measures of bodies outside the element
+// stay out of the Newton matrix.) A rotational coordinate is perturbed
+// through the rotation's own update (coords.go). fl (the force at the
+// state) is left as it is.
 func (m *Model) fdTangent(s *State, f mech.Force, fl, kl, cl []float64) {
 	d := f.Dofs()
 	n := len(d)
-	f2 := s.fl2[:n]
+	fp, fm := s.fl2[:n], s.fl3[:n]
 	var qs [4]float64
 	for b, j := range d {
 		if j < 0 {
@@ -128,34 +129,42 @@ func (m *Model) fdTangent(s *State, f mech.Force, fl, kl, cl []float64) {
 		for pass := 0; pass < 2; pass++ {
 			out := kl // −∂Q/∂q, then −∂Q/∂v
 			var dx float64
+			eval := func(dst []float64) {
+				clear(dst)
+				f.Eval(&s.x, dst, nil, nil)
+			}
 			if pass == 0 {
 				if qi := m.qOf[j]; qi >= 0 {
 					x0 := s.q[qi]
-					s.q[qi] = x0 + 1e-7*(1+math.Abs(x0))
-					dx = s.q[qi] - x0
-					clear(f2)
-					f.Eval(&s.x, f2, nil, nil)
+					dx = 1e-6 * (1 + math.Abs(x0))
+					s.q[qi] = x0 + dx
+					eval(fp)
+					s.q[qi] = x0 - dx
+					eval(fm)
 					s.q[qi] = x0
 				} else {
 					r := m.rotOf(j)
 					copy(qs[:], s.q[r.q:r.q+4])
-					dx = 1e-7
+					dx = 1e-6
 					m.addRot(s.q, r, j, dx)
-					clear(f2)
-					f.Eval(&s.x, f2, nil, nil)
+					eval(fp)
+					copy(s.q[r.q:r.q+4], qs[:])
+					m.addRot(s.q, r, j, -dx)
+					eval(fm)
 					copy(s.q[r.q:r.q+4], qs[:])
 				}
 			} else {
 				out = cl
 				x0 := s.v[j]
-				s.v[j] = x0 + 1e-7*(1+math.Abs(x0))
-				dx = s.v[j] - x0
-				clear(f2)
-				f.Eval(&s.x, f2, nil, nil)
+				dx = 1e-6 * (1 + math.Abs(x0))
+				s.v[j] = x0 + dx
+				eval(fp)
+				s.v[j] = x0 - dx
+				eval(fm)
 				s.v[j] = x0
 			}
-			for a := range f2 {
-				out[a*n+b] = -(f2[a] - fl[a]) / dx
+			for a := range fp {
+				out[a*n+b] = -(fp[a] - fm[a]) / (2 * dx)
 			}
 		}
 	}

@@ -40,7 +40,7 @@ type State struct {
 	res, dx          []float64
 	fq, tmp          []float64
 	fl, kl, cl       []float64
-	fl2              []float64 // force scratch for finite-difference tangents
+	fl2, fl3         []float64 // force scratch for finite-difference tangents
 	q0s, dq          []float64 // positions at the start of an implicit step; the step's increment (rotation blocks)
 	lin              *linalg.Solver
 	needFactor       bool
@@ -82,7 +82,7 @@ func (m *Model) NewState() *State {
 		mx = max(mx, len(f.Dofs()))
 	}
 	s.fl, s.kl, s.cl = make([]float64, mx), make([]float64, mx*mx), make([]float64, mx*mx)
-	s.fl2 = make([]float64, mx)
+	s.fl2, s.fl3 = make([]float64, mx), make([]float64, mx)
 	s.phi, s.phit, s.gamma = make([]float64, nc), make([]float64, nc), make([]float64, nc)
 	nj, nh := 0, 0
 	for _, ce := range m.cons {

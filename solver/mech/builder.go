@@ -36,7 +36,8 @@ type Builder interface {
 	BaumgarteAlpha() float64
 
 	// Grow appends n linear coordinates (one position and one velocity
-	// each) and returns the index of the first.
+	// each) and returns the index of the first velocity (its position is
+	// at len(Q0()) before the call).
 	Grow(n int) int
 	// GrowRot appends the orientation of a spatial body: a unit quaternion
 	// (four positions) and a rotation vector (three velocities); it

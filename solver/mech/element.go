@@ -129,8 +129,22 @@ type Drawer interface {
 	Draw(g *Geometry)
 }
 
+// NumericTangent is implemented by force elements whose tangent K, C the
+// engine takes by finite differences (their Eval leaves k and c alone).
+type NumericTangent interface{ NumericTangent() bool }
+
+// FiniteDifferenceTangent reports whether the engine must take f's
+// tangent by finite differences: it asks for it, or one of its run-time
+// parameters reads measures (whose derivatives the analytic tangent lacks).
+func FiniteDifferenceTangent(f any) bool {
+	if n, ok := f.(NumericTangent); ok && n.NumericTangent() {
+		return true
+	}
+	return ReadsMeasures(f)
+}
+
 // ReadsMeasures reports whether any run-time parameter of f reads
-// measures (its tangent must then be taken by finite differences).
+// measures.
 func ReadsMeasures(f any) bool {
 	pl, ok := f.(ParamLister)
 	if !ok {

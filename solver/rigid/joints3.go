@@ -271,26 +271,7 @@ func (e *joint3) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
 		pr := &e.rows[r]
 		d := e.diff(pr, &ks, x)
 		out.Phi[r] = d.phi
-		jac := out.Jac[12*r : 12*r+12]
-		clear(jac)
-		for k := 0; k < d.n; k++ {
-			w := d.in[k]
-			sd := &ks[w.side()]
-			if !sd.on {
-				continue
-			}
-			o := 6 * w.side()
-			_, _, _, loc := e.vec(&ks, w)
-			if w.point() {
-				jac[o] += d.g[k][0]
-				jac[o+1] += d.g[k][1]
-				jac[o+2] += d.g[k][2]
-			}
-			rt := mech.Cross(loc, mech.MulMTV(&sd.A, d.g[k]))
-			jac[o+3] += rt[0]
-			jac[o+4] += rt[1]
-			jac[o+5] += rt[2]
-		}
+		e.jacRow(&d, &ks, out.Jac[12*r:12*r+12])
 		var df, ddf float64
 		if pr.df != nil {
 			df = pr.df.Eval(x.Vars, x)
@@ -322,59 +303,86 @@ func (e *joint3) Hess(x *mech.Ctx, lam []float64, h []float64) {
 	var ks [2]side3
 	ks[0].eval(&e.fi, x, false)
 	ks[1].eval(&e.fj, x, false)
-	// B of each input: translation block (identity or zero) and rotation
-	// block −A [loc]×
 	for r := range e.rows {
-		l := lam[r]
-		if l == 0 {
+		if lam[r] == 0 {
 			continue
 		}
 		d := e.diff(&e.rows[r], &ks, x)
-		var rot [3]mech.Mat3
-		for k := 0; k < d.n; k++ {
-			sd := &ks[d.in[k].side()]
-			_, _, _, loc := e.vec(&ks, d.in[k])
-			S := mech.Skew(loc)
-			rot[k] = scaleM(-1, mech.MulMM(&sd.A, &S))
+		e.hessRow(&d, &ks, lam[r], h)
+	}
+}
+
+// jacRow writes a row's Jacobian (12) from its derivatives d.
+func (e *joint3) jacRow(d *rowDiff, ks *[2]side3, jac []float64) {
+	clear(jac)
+	for k := 0; k < d.n; k++ {
+		w := d.in[k]
+		sd := &ks[w.side()]
+		if !sd.on {
+			continue
 		}
-		for k := 0; k < d.n; k++ {
-			wk := d.in[k]
-			if !ks[wk.side()].on {
+		o := 6 * w.side()
+		_, _, _, loc := e.vec(ks, w)
+		if w.point() {
+			jac[o] += d.g[k][0]
+			jac[o+1] += d.g[k][1]
+			jac[o+2] += d.g[k][2]
+		}
+		rt := mech.Cross(loc, mech.MulMTV(&sd.A, d.g[k]))
+		jac[o+3] += rt[0]
+		jac[o+4] += rt[1]
+		jac[o+5] += rt[2]
+	}
+}
+
+// hessRow adds l·∂(Jᵀ)/∂q of a row (derivatives d) into h (12×12).
+func (e *joint3) hessRow(d *rowDiff, ks *[2]side3, l float64, h []float64) {
+	// B of each input: translation block (identity or zero) and rotation
+	// block −A [loc]×
+	var rot [3]mech.Mat3
+	for k := 0; k < d.n; k++ {
+		sd := &ks[d.in[k].side()]
+		_, _, _, loc := e.vec(ks, d.in[k])
+		S := mech.Skew(loc)
+		rot[k] = scaleM(-1, mech.MulMM(&sd.A, &S))
+	}
+	for k := 0; k < d.n; k++ {
+		wk := d.in[k]
+		if !ks[wk.side()].on {
+			continue
+		}
+		ok := 6 * wk.side()
+		// own term [loc]× [Aᵀ g]× on the rotations of wₖ's body
+		_, _, _, loc := e.vec(ks, wk)
+		S := mech.Skew(loc)
+		G := mech.Skew(mech.MulMTV(&ks[wk.side()].A, d.g[k]))
+		SG := mech.MulMM(&S, &G)
+		addBlock(h, ok+3, ok+3, l, &SG)
+		for m := 0; m < d.n; m++ {
+			if !d.hz[k][m] {
 				continue
 			}
-			ok := 6 * wk.side()
-			// own term [loc]× [Aᵀ g]× on the rotations of wₖ's body
-			_, _, _, loc := e.vec(&ks, wk)
-			S := mech.Skew(loc)
-			G := mech.Skew(mech.MulMTV(&ks[wk.side()].A, d.g[k]))
-			SG := mech.MulMM(&S, &G)
-			addBlock(h, ok+3, ok+3, l, &SG)
-			for m := 0; m < d.n; m++ {
-				if !d.hz[k][m] {
-					continue
-				}
-				wm := d.in[m]
-				if !ks[wm.side()].on {
-					continue
-				}
-				om := 6 * wm.side()
-				H := &d.h[k][m]
-				// Bₖᵀ H Bₘ: translations of points are the identity
-				HR := mech.MulMM(H, &rot[m])
-				RkT := mech.Transpose(&rot[k])
-				if wk.point() && wm.point() {
-					addBlock(h, ok, om, l, H)
-				}
-				if wk.point() {
-					addBlock(h, ok, om+3, l, &HR)
-				}
-				if wm.point() {
-					RH := mech.MulMM(&RkT, H)
-					addBlock(h, ok+3, om, l, &RH)
-				}
-				RHR := mech.MulMM(&RkT, &HR)
-				addBlock(h, ok+3, om+3, l, &RHR)
+			wm := d.in[m]
+			if !ks[wm.side()].on {
+				continue
 			}
+			om := 6 * wm.side()
+			H := &d.h[k][m]
+			// Bₖᵀ H Bₘ: translations of points are the identity
+			HR := mech.MulMM(H, &rot[m])
+			RkT := mech.Transpose(&rot[k])
+			if wk.point() && wm.point() {
+				addBlock(h, ok, om, l, H)
+			}
+			if wk.point() {
+				addBlock(h, ok, om+3, l, &HR)
+			}
+			if wm.point() {
+				RH := mech.MulMM(&RkT, H)
+				addBlock(h, ok+3, om, l, &RH)
+			}
+			RHR := mech.MulMM(&RkT, &HR)
+			addBlock(h, ok+3, om+3, l, &RHR)
 		}
 	}
 }

@@ -61,7 +61,8 @@ func SpatialBodies(b mech.Builder, ms *spec.Model) {
 			b.Errorf(bs.Pos, "omega-frame", "body %q: omega-frame must be body or global, got %q", bs.Name, bs.AngVelFrame)
 		}
 		acm := mech.MulMV(&R, cm)
-		qt := b.Grow(3)
+		qt := len(b.Q0()) // positions and velocities of earlier bodies differ in number
+		vt := b.Grow(3)
 		qr, vr := b.GrowRot()
 		q0, v0 := b.Q0(), b.V0()
 		rc := mech.Add(at, acm)
@@ -69,12 +70,12 @@ func SpatialBodies(b mech.Builder, ms *spec.Model) {
 		p := mech.MatQuat(&R)
 		copy(q0[qr:qr+4], p[:])
 		vc := mech.Add(vel, mech.Cross(omW, acm))
-		copy(v0[qt:qt+3], vc[:])
+		copy(v0[vt:vt+3], vc[:])
 		copy(v0[vr:vr+3], omB[:])
 		for k := 0; k < 3; k++ {
-			b.AddMass(qt+k, mass)
+			b.AddMass(vt+k, mass)
 			if mass > 0 {
-				b.AddGravity(qt+k, mass*g[k])
+				b.AddGravity(vt+k, mass*g[k])
 			}
 		}
 		if J[1] == 0 && J[2] == 0 && J[5] == 0 {
@@ -85,13 +86,13 @@ func SpatialBodies(b mech.Builder, ms *spec.Model) {
 			b.AddMassBlock([]int{vr, vr + 1, vr + 2}, J[:])
 		}
 		// translations and rotations must be contiguous (mech.Frame)
-		if qr != qt+3 || vr != qt+3 {
+		if qr != qt+3 || vr != vt+3 {
 			panic("rigid: spatial body coordinates are not contiguous")
 		}
-		info := mech.BodyInfo{Name: bs.Name, Spatial: true, Q: qt, V: qt, Mass: mass, Inertia: J, CM: cm}
+		info := mech.BodyInfo{Name: bs.Name, Spatial: true, Q: qt, V: vt, Mass: mass, Inertia: J, CM: cm}
 		k := b.AddBody(info)
 		frame := func(s mech.Vec3, r mech.Mat3) mech.Frame {
-			return mech.Frame{Body: k, Q: qt, V: qt, S: mech.Sub(s, cm), R: r}
+			return mech.Frame{Body: k, Q: qt, V: vt, S: mech.Sub(s, cm), R: r}
 		}
 		b.DefineMarker(bs.Name, mech.Marker{F: frame(mech.Vec3{}, mech.Ident), P: mech.Point{Body: k}})
 		bi := b.BodyInfo(k)

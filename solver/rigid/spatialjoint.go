@@ -209,9 +209,3 @@ func (c *disp3) Value(x *mech.Ctx) (float64, float64) {
 }
 
 func (c *disp3) Unit() string { return "m" }
-
-// SpatialForce compiles a force element of a spatial model.
-func SpatialForce(b mech.Builder, f spec.Force) {
-	b.Claim(f.Name, f.Pos, "force")
-	b.Errorf(f.Pos, "kind", "force %q: spatial forces are being built", f.Name)
-}
