@@ -20,7 +20,7 @@ import (
 
 func num(v float64) spec.Expr { return spec.Expr{Src: strconv.FormatFloat(v, 'g', -1, 64)} }
 
-func vec(x, y float64) spec.Vec2 { return spec.Vec2{num(x), num(y)} }
+func vec(x, y float64) spec.Vec { return spec.Vec{num(x), num(y)} }
 
 // Pendulum is IFToMM A01 as a 2D rigid body on a revolute joint: a 1 kg
 // point mass (inertia 1e-10 kg·m²) on a massless 1 m link, released

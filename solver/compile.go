@@ -166,7 +166,7 @@ func exprMsg(err error) string {
 	return err.Error()
 }
 
-func (c *compiler) vec(v spec.Vec2, def [2]float64) [2]float64 {
+func (c *compiler) vec(v spec.Vec, def [2]float64) [2]float64 {
 	return [2]float64{c.constExpr(v[0], def[0]), c.constExpr(v[1], def[1])}
 }
 

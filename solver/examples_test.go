@@ -77,7 +77,7 @@ func (c *exChannels) get(name string) float64 { return c.row[c.idx[name]] }
 func exNum(v float64) spec.Expr {
 	return spec.Expr{Src: strconv.FormatFloat(v, 'g', -1, 64), Field: "test"}
 }
-func exVec(x, y float64) spec.Vec2 { return spec.Vec2{exNum(x), exNum(y)} }
+func exVec(x, y float64) spec.Vec { return spec.Vec{exNum(x), exNum(y)} }
 func exAdvance(t testing.TB, m *solver.Model, s *solver.State, to float64) {
 	t.Helper()
 	if err := m.AdvanceTo(s, to); err != nil {

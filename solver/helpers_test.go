@@ -14,7 +14,7 @@ func num(v float64) spec.Expr {
 
 func ex(s string) spec.Expr { return spec.Expr{Src: s, Field: "test"} }
 
-func vec(x, y float64) spec.Vec2 { return spec.Vec2{num(x), num(y)} }
+func vec(x, y float64) spec.Vec { return spec.Vec{num(x), num(y)} }
 
 func mustCompile(t testing.TB, s *spec.Model) *Model {
 	t.Helper()

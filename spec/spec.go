@@ -40,29 +40,61 @@ type Expr struct {
 // Given reports whether the attribute was present.
 func (e Expr) Given() bool { return e.Src != "" }
 
-// Vec2 is a pair of expressions (x, y).
-type Vec2 [2]Expr
+// Vec is a vector of expressions: (x, y) in a planar model, (x, y, z) in
+// a spatial one (the parser checks the count).
+type Vec [3]Expr
 
-// Given reports whether either component was present.
-func (v Vec2) Given() bool { return v[0].Given() || v[1].Given() }
+// Given reports whether any component was present.
+func (v Vec) Given() bool { return v[0].Given() || v[1].Given() || v[2].Given() }
+
+// Orientation is the orientation of a spatial frame relative to its
+// parent (the world for a body, the body frame for a marker), in one of
+// the forms engineers use; at most one form is given (the parser checks).
+// The zero value is the identity.
+type Orientation struct {
+	// Quaternion (w, x, y, z), scalar first; it must be of unit length.
+	Quaternion [4]Expr
+	// Axis and Angle: a rotation by Angle about Axis (any length > 0).
+	Axis  Vec
+	Angle Expr
+	// Angles and Sequence: three successive rotations about the named
+	// axes of the rotating frame, e.g. Sequence "xyz" (Cardan angles,
+	// R = Rx(a₁) Ry(a₂) Rz(a₃)) or "zxz" (Euler angles).
+	Angles   Vec
+	Sequence string
+	// Two axis directions of the frame in the parent: the first given of
+	// ZAxis, XAxis (in that priority) is kept exactly, the other is made
+	// orthogonal to it; with XAxis and YAxis, XAxis is kept.
+	XAxis, YAxis, ZAxis Vec
+	Pos                 Pos
+}
+
+// Given reports whether any form was given.
+func (o *Orientation) Given() bool {
+	return o.Quaternion[0].Given() || o.Quaternion[1].Given() || o.Quaternion[2].Given() || o.Quaternion[3].Given() ||
+		o.Axis.Given() || o.Angle.Given() || o.Angles.Given() || o.XAxis.Given() || o.YAxis.Given() || o.ZAxis.Given()
+}
 
 // Model is a whole model as written in a model file.
 type Model struct {
 	Name        string
 	Description string
-	Pos         Pos
-	Settings    Settings
-	Params      []Param
-	Inputs      []Input
-	Tables      []Table
-	Ground      Ground
-	Bodies      []Body
-	Joints      []Joint
-	Drivers     []Driver
-	Forces      []Force
-	Beams       []Beam
-	Contacts    []Contact
-	Outputs     []Output
+	// Dimension is 2 for a planar model (also when 0) and 3 for a spatial
+	// one (<model dimension="3">).
+	Dimension int
+	Pos       Pos
+	Settings  Settings
+	Params    []Param
+	Inputs    []Input
+	Tables    []Table
+	Ground    Ground
+	Bodies    []Body
+	Joints    []Joint
+	Drivers   []Driver
+	Forces    []Force
+	Beams     []Beam
+	Contacts  []Contact
+	Outputs   []Output
 }
 
 // Settings holds analysis settings. Zero values mean "use the default".
@@ -93,7 +125,7 @@ type Settings struct {
 	// Baumgarte stabilisation for rk4: Φ'' + 2α Φ' + β² Φ = 0.
 	BaumgarteAlpha float64
 	BaumgarteBeta  float64
-	Gravity        Vec2 // m/s², default (0, -9.81)
+	Gravity        Vec // m/s², default (0, -9.81) planar, (0, 0, -9.81) spatial
 }
 
 // Param is a named parameter that expressions may use. It becomes an
@@ -123,15 +155,34 @@ type Table struct {
 // Marker is a named point (and direction) fixed in a body frame.
 type Marker struct {
 	Name  string
-	At    Vec2 // m, in the body frame
-	Angle Expr // rad, orientation of the marker x axis in the body frame
-	Pos   Pos
+	At    Vec  // m, in the body frame
+	Angle Expr // rad, orientation of the marker x axis in the body frame (planar)
+	// Orient is the marker frame's orientation in the body frame
+	// (spatial); joints use its axes (a revolute turns about z, a
+	// prismatic slides along z).
+	Orient Orientation
+	Pos    Pos
 }
 
-// Shape is optional drawing geometry for the viewer.
+// Shape is optional drawing geometry of a planar body for the viewer.
 type Shape struct {
 	Outline [][2]float64 // polygon in the body frame, m
 	Radius  float64      // circle radius about the body frame origin, m
+}
+
+// Solid is a drawing solid of a spatial body for the viewer (<box>,
+// <cylinder>, <sphere> in a <body>): a box of edge lengths Size, a
+// cylinder of Radius and Length along its z axis, or a sphere of Radius,
+// centred at At in the body frame and turned by Orient.
+type Solid struct {
+	Kind   string // box, cylinder, sphere
+	Size   Vec
+	Radius Expr
+	Length Expr
+	At     Vec
+	Orient Orientation
+	Color  string
+	Pos    Pos
 }
 
 // Ground holds the markers of the fixed ground frame.
@@ -140,19 +191,37 @@ type Ground struct {
 	Pos     Pos
 }
 
-// Body is a planar rigid body.
+// Body is a rigid body.
 type Body struct {
 	Name    string
 	Mass    Expr // kg, > 0
-	Inertia Expr // kg·m², about the centre of mass, > 0
-	CM      Vec2 // m, centre of mass in the body frame (default 0, 0)
-	At      Vec2 // m, initial position of the body frame origin (approximate: assembled)
-	Angle   Expr // rad, initial orientation
-	Vel     Vec2 // m/s, initial velocity of the body frame origin (approximate)
-	Omega   Expr // rad/s, initial angular velocity
+	Inertia Expr // kg·m², about the centre of mass, > 0 (planar)
+	CM      Vec  // m, centre of mass in the body frame (default 0)
+	At      Vec  // m, initial position of the body frame origin (approximate: assembled)
+	Angle   Expr // rad, initial orientation (planar)
+	Vel     Vec  // m/s, initial velocity of the body frame origin (approximate)
+	Omega   Expr // rad/s, initial angular velocity (planar)
 	Markers []Marker
 	Shape   Shape
 	Pos     Pos
+
+	// Spatial bodies.
+	//
+	// InertiaTensor holds the inertia about the centre of mass in the
+	// body frame: Jxx, Jyy, Jzz, then optionally the tensor's off-diagonal
+	// entries Jxy, Jxz, Jyz (Jxy = −∫xy dm), kg·m². With InertiaOrient
+	// the three diagonal entries are principal moments about the axes of
+	// that orientation instead.
+	InertiaTensor [6]Expr
+	InertiaOrient Orientation
+	// Orient is the initial orientation of the body frame.
+	Orient Orientation
+	// AngVel is the initial angular velocity, in the body frame when
+	// AngVelFrame is "body" (the default), else in the world frame
+	// ("global").
+	AngVel      Vec
+	AngVelFrame string
+	Solids      []Solid
 }
 
 // Joint is a kinematic joint between two markers ("body.marker", or
@@ -166,13 +235,17 @@ type Joint struct {
 	Kind string
 	Name string
 	I, J string
-	Pos  Pos
+	// Distance is the length of a distance joint (default: the initial
+	// distance between the markers).
+	Distance Expr
+	Pos      Pos
 }
 
 // Driver prescribes, as a function of time (and inputs, parameters),
 // either a joint coordinate (Joint: revolute relative angle, or
-// translational displacement along the axis) or a coordinate of a body
-// frame (Body with Coord x, y or angle).
+// translational displacement along the axis; for a spatial cylindrical
+// joint Coord "angle" or "disp") or a coordinate of a body frame (Body
+// with Coord x, y or angle planar; x, y or z spatial).
 type Driver struct {
 	Name  string
 	Joint string
@@ -191,19 +264,29 @@ type Driver struct {
 //	         f = K (l − Length) + C l' + Preload (tension positive).
 //	rspring: rotational spring–damper between the bodies of markers I and J:
 //	         τ = −K (θJ − θI − Angle) − C (ωJ − ωI) + Preload, acting on J
-//	         (and −τ on I).
+//	         (and −τ on I); spatial: on the revolute named Joint, about its
+//	         axis.
+//
+// Spatial: force (FX, FY, FZ), torque (TX, TY, TZ; Frame as for forces),
+// spring, rspring, and bushing (KV, CV in marker I's frame).
 type Force struct {
-	Kind    string
-	Name    string
-	I, J    string
-	FX, FY  Expr
-	T       Expr
-	Frame   string
-	K, C    Expr
-	Length  Expr // free length (spring) — default: initial distance
-	Angle   Expr // free angle (rspring) — default: initial relative angle
-	Preload Expr
-	Pos     Pos
+	Kind       string
+	Name       string
+	I, J       string
+	FX, FY, FZ Expr
+	T          Expr // planar torque
+	TX, TY, TZ Expr // spatial torque vector
+	Frame      string
+	K, C       Expr
+	Length     Expr // free length (spring) — default: initial distance
+	Angle      Expr // free angle (rspring) — default: initial relative angle
+	Preload    Expr
+	// Joint names the revolute a spatial rspring acts on.
+	Joint string
+	// KV and CV are a bushing's stiffness and damping in marker i's
+	// frame: translations x, y, z then rotations x, y, z.
+	KV, CV [6]Expr
+	Pos    Pos
 }
 
 // Beam is a flexible beam (issue 6; reserved).

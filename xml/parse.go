@@ -447,8 +447,8 @@ func (p *parser) put(obj any, ad *attrDef, v any, pos spec.Pos) {
 			*dst = v.(bool)
 		case *spec.Expr:
 			*dst = v.(spec.Expr)
-		case *spec.Vec2:
-			*dst = v.(spec.Vec2)
+		case *spec.Vec:
+			*dst = v.(spec.Vec)
 		case *[]float64:
 			*dst = v.([]float64)
 		case *[][2]float64:
@@ -468,7 +468,7 @@ func (p *parser) put(obj any, ad *attrDef, v any, pos spec.Pos) {
 	switch x := v.(type) {
 	case spec.Expr:
 		m[ad.name] = x
-	case spec.Vec2:
+	case spec.Vec:
 		m[ad.name+".x"], m[ad.name+".y"] = x[0], x[1]
 	case string:
 		m[ad.name] = spec.Expr{Src: x, Pos: pos, Field: ad.name}
@@ -511,9 +511,9 @@ func (p *parser) scalarExpr(ad *attrDef, v string, pos spec.Pos, positive bool) 
 
 // vector reads a vector attribute: "x y [unit]" with numbers, or
 // "expr, expr" (each part may carry its own unit).
-func (p *parser) vector(ad *attrDef, v string, pos spec.Pos) (spec.Vec2, bool) {
-	var vec spec.Vec2
-	bad := func() (spec.Vec2, bool) {
+func (p *parser) vector(ad *attrDef, v string, pos spec.Pos) (spec.Vec, bool) {
+	var vec spec.Vec
+	bad := func() (spec.Vec, bool) {
 		p.errs.Add(pos, ad.name, "bad vector %q: want two numbers and an optional unit (\"500 0 mm\") or two expressions separated by a comma (\"L/2, 0\")", strings.TrimSpace(v))
 		return vec, false
 	}

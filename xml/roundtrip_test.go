@@ -23,8 +23,8 @@ func TestFullModel(t *testing.T) {
 	e := func(src string, line int, field string) spec.Expr {
 		return spec.Expr{Src: src, Pos: pos(line), Field: field}
 	}
-	v := func(x, y string, line int, field string) spec.Vec2 {
-		return spec.Vec2{e(x, line, field), e(y, line, field)}
+	v := func(x, y string, line int, field string) spec.Vec {
+		return spec.Vec{e(x, line, field), e(y, line, field)}
 	}
 	num := func(x float64) string { return fmt.Sprint(x) }
 	want := &spec.Model{

@@ -18,7 +18,7 @@ const (
 	vRef                    // marker reference: "body.marker" or "body"
 	vElemRef                // name of another element (checked by the element's check)
 	vExpr                   // spec.Expr: number with optional unit, or SI expression
-	vVec                    // spec.Vec2: "x y [unit]" or "expr, expr"
+	vVec                    // spec.Vec: "x y [unit]" or "expr, expr"
 	vNum                    // float64: number with optional unit (no expressions)
 	vInt                    // int
 	vBool                   // true/false
@@ -45,7 +45,7 @@ type attrDef struct {
 	enum     []string // vEnum: allowed values
 	// field returns a pointer to the destination in the element's spec
 	// object (*string, *float64, *int, *bool, *spec.Expr,
-	// *spec.Vec2, *[]float64, *[][2]float64). nil: the Attr map of a
+	// *spec.Vec, *[]float64, *[][2]float64). nil: the Attr map of a
 	// beam or contact (vectors as name.x and name.y).
 	field func(obj any) any
 }
