@@ -26,6 +26,9 @@ func (p *parser) checkModel(c *elemCtx) {
 const (
 	unitTol     = 1e-6
 	parallelTol = 1e-6
+	// triangleTol is the relative slack of the triangle inequalities, for
+	// the rounding of bodies on the boundary (a flat plate: Jxx + Jyy = Jzz).
+	triangleTol = 1e-9
 )
 
 // numValue returns the value of an expression that is a plain number.
@@ -201,7 +204,14 @@ func (p *parser) checkInertia(c *elemCtx, b *spec.Body) {
 	J := b.InertiaTensor
 	products := J[3].Given()
 	if products && b.InertiaOrient.Given() {
-		p.errs.Add(pos, "inertia", "give three principal moments only when the principal axes are given (inertia-quaternion and the like), not products of inertia")
+		axes := "the principal axes"
+		for _, a := range c.n.attrs {
+			if strings.HasPrefix(a.name, "inertia-") {
+				axes = a.name
+				break
+			}
+		}
+		p.errs.Add(pos, "inertia", "with %s give the three principal moments Jxx, Jyy, Jzz, not products of inertia", axes)
 		return
 	}
 	n := 3
@@ -213,7 +223,6 @@ func (p *parser) checkInertia(c *elemCtx, b *spec.Body) {
 		return
 	}
 	moments := v[:3]
-	what := "moments"
 	if products {
 		var a [3][3]float64
 		a[0][0], a[1][1], a[2][2] = v[0], v[1], v[2]
@@ -226,16 +235,28 @@ func (p *parser) checkInertia(c *elemCtx, b *spec.Body) {
 			p.errs.Add(pos, "inertia", "the tensor is not positive definite (eigenvalues %s kg*m^2)", formatValues(moments))
 			return
 		}
-		what = "principal moments (eigenvalues)"
-	} else if !(v[0] > 0 && v[1] > 0 && v[2] > 0) {
-		p.errs.Add(pos, "inertia", "the moments must be > 0 (got %s kg*m^2)", formatValues(moments))
+		// Eigenvalues come sorted.
+		if ev[0]+ev[1] < ev[2]*(1-triangleTol) {
+			p.errs.Add(pos, "inertia", "the principal moments (eigenvalues %s kg*m^2) violate the triangle inequality: %s + %s < %s; no rigid body has them",
+				formatValues(moments), formatValues(ev[:1]), formatValues(ev[1:2]), formatValues(ev[2:]))
+		}
 		return
 	}
-	s := append([]float64(nil), moments...)
-	sort.Float64s(s)
-	if s[0]+s[1] < s[2]*(1-1e-9) {
-		p.errs.Add(pos, "inertia", "the %s %s kg*m^2 violate the triangle inequality: %s + %s < %s, which no rigid body has",
-			what, formatValues(moments), formatValues(s[:1]), formatValues(s[1:2]), formatValues(s[2:]))
+	if !(v[0] > 0 && v[1] > 0 && v[2] > 0) {
+		p.errs.Add(pos, "inertia", "Jxx, Jyy, Jzz must be > 0 (got %s kg*m^2)", formatValues(moments))
+		return
+	}
+	names := [3]string{"Jxx", "Jyy", "Jzz"}
+	for k := 0; k < 3; k++ {
+		i, j := (k+1)%3, (k+2)%3
+		if i > j {
+			i, j = j, i
+		}
+		if v[i]+v[j] < v[k]*(1-triangleTol) {
+			p.errs.Add(pos, "inertia", "violates the triangle inequality %s + %s ≥ %s (%s + %s < %s kg*m^2); no rigid body has these moments",
+				names[i], names[j], names[k], formatValues(v[i:i+1]), formatValues(v[j:j+1]), formatValues(v[k:k+1]))
+			return
+		}
 	}
 }
 
@@ -277,7 +298,9 @@ func symEig3(a [3][3]float64) [3]float64 {
 // orientation.
 func (p *parser) checkSolid(c *elemCtx) {
 	s := c.obj.(*spec.Solid)
-	p.checkOrient(c, "", &s.Orient)
+	if s.Kind != "sphere" { // a sphere has no orientation attributes
+		p.checkOrient(c, "", &s.Orient)
+	}
 	if c.ok["size"] {
 		if v, ok := numValues(s.Size[:]...); ok && !(v[0] > 0 && v[1] > 0 && v[2] > 0) {
 			p.errs.Add(c.attrPos(p, "size"), "size", "every edge length must be > 0 (got %s m)", formatValues(v))

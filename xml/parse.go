@@ -768,7 +768,8 @@ func (p *parser) components(ad *attrDef, v string, pos spec.Pos) ([]spec.Expr, b
 		x[i] = val
 	}
 	unit := strings.Join(f[n:], " ")
-	if numberPrefix(f[n]) > 0 && !strings.HasPrefix(f[n], "1/") && f[n] != "1" {
+	// "1/s" and "1 / s" are units; a lone "1" is one number too many.
+	if numberPrefix(f[n]) > 0 && !strings.HasPrefix(f[n], "1/") && (f[n] != "1" || len(f) == n+1) {
 		return more()
 	}
 	u, err := parseUnit(unit)
