@@ -478,7 +478,7 @@ func TestInertiaOfBodies(t *testing.T) {
 	for _, inertia := range []string{
 		fmt.Sprintf("%.17g %.17g %.17g", jx, jy, jz),
 		fmt.Sprintf("%.17g %.17g %.17g %.17g 0 0", rx, ry, jz, rxy),
-		"1 2 3",              // a flat plate in the xy plane: Jxx + Jyy = Jzz
+		"1 2 3",             // a flat plate in the xy plane: Jxx + Jyy = Jzz
 		"0.5 1.5 2 0.5 0 0", // the same plate turned about z
 		"1e-9 1e-9 2e-9 kg*m^2",
 	} {
