@@ -479,7 +479,7 @@ func TestInertiaOfBodies(t *testing.T) {
 		fmt.Sprintf("%.17g %.17g %.17g", jx, jy, jz),
 		fmt.Sprintf("%.17g %.17g %.17g %.17g 0 0", rx, ry, jz, rxy),
 		"1 2 3",             // a flat plate in the xy plane: Jxx + Jyy = Jzz
-		"0.5 1.5 2 0.5 0 0", // the same plate turned about z
+		"0.5 1.5 2 0.5 0 0", // another plate, turned about z: eigenvalues 1 ∓ √0.5, 2
 		"1e-9 1e-9 2e-9 kg*m^2",
 	} {
 		src := `<model name="m" dimension="3"><body name="b" mass="1" inertia="` + inertia + `"/></model>`
