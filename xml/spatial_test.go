@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"mbfmu/spec"
+	"os"
 	"reflect"
 	"testing"
 )
@@ -540,6 +541,19 @@ func TestSymEig3(t *testing.T) {
 				t.Errorf("eigenvalues of R diag%v Rᵀ = %v", tc.lambda, got)
 				break
 			}
+		}
+	}
+}
+
+func BenchmarkParseSpatial(b *testing.B) {
+	data, err := os.ReadFile("testdata/spatial.xml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse(data, "spatial.xml"); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
