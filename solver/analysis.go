@@ -196,10 +196,10 @@ func (m *Model) tangent(s *State, cm, ck, cc float64) *mat.Dense {
 	s.lin.Zero()
 	m.addMass(s, cm)
 	if ck != 0 {
-		s.x.ca = cm / ck
+		s.x.CA = cm / ck
 	}
 	m.evalForces(s, true, ck, cc)
-	s.x.ca = 0
+	s.x.CA = 0
 	m.evalCons(s, false)
 	m.addConstraintJac(s, ck, true)
 	T := mat.NewDense(nv, nv, nil)

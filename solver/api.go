@@ -39,7 +39,7 @@ type Settings struct {
 	MaxIter                      int
 	BaumgarteAlpha               float64
 	BaumgarteBeta                float64
-	Gravity                      [2]float64
+	Gravity                      [3]float64
 }
 
 // Stats counts solver work since the state was initialised.

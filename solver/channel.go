@@ -4,17 +4,15 @@ import (
 	"math"
 
 	"mbfmu/expr"
+	"mbfmu/solver/mech"
 )
-
-// ChannelInfo describes a result channel.
-type ChannelInfo struct {
-	Name, Unit, Group, Description string
-}
 
 type chanKind uint8
 
 const (
 	chTime chanKind = iota
+	chInput
+	// planar points
 	chPX
 	chPY
 	chPAngle
@@ -24,11 +22,15 @@ const (
 	chPAX
 	chPAY
 	chPAlpha
+	// spatial frames: sub selects the component (see frameQty)
+	chFrame
+	// joints
 	chJFX
 	chJFY
 	chJT
-	chJAngle
-	chJDisp
+	chJR // spatial reaction: sub 0–5 world force, torque; 6–11 in marker i's frame
+	chJCoord
+	chJRate
 	chDValue
 	chDForce
 	chForce // element: sub selects the quantity
@@ -38,22 +40,21 @@ const (
 	chETotal
 	chCPos
 	chCVel
-	chInput
 	chExpr
 )
 
 type channel struct {
-	info ChannelInfo
+	info mech.ChannelInfo
 	kind chanKind
-	pt   point
+	mk   mech.Marker
 	idx  int // joint, force element, input
 	sub  int
 	prog *expr.Program
 }
 
 // Channels lists every result channel of the model, time first.
-func (m *Model) Channels() []ChannelInfo {
-	out := make([]ChannelInfo, len(m.channels))
+func (m *Model) Channels() []mech.ChannelInfo {
+	out := make([]mech.ChannelInfo, len(m.channels))
 	for i, c := range m.channels {
 		out[i] = c.info
 	}
@@ -70,93 +71,141 @@ func (m *Model) ChannelIndex(name string) (int, bool) {
 	return 0, false
 }
 
-func (c *compiler) addChan(name, unit, group, desc string, k chanKind, pt point, idx, sub int) {
-	c.m.channels = append(c.m.channels, channel{info: ChannelInfo{name, unit, group, desc}, kind: k, pt: pt, idx: idx, sub: sub})
+func (c *compiler) addChan(name, unit, group, desc string, k chanKind, mk mech.Marker, idx, sub int) {
+	c.m.channels = append(c.m.channels, channel{info: mech.ChannelInfo{Name: name, Unit: unit, Group: group, Description: desc}, kind: k, mk: mk, idx: idx, sub: sub})
 }
 
-func (c *compiler) pointChans(prefix, what string, p point, full bool) {
-	c.addChan(prefix+".x", "m", "position", what+" x position", chPX, p, 0, 0)
-	c.addChan(prefix+".y", "m", "position", what+" y position", chPY, p, 0, 0)
-	if full {
-		c.addChan(prefix+".angle", "rad", "position", what+" angle", chPAngle, p, 0, 0)
+func (c *compiler) pointChans(prefix, what string, mk mech.Marker) {
+	c.addChan(prefix+".x", "m", "position", what+" x position", chPX, mk, 0, 0)
+	c.addChan(prefix+".y", "m", "position", what+" y position", chPY, mk, 0, 0)
+	c.addChan(prefix+".angle", "rad", "position", what+" angle", chPAngle, mk, 0, 0)
+	c.addChan(prefix+".vx", "m/s", "velocity", what+" x velocity", chPVX, mk, 0, 0)
+	c.addChan(prefix+".vy", "m/s", "velocity", what+" y velocity", chPVY, mk, 0, 0)
+	c.addChan(prefix+".omega", "rad/s", "velocity", what+" angular velocity", chPOmega, mk, 0, 0)
+	c.addChan(prefix+".ax", "m/s^2", "acceleration", what+" x acceleration", chPAX, mk, 0, 0)
+	c.addChan(prefix+".ay", "m/s^2", "acceleration", what+" y acceleration", chPAY, mk, 0, 0)
+	c.addChan(prefix+".alpha", "rad/s^2", "acceleration", what+" angular acceleration", chPAlpha, mk, 0, 0)
+}
+
+// frameQty lists the channels of a spatial frame, in order (sub).
+var frameQty = [...]struct{ q, unit, group, desc string }{
+	{"x", "m", "position", "x position"},
+	{"y", "m", "position", "y position"},
+	{"z", "m", "position", "z position"},
+	{"vx", "m/s", "velocity", "x velocity"},
+	{"vy", "m/s", "velocity", "y velocity"},
+	{"vz", "m/s", "velocity", "z velocity"},
+	{"ax", "m/s^2", "acceleration", "x acceleration"},
+	{"ay", "m/s^2", "acceleration", "y acceleration"},
+	{"az", "m/s^2", "acceleration", "z acceleration"},
+	{"qw", "", "orientation", "orientation quaternion (frame to world), w"},
+	{"qx", "", "orientation", "orientation quaternion, x"},
+	{"qy", "", "orientation", "orientation quaternion, y"},
+	{"qz", "", "orientation", "orientation quaternion, z"},
+	{"rx", "rad", "orientation", "Cardan angle about x (x-y-z sequence, moving axes)"},
+	{"ry", "rad", "orientation", "Cardan angle about y (x-y-z sequence)"},
+	{"rz", "rad", "orientation", "Cardan angle about z (x-y-z sequence)"},
+	{"wx", "rad/s", "velocity", "angular velocity x (world)"},
+	{"wy", "rad/s", "velocity", "angular velocity y (world)"},
+	{"wz", "rad/s", "velocity", "angular velocity z (world)"},
+	{"wbx", "rad/s", "velocity", "angular velocity x (own frame)"},
+	{"wby", "rad/s", "velocity", "angular velocity y (own frame)"},
+	{"wbz", "rad/s", "velocity", "angular velocity z (own frame)"},
+	{"alphax", "rad/s^2", "acceleration", "angular acceleration x (world)"},
+	{"alphay", "rad/s^2", "acceleration", "angular acceleration y (world)"},
+	{"alphaz", "rad/s^2", "acceleration", "angular acceleration z (world)"},
+	{"alphabx", "rad/s^2", "acceleration", "angular acceleration x (own frame)"},
+	{"alphaby", "rad/s^2", "acceleration", "angular acceleration y (own frame)"},
+	{"alphabz", "rad/s^2", "acceleration", "angular acceleration z (own frame)"},
+}
+
+func (c *compiler) frameChans(prefix, what string, mk mech.Marker) {
+	for k, q := range frameQty {
+		c.addChan(prefix+"."+q.q, q.unit, q.group, what+" "+q.desc, chFrame, mk, 0, k)
 	}
-	c.addChan(prefix+".vx", "m/s", "velocity", what+" x velocity", chPVX, p, 0, 0)
-	c.addChan(prefix+".vy", "m/s", "velocity", what+" y velocity", chPVY, p, 0, 0)
-	if full {
-		c.addChan(prefix+".omega", "rad/s", "velocity", what+" angular velocity", chPOmega, p, 0, 0)
-		c.addChan(prefix+".ax", "m/s^2", "acceleration", what+" x acceleration", chPAX, p, 0, 0)
-		c.addChan(prefix+".ay", "m/s^2", "acceleration", what+" y acceleration", chPAY, p, 0, 0)
-		c.addChan(prefix+".alpha", "rad/s^2", "acceleration", what+" angular acceleration", chPAlpha, p, 0, 0)
-	}
+}
+
+// reactionQty lists the reaction channels of a spatial joint (sub).
+var reactionQty = [...]struct{ q, unit, desc string }{
+	{"fx", "N", "reaction force on the body of marker i, x (world)"},
+	{"fy", "N", "reaction force on the body of marker i, y (world)"},
+	{"fz", "N", "reaction force on the body of marker i, z (world)"},
+	{"tx", "N*m", "reaction torque on the body of marker i about marker i, x (world)"},
+	{"ty", "N*m", "reaction torque on the body of marker i about marker i, y (world)"},
+	{"tz", "N*m", "reaction torque on the body of marker i about marker i, z (world)"},
+	{"fxi", "N", "reaction force on the body of marker i, x (marker i's frame)"},
+	{"fyi", "N", "reaction force on the body of marker i, y (marker i's frame)"},
+	{"fzi", "N", "reaction force on the body of marker i, z (marker i's frame)"},
+	{"txi", "N*m", "reaction torque about marker i, x (marker i's frame)"},
+	{"tyi", "N*m", "reaction torque about marker i, y (marker i's frame)"},
+	{"tzi", "N*m", "reaction torque about marker i, z (marker i's frame)"},
 }
 
 // channels builds the standard channel list.
 func (c *compiler) channels() {
 	m := c.m
-	c.addChan("time", "s", "time", "simulation time", chTime, point{}, 0, 0)
+	c.addChan("time", "s", "time", "simulation time", chTime, mech.Marker{}, 0, 0)
 	for i, in := range m.inputs {
-		c.addChan(in.Name, in.Unit, "input", "input: "+in.Description, chInput, point{}, i, 0)
+		c.addChan(in.Name, in.Unit, "input", "input: "+in.Description, chInput, mech.Marker{}, i, 0)
 	}
 	for _, b := range m.bodies {
-		c.pointChans(b.name, "body "+b.name+" frame", m.markers[b.name], true)
-		for _, mk := range b.markers {
-			c.pointChans(b.name+"."+mk, "marker "+b.name+"."+mk, m.markers[b.name+"."+mk], true)
+		chans := c.pointChans
+		if b.Spatial {
+			chans = c.frameChans
+		}
+		chans(b.Name, "body "+b.Name+" frame", m.markers[b.Name])
+		for _, mk := range b.Markers {
+			chans(b.Name+"."+mk, "marker "+b.Name+"."+mk, m.markers[b.Name+"."+mk])
 		}
 	}
+	none := mech.Marker{}
 	for i, j := range m.joints {
-		switch j.kind {
-		case "driver":
-			c.addChan(j.name+".value", driverUnit(j.dkind), "position", "driver "+j.name+" prescribed value", chDValue, point{}, i, 0)
-			c.addChan(j.name+".force", driverForceUnit(j.dkind), "force", "driver "+j.name+" effort (force or torque it applies)", chDForce, point{}, i, 0)
-		default:
-			c.addChan(j.name+".fx", "N", "force", "joint "+j.name+" reaction force on the body of marker i, x (global)", chJFX, point{}, i, 0)
-			c.addChan(j.name+".fy", "N", "force", "joint "+j.name+" reaction force on the body of marker i, y (global)", chJFY, point{}, i, 0)
-			c.addChan(j.name+".torque", "N*m", "force", "joint "+j.name+" reaction torque on the body of marker i about marker i", chJT, point{}, i, 0)
-			if j.kind == "revolute" {
-				c.addChan(j.name+".angle", "rad", "position", "joint "+j.name+" relative angle of marker j to marker i", chJAngle, point{}, i, 0)
+		if j.Kind == "driver" {
+			c.addChan(j.Name+".value", driverUnit(j.Driver), "position", "driver "+j.Name+" prescribed value", chDValue, none, i, 0)
+			c.addChan(j.Name+".force", driverForceUnit(j.Driver), "force", "driver "+j.Name+" effort (force or torque it applies)", chDForce, none, i, 0)
+			continue
+		}
+		if m.dim == 3 {
+			for k, q := range reactionQty {
+				c.addChan(j.Name+"."+q.q, q.unit, "force", "joint "+j.Name+" "+q.desc, chJR, none, i, k)
 			}
-			if j.kind == "translational" {
-				c.addChan(j.name+".disp", "m", "position", "joint "+j.name+" displacement of marker j along marker i's x axis", chJDisp, point{}, i, 0)
+			for k, co := range []mech.Coordinate{j.Coord, j.Coord2} {
+				if co == nil {
+					continue
+				}
+				name, rate, what := "disp", "vel", "displacement of marker j along marker i's z axis"
+				ru := "m/s"
+				if co.Unit() == "rad" {
+					name, rate, what, ru = "angle", "omega", "rotation of marker j about marker i's z axis", "rad/s"
+				}
+				c.addChan(j.Name+"."+name, co.Unit(), "position", "joint "+j.Name+" "+what, chJCoord, none, i, k)
+				c.addChan(j.Name+"."+rate, ru, "velocity", "joint "+j.Name+" rate of its "+name, chJRate, none, i, k)
 			}
+			continue
+		}
+		c.addChan(j.Name+".fx", "N", "force", "joint "+j.Name+" reaction force on the body of marker i, x (global)", chJFX, none, i, 0)
+		c.addChan(j.Name+".fy", "N", "force", "joint "+j.Name+" reaction force on the body of marker i, y (global)", chJFY, none, i, 0)
+		c.addChan(j.Name+".torque", "N*m", "force", "joint "+j.Name+" reaction torque on the body of marker i about marker i", chJT, none, i, 0)
+		switch j.Kind {
+		case "revolute":
+			c.addChan(j.Name+".angle", "rad", "position", "joint "+j.Name+" relative angle of marker j to marker i", chJCoord, none, i, 0)
+		case "translational":
+			c.addChan(j.Name+".disp", "m", "position", "joint "+j.Name+" displacement of marker j along marker i's x axis", chJCoord, none, i, 0)
 		}
 	}
 	for i, f := range m.forces {
-		name := m.fnames[i]
-		switch f.(type) {
-		case *spring:
-			c.addChan(name+".force", "N", "force", "spring "+name+" tension", chForce, point{}, i, 0)
-			c.addChan(name+".length", "m", "position", "spring "+name+" length", chForce, point{}, i, 1)
-			c.addChan(name+".velocity", "m/s", "velocity", "spring "+name+" extension rate", chForce, point{}, i, 2)
-			c.addChan(name+".energy", "J", "energy", "spring "+name+" potential energy", chForce, point{}, i, 3)
-		case *rspring:
-			c.addChan(name+".torque", "N*m", "force", "rotational spring "+name+" torque on the body of j", chForce, point{}, i, 0)
-			c.addChan(name+".angle", "rad", "position", "rotational spring "+name+" relative angle", chForce, point{}, i, 1)
-			c.addChan(name+".energy", "J", "energy", "rotational spring "+name+" potential energy", chForce, point{}, i, 3)
-		case *pointForce:
-			c.addChan(name+".fx", "N", "force", "force "+name+" x component (global)", chForce, point{}, i, 0)
-			c.addChan(name+".fy", "N", "force", "force "+name+" y component (global)", chForce, point{}, i, 1)
-		case *torqueElem:
-			c.addChan(name+".torque", "N*m", "force", "torque "+name, chForce, point{}, i, 0)
-		default:
-			if ch, ok := f.(elementChannels); ok {
-				for k, info := range ch.channelInfo(name) {
-					c.m.channels = append(c.m.channels, channel{info: info, kind: chForce, idx: i, sub: k})
-				}
+		if ch, ok := f.(mech.Channeler); ok {
+			for k, info := range ch.Channels(m.fnames[i]) {
+				c.m.channels = append(c.m.channels, channel{info: info, kind: chForce, idx: i, sub: k})
 			}
 		}
 	}
-	c.addChan("energy.kinetic", "J", "energy", "kinetic energy", chEKin, point{}, 0, 0)
-	c.addChan("energy.potential", "J", "energy", "gravitational potential energy", chEPot, point{}, 0, 0)
-	c.addChan("energy.spring", "J", "energy", "energy stored in springs and elastic elements", chESpring, point{}, 0, 0)
-	c.addChan("energy.total", "J", "energy", "total mechanical energy", chETotal, point{}, 0, 0)
-	c.addChan("constraint.position", "", "constraint", "max |Φ| over all constraint equations", chCPos, point{}, 0, 0)
-	c.addChan("constraint.velocity", "", "constraint", "max |Φq v + Φt|", chCVel, point{}, 0, 0)
-}
-
-// elementChannels is implemented by force elements with outputs of their own.
-type elementChannels interface {
-	channelInfo(name string) []ChannelInfo
-	channel(x *evalCtx, sub int) float64
+	c.addChan("energy.kinetic", "J", "energy", "kinetic energy", chEKin, none, 0, 0)
+	c.addChan("energy.potential", "J", "energy", "gravitational potential energy", chEPot, none, 0, 0)
+	c.addChan("energy.spring", "J", "energy", "energy stored in springs and elastic elements", chESpring, none, 0, 0)
+	c.addChan("energy.total", "J", "energy", "total mechanical energy", chETotal, none, 0, 0)
+	c.addChan("constraint.position", "", "constraint", "max |Φ| over all constraint equations", chCPos, none, 0, 0)
+	c.addChan("constraint.velocity", "", "constraint", "max |Φq v + Φt|", chCVel, none, 0, 0)
 }
 
 func driverUnit(k string) string {
@@ -181,7 +230,7 @@ func (c *compiler) outputs() {
 			c.errf(o.Pos, "name", "output needs a name")
 			continue
 		}
-		if !validName(o.Name) {
+		if !mech.ValidName(o.Name) {
 			c.errf(o.Pos, "name", "output name %q is not a valid identifier", o.Name)
 		}
 		info := VarInfo{Name: o.Name, Unit: o.Unit, Description: o.Description}
@@ -224,7 +273,7 @@ func (c *compiler) outputs() {
 				c.errf(o.Pos, "name", "output %q has the name of a standard channel", o.Name)
 				continue
 			}
-			m.channels = append(m.channels, channel{info: ChannelInfo{o.Name, o.Unit, "output", o.Description}, kind: chExpr, prog: p})
+			m.channels = append(m.channels, channel{info: mech.ChannelInfo{Name: o.Name, Unit: o.Unit, Group: "output", Description: o.Description}, kind: chExpr, prog: p})
 			m.outChan = append(m.outChan, len(m.channels)-1)
 		default:
 			c.errf(o.Pos, "channel", "output %q needs a channel or an expr", o.Name)
@@ -250,29 +299,50 @@ func (m *Model) EvalChannels(s *State, dst []float64) {
 	}
 }
 
-// evalJoint evaluates the constraint elements of joint j.
-func (m *Model) evalJoint(s *State, j *jointInfo, vel bool) {
-	for k := m.rowCon[j.r0]; k <= m.rowCon[j.r0+j.nr-1]; k++ {
-		ce := &m.cons[k]
-		ce.c.eval(&s.x, ce.out(s), vel)
+// reaction writes the reaction of joint j on the body of marker i into r:
+// force (world) then torque about marker i (world); planar r[5] is the
+// torque. When marker i is on the ground it is minus the reaction on the
+// body of marker j, about marker j. The joint's constraint elements are
+// evaluated into work (phi, phit, gamma, jac of its rows).
+func (m *Model) reaction(x *mech.Ctx, j int, work []float64, r []float64) {
+	clear(r[:6])
+	rr := m.jrows[j]
+	ji := &m.joints[j]
+	side, sign := 0, 1.0
+	mk := ji.I
+	if ji.I.OnGround(m.dim) {
+		side, sign, mk = 1, -1, ji.J
 	}
-}
-
-// jointForce returns the generalized constraint force the rows of joint j
-// (as evaluated by evalJoint) apply to one side: −Σ Φqᵀ λ over the
-// element coordinates of side 0 (marker i's body, the first half of each
-// element's coordinates) or side 1 (marker j's).
-func (m *Model) jointForce(s *State, j *jointInfo, side int, f []float64) {
-	clear(f)
-	for r := j.r0; r < j.r0+j.nr; r++ {
-		ce := &m.cons[m.rowCon[r]]
+	var g [6]float64 // generalized force on the side's body: −Σ Jᵀλ
+	for k := m.rowCon[rr.r0]; rr.nr > 0 && k <= m.rowCon[rr.r0+rr.nr-1]; k++ {
+		ce := &m.cons[k]
 		nd := len(ce.d)
+		nr := ce.nr
+		out := mech.Rows{Phi: work[:nr], Phit: work[nr : 2*nr], Gamma: work[2*nr : 3*nr], Jac: work[3*nr : 3*nr+nr*nd]}
+		ce.c.Eval(x, out, false)
 		w := nd / 2
-		jr := s.jac[ce.jo+(r-ce.r0)*nd : ce.jo+(r-ce.r0+1)*nd]
-		for k := 0; k < w && k < len(f); k++ {
-			f[k] -= jr[side*w+k] * s.lam[r]
+		for lr := 0; lr < nr; lr++ {
+			l := x.Lam[ce.r0+lr]
+			for a := 0; a < w && a < 6; a++ {
+				g[a] -= out.Jac[lr*nd+side*w+a] * l
+			}
 		}
 	}
+	if m.dim == 3 {
+		var kf mech.KinFrame
+		mk.F.Eval(x.Q, nil, &kf)
+		F := mech.Vec3{g[0], g[1], g[2]}
+		T := mech.MulMV(&kf.A, mech.Vec3{g[3], g[4], g[5]}) // body → world, about the centre of mass
+		T = mech.Sub(T, mech.Cross(kf.AS, F))               // about the marker
+		for a := 0; a < 3; a++ {
+			r[a], r[3+a] = sign*F[a], sign*T[a]
+		}
+		return
+	}
+	var kp mech.KinPoint
+	mk.P.Eval(x.Q, nil, &kp)
+	r[0], r[1] = sign*g[0], sign*g[1]
+	r[5] = sign * (g[2] - mech.Cross2(kp.AS, [2]float64{g[0], g[1]}))
 }
 
 func (m *Model) evalChannel(s *State, k int) float64 {
@@ -284,77 +354,85 @@ func (m *Model) evalChannel(s *State, k int) float64 {
 	case chInput:
 		return s.Input(ch.idx)
 	case chPX, chPY, chPAngle, chPVX, chPVY, chPOmega, chPAX, chPAY, chPAlpha:
-		var kp kinPoint
-		ch.pt.eval(s.q, s.v, &kp)
+		var kp mech.KinPoint
+		p := ch.mk.P
+		p.Eval(s.q, s.v, &kp)
 		switch ch.kind {
 		case chPX:
-			return kp.r[0]
+			return kp.R[0]
 		case chPY:
-			return kp.r[1]
+			return kp.R[1]
 		case chPAngle:
-			return kp.th + ch.pt.ang
+			return kp.Th + p.Ang
 		case chPVX:
-			return kp.v[0]
+			return kp.V[0]
 		case chPVY:
-			return kp.v[1]
+			return kp.V[1]
 		case chPOmega:
-			return kp.om
+			return kp.Om
 		}
-		o := 3 * ch.pt.body
+		o := 3 * p.Body
 		al := s.a[o+2]
 		switch ch.kind {
 		case chPAX:
-			return s.a[o] - kp.as[1]*al - kp.as[0]*kp.om*kp.om
+			return s.a[o] - kp.AS[1]*al - kp.AS[0]*kp.Om*kp.Om
 		case chPAY:
-			return s.a[o+1] + kp.as[0]*al - kp.as[1]*kp.om*kp.om
+			return s.a[o+1] + kp.AS[0]*al - kp.AS[1]*kp.Om*kp.Om
 		}
 		return al
-	case chJFX, chJFY, chJT, chDForce:
-		j := &m.joints[ch.idx]
-		m.evalJoint(s, j, false)
-		if ch.kind == chDForce {
-			// effort along the driven coordinate: the row's generalized force on j
-			switch j.dkind {
-			case "joint-angle", "body-angle":
-				ce := &m.cons[m.rowCon[j.r0]]
-				return -s.jac[ce.jo+(j.r0-ce.r0)*len(ce.d)+5] * s.lam[j.r0]
-			}
-			return -s.lam[j.r0]
-		}
-		// reaction on the body of marker i; when i is ground, minus the
-		// reaction on j (about j's marker, which coincides for these joints)
-		side, sign := 0, 1.0
-		p := j.pi
-		if j.pi.body < 0 {
-			side, sign, p = 1, -1, j.pj
-		}
-		var f [3]float64
-		m.jointForce(s, j, side, f[:])
+	case chFrame:
+		return m.frameChannel(s, &ch.mk.F, ch.sub)
+	case chJFX, chJFY, chJT, chJR:
+		var r [6]float64
+		m.reaction(x, ch.idx, x.Work, r[:])
 		switch ch.kind {
 		case chJFX:
-			return sign * f[0]
+			return r[0]
 		case chJFY:
-			return sign * f[1]
+			return r[1]
+		case chJT:
+			return r[5]
 		}
-		var kp kinPoint
-		p.eval(s.q, nil, &kp)
-		return sign * (f[2] - cross2(kp.as, [2]float64{f[0], f[1]}))
-	case chJAngle:
+		if ch.sub < 6 {
+			return r[ch.sub]
+		}
+		// in marker i's frame
+		var kf mech.KinFrame
+		fi := &m.joints[ch.idx].I.F
+		fi.Eval(s.q, nil, &kf)
+		R := fi.Orient(&kf)
+		if ch.sub < 9 {
+			return mech.MulMTV(&R, mech.Vec3{r[0], r[1], r[2]})[ch.sub-6]
+		}
+		return mech.MulMTV(&R, mech.Vec3{r[3], r[4], r[5]})[ch.sub-9]
+	case chJCoord, chJRate:
 		j := &m.joints[ch.idx]
-		return angleOf(s.q, j.pj) - angleOf(s.q, j.pi)
-	case chJDisp:
+		co := j.Coord
+		if ch.sub == 1 {
+			co = j.Coord2
+		}
+		v, rate := co.Value(x)
+		if ch.kind == chJRate {
+			return rate
+		}
+		return v
+	case chDForce:
 		j := &m.joints[ch.idx]
-		var ki, kj kinPoint
-		j.pi.eval(s.q, nil, &ki)
-		j.pj.eval(s.q, nil, &kj)
-		a := ki.th + j.pi.ang
-		return math.Cos(a)*(kj.r[0]-ki.r[0]) + math.Sin(a)*(kj.r[1]-ki.r[1])
+		rr := m.jrows[ch.idx]
+		ce := &m.cons[m.rowCon[rr.r0]]
+		ce.c.Eval(x, ce.out(s), false)
+		// effort along the driven coordinate: the row's generalized force on j
+		switch j.Driver {
+		case "joint-angle", "body-angle":
+			if m.dim == 2 {
+				return -s.jac[ce.jo+(rr.r0-ce.r0)*len(ce.d)+5] * s.lam[rr.r0]
+			}
+		}
+		return -s.lam[rr.r0]
 	case chDValue:
-		j := &m.joints[ch.idx]
-		f, _, _ := m.rows[j.r0].value(x)
-		return f
+		return m.joints[ch.idx].Value.Get(x)
 	case chForce:
-		return m.forceChannel(s, ch)
+		return m.forces[ch.idx].(mech.Channeler).Channel(x, ch.sub)
 	case chEKin:
 		return m.kinetic(s.v, s.tmp) + m.flexKinetic(s)
 	case chEPot:
@@ -384,51 +462,70 @@ func (m *Model) evalChannel(s *State, k int) float64 {
 	return math.NaN()
 }
 
-func angleOf(q []float64, p point) float64 {
-	if p.body < 0 {
-		return p.ang
+// frameChannel evaluates quantity sub (frameQty) of a spatial frame.
+func (m *Model) frameChannel(s *State, f *mech.Frame, sub int) float64 {
+	var k mech.KinFrame
+	f.Eval(s.q, s.v, &k)
+	switch {
+	case sub < 3:
+		return k.P[sub]
+	case sub < 6:
+		return k.V[sub-3]
+	case sub < 9:
+		if f.Body < 0 {
+			return 0
+		}
+		// p̈ = r̈ + A (α × s) + ω × (ω × A s), α in the body frame
+		u := f.V
+		ab := mech.Vec3{s.a[u+3], s.a[u+4], s.a[u+5]}
+		acc := mech.Add(mech.Vec3{s.a[u], s.a[u+1], s.a[u+2]}, mech.MulMV(&k.A, mech.Cross(ab, f.S)))
+		acc = mech.Add(acc, mech.Cross(k.W, mech.Cross(k.W, k.AS)))
+		return acc[sub-6]
+	case sub < 13:
+		var q mech.Quat
+		if f.Body < 0 {
+			q = mech.MatQuat(&f.R)
+		} else {
+			o := f.Q
+			q = mech.QuatMul(mech.Quat{s.q[o+3], s.q[o+4], s.q[o+5], s.q[o+6]}, mech.MatQuat(&f.R))
+		}
+		return q[sub-9]
+	case sub < 16:
+		R := f.Orient(&k)
+		return mech.Cardan(&R)[sub-13]
+	case sub < 19:
+		return k.W[sub-16]
+	case sub < 22:
+		// in the frame's own axes: Rᵀ ω_body
+		return mech.MulMTV(&f.R, k.Wb)[sub-19]
 	}
-	return q[3*p.body+2] + p.ang
+	if f.Body < 0 {
+		return 0
+	}
+	u := f.V
+	ab := mech.Vec3{s.a[u+3], s.a[u+4], s.a[u+5]}
+	if sub < 25 {
+		return mech.MulMV(&k.A, ab)[sub-22]
+	}
+	return mech.MulMTV(&f.R, ab)[sub-25]
 }
 
 func (m *Model) springEnergy(s *State) float64 {
 	e := 0.0
 	for _, f := range m.forces {
-		e += f.potential(&s.x)
+		e += f.Potential(&s.x)
 	}
 	return e
 }
 
-func (m *Model) forceChannel(s *State, ch *channel) float64 {
-	x := &s.x
-	switch f := m.forces[ch.idx].(type) {
-	case *spring:
-		l, ld, fs, _, _, _ := f.state(x)
-		switch ch.sub {
-		case 0:
-			return fs
-		case 1:
-			return l
-		case 2:
-			return ld
+// flexKinetic returns the kinetic energy not in ½ vᵀ M̄ v (floating-frame
+// beams' configuration-dependent inertia).
+func (m *Model) flexKinetic(s *State) float64 {
+	e := 0.0
+	for _, f := range m.forces {
+		if k, ok := f.(mech.KineticCorrector); ok {
+			e += k.KineticCorrection(&s.x)
 		}
-		return f.potential(x)
-	case *rspring:
-		switch ch.sub {
-		case 0:
-			return f.torque(x)
-		case 1:
-			th, _ := f.rel(x)
-			return th
-		}
-		return f.potential(x)
-	case *pointForce:
-		_, F := f.force(x)
-		return F[ch.sub]
-	case *torqueElem:
-		return f.t.get(x)
-	case elementChannels:
-		return f.channel(x, ch.sub)
 	}
-	return math.NaN()
+	return e
 }

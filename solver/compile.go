@@ -7,6 +7,7 @@ import (
 
 	"mbfmu/expr"
 	"mbfmu/linalg"
+	"mbfmu/solver/mech"
 	"mbfmu/spec"
 )
 
@@ -14,7 +15,11 @@ import (
 // reported, each with the file, line and field it comes from, as an
 // spec.ErrorList.
 func Compile(ms *spec.Model, opt CompileOptions) (*Model, error) {
-	c := &compiler{spec: ms, m: &Model{name: ms.Name, spec: ms, markers: map[string]point{}}}
+	dim := 2
+	if ms.Dimension == 3 {
+		dim = 3
+	}
+	c := &compiler{spec: ms, m: &Model{name: ms.Name, spec: ms, dim: dim, markers: map[string]mech.Marker{}}}
 	c.run(opt)
 	if len(c.errs) > 0 {
 		return nil, c.errs
@@ -36,6 +41,9 @@ type compiler struct {
 	bodyIndex map[string]int
 	jointIdx  map[string]int
 }
+
+// The compiler is the element packages' view of the model being built.
+var _ mech.Builder = (*compiler)(nil)
 
 func (c *compiler) errf(pos spec.Pos, field, format string, args ...any) {
 	c.errs.Add(pos, field, format, args...)
@@ -84,30 +92,7 @@ func (r runResolver) Table(name string) (*expr.Table, bool) {
 }
 
 func (r runResolver) Measure(fn string, args []string) (int, bool, error) {
-	k, ok := measureKinds[fn]
-	if !ok {
-		return 0, false, nil
-	}
-	want := 1
-	if k == msDist {
-		want = 2
-	}
-	if len(args) != want {
-		return 0, true, errorf("%s takes %d marker name(s), got %d", fn, want, len(args))
-	}
-	ms := measure{kind: k}
-	p, err := r.c.pointRef(args[0])
-	if err != nil {
-		return 0, true, err
-	}
-	ms.p1 = p
-	if want == 2 {
-		if ms.p2, err = r.c.pointRef(args[1]); err != nil {
-			return 0, true, err
-		}
-	}
-	r.c.m.measures = append(r.c.m.measures, ms)
-	return len(r.c.m.measures) - 1, true, nil
+	return r.c.measure(fn, args)
 }
 
 // constExpr evaluates a compile-time attribute (default def when absent).
@@ -134,20 +119,20 @@ func (c *compiler) constVars() []float64 {
 	return v
 }
 
-// runExpr compiles a run-time attribute; a constant folds to param.c.
-func (c *compiler) runExpr(e spec.Expr, def float64) param {
+// runExpr compiles a run-time attribute; a constant folds to Param.C.
+func (c *compiler) runExpr(e spec.Expr, def float64) mech.Param {
 	if !e.Given() {
-		return param{c: def}
+		return mech.Param{C: def}
 	}
 	p, err := expr.Compile(e.Src, runResolver{c})
 	if err != nil {
 		c.errf(e.Pos, e.Field, "%s in %q", exprMsg(err), e.Src)
-		return param{c: def}
+		return mech.Param{C: def}
 	}
 	if v, ok := p.Const(); ok {
-		return param{c: v}
+		return mech.Param{C: v}
 	}
-	return param{p: p}
+	return mech.Param{P: p}
 }
 
 func (c *compiler) runProgram(e spec.Expr) *expr.Program {
@@ -166,23 +151,19 @@ func exprMsg(err error) string {
 	return err.Error()
 }
 
-func (c *compiler) vec(v spec.Vec, def [2]float64) [2]float64 {
-	return [2]float64{c.constExpr(v[0], def[0]), c.constExpr(v[1], def[1])}
-}
-
-// pointRef resolves "body.marker", "body", "ground.marker" or "ground".
-func (c *compiler) pointRef(ref string) (point, error) {
+// markerRef resolves "body.marker", "body", "ground.marker" or "ground".
+func (c *compiler) markerRef(ref string) (mech.Marker, error) {
 	if p, ok := c.m.markers[ref]; ok {
 		return p, nil
 	}
 	if ref == "ground" {
-		return point{body: -1}, nil
+		return mech.Marker{P: mech.Point{Body: -1}, F: mech.Frame{Body: -1, Q: -1, V: -1, R: mech.Ident}}, nil
 	}
 	b, mk, _ := strings.Cut(ref, ".")
 	if _, ok := c.bodyIndex[b]; !ok && b != "ground" {
-		return point{}, errorf("unknown body %q in marker reference %q%s", b, ref, suggest(b, c.bodyNames()))
+		return mech.Marker{}, errorf("unknown body %q in marker reference %q%s", b, ref, suggest(b, c.bodyNames()))
 	}
-	return point{}, errorf("unknown marker %q on %s%s", mk, b, suggest(ref, c.markerNames()))
+	return mech.Marker{}, errorf("unknown marker %q on %s%s", mk, b, suggest(ref, c.markerNames()))
 }
 
 func (c *compiler) bodyNames() []string {
@@ -219,7 +200,7 @@ func (c *compiler) run(opt CompileOptions) {
 		if _, dup := c.pindex[p.Name]; dup {
 			c.errf(p.Pos, "name", "duplicate parameter %q", p.Name)
 		}
-		if !validName(p.Name) {
+		if !mech.ValidName(p.Name) {
 			c.errf(p.Pos, "name", "parameter name %q is not a valid identifier", p.Name)
 		}
 		if reservedVar(p.Name) {
@@ -276,17 +257,13 @@ func (c *compiler) run(opt CompileOptions) {
 		}
 		c.tables[t.Name] = tb
 	}
-	c.bodies()
-	c.joints()
-	c.drivers()
-	c.forceElems()
-	c.flexible()
-	c.contacts()
+	c.elements()
 	if len(c.errs) > 0 {
 		return
 	}
-	c.groupRows()
+
 	m.nc = len(m.rowCon)
+	c.contactSet()
 	c.channels()
 	c.outputs()
 	for i, p := range s.Params {
@@ -296,25 +273,16 @@ func (c *compiler) run(opt CompileOptions) {
 	if len(c.errs) > 0 {
 		return
 	}
+	m.meas = make([]mech.Measure, len(m.measures))
+	for i := range m.measures {
+		m.meas[i] = &m.measures[i]
+	}
 	c.plan()
 }
 
 // reservedVar reports names that expressions read as built-in constants or
 // as time, so a parameter or input of that name could never be used.
 func reservedVar(s string) bool { return s == "pi" || s == "e" || s == "time" || s == "t" }
-
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9') {
-			continue
-		}
-		return false
-	}
-	return true
-}
 
 func (c *compiler) claim(name string, pos spec.Pos, what string) bool {
 	if name == "" {
@@ -383,7 +351,6 @@ func (c *compiler) settings() {
 	if st.BaumgarteBeta == 0 {
 		st.BaumgarteBeta = 10
 	}
-	st.Gravity = [2]float64{0, -9.81}
 	rho := 0.8
 	if ss.RhoSet {
 		rho = ss.RhoInf
@@ -422,343 +389,6 @@ func (c *compiler) settings() {
 	c.m.settings = st
 }
 
-func (c *compiler) bodies() {
-	s, m := c.spec, c.m
-	g := [2]float64{0, -9.81}
-	if s.Settings.Gravity.Given() {
-		g = c.vec(s.Settings.Gravity, [2]float64{0, 0})
-	}
-	m.settings.Gravity = g
-	for _, mk := range s.Ground.Markers {
-		at := c.vec(mk.At, [2]float64{})
-		key := "ground." + mk.Name
-		if _, dup := m.markers[key]; dup {
-			c.errf(mk.Pos, "name", "duplicate ground marker %q", mk.Name)
-		}
-		m.markers[key] = point{body: -1, s: at, ang: c.constExpr(mk.Angle, 0)}
-	}
-	n := len(s.Bodies)
-	c.grow(3 * n)
-	for i := range s.Bodies {
-		b := &s.Bodies[i]
-		if b.Name == "ground" {
-			c.errf(b.Pos, "name", "\"ground\" is reserved for the fixed frame")
-		}
-		if !validName(b.Name) {
-			c.errf(b.Pos, "name", "body name %q is not a valid identifier (letters, digits, _)", b.Name)
-		}
-		if _, dup := c.bodyIndex[b.Name]; dup {
-			c.errf(b.Pos, "name", "duplicate body %q", b.Name)
-		}
-		c.bodyIndex[b.Name] = i
-		mass := c.constExpr(b.Mass, math.NaN())
-		if !b.Mass.Given() {
-			c.errf(b.Pos, "mass", "body %q needs a mass", b.Name)
-		} else if !(mass > 0) {
-			c.errf(b.Mass.Pos, "mass", "mass of body %q must be positive, got %g kg", b.Name, mass)
-		}
-		jj := c.constExpr(b.Inertia, math.NaN())
-		if !b.Inertia.Given() {
-			c.errf(b.Pos, "inertia", "body %q needs an inertia about its centre of mass", b.Name)
-		} else if !(jj > 0) {
-			c.errf(b.Inertia.Pos, "inertia", "inertia of body %q must be positive, got %g kg·m²", b.Name, jj)
-		}
-		cm := c.vec(b.CM, [2]float64{})
-		at := c.vec(b.At, [2]float64{})
-		ang := c.constExpr(b.Angle, 0)
-		vel := c.vec(b.Vel, [2]float64{})
-		om := c.constExpr(b.Omega, 0)
-		sn, cs := math.Sincos(ang)
-		acm := [2]float64{cs*cm[0] - sn*cm[1], sn*cm[0] + cs*cm[1]}
-		o := 3 * i
-		m.q0[o], m.q0[o+1], m.q0[o+2] = at[0]+acm[0], at[1]+acm[1], ang
-		m.v0[o], m.v0[o+1], m.v0[o+2] = vel[0]-acm[1]*om, vel[1]+acm[0]*om, om
-		m.mdiag[o], m.mdiag[o+1], m.mdiag[o+2] = mass, mass, jj
-		if mass > 0 {
-			m.gq[o], m.gq[o+1] = mass*g[0], mass*g[1]
-		}
-		bi := bodyInfo{name: b.Name, mass: mass, j: jj, cm: cm, shape: b.Shape}
-		m.markers[b.Name] = point{body: i, s: [2]float64{-cm[0], -cm[1]}}
-		for _, mk := range b.Markers {
-			p := c.vec(mk.At, [2]float64{})
-			key := b.Name + "." + mk.Name
-			if _, dup := m.markers[key]; dup {
-				c.errf(mk.Pos, "name", "duplicate marker %q on body %q", mk.Name, b.Name)
-			}
-			m.markers[key] = point{body: i, s: [2]float64{p[0] - cm[0], p[1] - cm[1]}, ang: c.constExpr(mk.Angle, 0)}
-			bi.markers = append(bi.markers, mk.Name)
-			bi.mlocal = append(bi.mlocal, p)
-		}
-		m.bodies = append(m.bodies, bi)
-	}
-}
-
-// point position at q0.
-func (c *compiler) pos0(p point) [2]float64 {
-	var k kinPoint
-	p.eval(c.m.q0, nil, &k)
-	return k.r
-}
-
-func (c *compiler) angle0(p point) float64 {
-	if p.body < 0 {
-		return p.ang
-	}
-	return c.m.q0[3*p.body+2] + p.ang
-}
-
-func rowDofs(pi, pj point) [6]int {
-	var d [6]int
-	for k := 0; k < 3; k++ {
-		d[k], d[3+k] = -1, -1
-		if pi.body >= 0 {
-			d[k] = 3*pi.body + k
-		}
-		if pj.body >= 0 {
-			d[3+k] = 3*pj.body + k
-		}
-	}
-	return d
-}
-
-func (c *compiler) markerField(ref string, pos spec.Pos, field string) (point, bool) {
-	if ref == "" {
-		c.errf(pos, field, "missing marker reference")
-		return point{}, false
-	}
-	p, err := c.pointRef(ref)
-	if err != nil {
-		c.errf(pos, field, "%v", err)
-		return point{}, false
-	}
-	return p, true
-}
-
-func (c *compiler) addRow(r row) {
-	r.dofs = rowDofs(r.pi, r.pj)
-	c.m.rows = append(c.m.rows, r)
-}
-
-func (c *compiler) joints() {
-	m := c.m
-	for _, j := range c.spec.Joints {
-		if c.beamJoint(j) {
-			continue // compiled with the beams (flexible.go)
-		}
-		c.claim(j.Name, j.Pos, "joint")
-		pi, ok1 := c.markerField(j.I, j.Pos, "i")
-		pj, ok2 := c.markerField(j.J, j.Pos, "j")
-		if !ok1 || !ok2 {
-			continue
-		}
-		if pi.body == pj.body {
-			c.errf(j.Pos, "j", "joint %q connects %s to itself", j.Name, j.I)
-			continue
-		}
-		ji := jointInfo{name: j.Name, kind: j.Kind, r0: len(m.rows), pi: pi, pj: pj}
-		owner := len(m.joints)
-		switch j.Kind {
-		case "revolute":
-			c.addRow(row{kind: rowPoint, pi: pi, pj: pj, axis: 0, owner: owner})
-			c.addRow(row{kind: rowPoint, pi: pi, pj: pj, axis: 1, owner: owner})
-		case "translational", "prismatic":
-			ji.kind = "translational"
-			// J's origin stays on I's x axis: n·(rj − ri) = n·d0.
-			d0 := sub2(c.pos0(pj), c.pos0(pi))
-			a := c.angle0(pi)
-			nrm := [2]float64{-math.Sin(a), math.Cos(a)}
-			c.addRow(row{kind: rowProj, pi: pi, pj: pj, psi: pi.ang + math.Pi/2, c0: dot2(nrm, d0), owner: owner})
-			c.addRow(row{kind: rowAngle, pi: pi, pj: pj, c0: c.angle0(pj) - c.angle0(pi) - (pj.ang - pi.ang), owner: owner})
-		case "fixed":
-			c.addRow(row{kind: rowPoint, pi: pi, pj: pj, axis: 0, owner: owner})
-			c.addRow(row{kind: rowPoint, pi: pi, pj: pj, axis: 1, owner: owner})
-			c.addRow(row{kind: rowAngle, pi: pi, pj: pj, c0: c.angle0(pj) - c.angle0(pi) - (pj.ang - pi.ang), owner: owner})
-		default:
-			c.errf(j.Pos, "kind", "unknown joint kind %q (revolute, translational, fixed)", j.Kind)
-			continue
-		}
-		ji.nr = len(m.rows) - ji.r0
-		c.jointIdx[j.Name] = owner
-		m.joints = append(m.joints, ji)
-	}
-}
-
-func sub2(a, b [2]float64) [2]float64 { return [2]float64{a[0] - b[0], a[1] - b[1]} }
-
-func (c *compiler) drivers() {
-	m := c.m
-	for _, d := range c.spec.Drivers {
-		c.claim(d.Name, d.Pos, "driver")
-		if !d.Value.Given() {
-			c.errf(d.Pos, "value", "driver %q needs a value (a function of time)", d.Name)
-			continue
-		}
-		prog := c.runProgram(d.Value)
-		if prog == nil {
-			continue
-		}
-		f, df, ddf := timeDerivs(prog)
-		owner := len(m.joints)
-		ji := jointInfo{name: d.Name, kind: "driver", r0: len(m.rows), nr: 1}
-		switch {
-		case d.Joint != "" && d.Body != "":
-			c.errf(d.Pos, "joint", "driver %q names both a joint and a body: choose one", d.Name)
-			continue
-		case d.Joint != "":
-			jk, ok := c.jointIdx[d.Joint]
-			if !ok {
-				c.errf(d.Pos, "joint", "driver %q: unknown joint %q", d.Name, d.Joint)
-				continue
-			}
-			jt := m.joints[jk]
-			ji.pi, ji.pj = jt.pi, jt.pj
-			switch jt.kind {
-			case "revolute":
-				ji.dkind = "joint-angle"
-				c.addRow(row{kind: rowAngle, pi: jt.pi, pj: jt.pj, c0: jt.pi.ang - jt.pj.ang, f: f, df: df, ddf: ddf, owner: owner})
-			case "translational":
-				ji.dkind = "joint-disp"
-				c.addRow(row{kind: rowProj, pi: jt.pi, pj: jt.pj, psi: jt.pi.ang, f: f, df: df, ddf: ddf, owner: owner})
-			default:
-				c.errf(d.Pos, "joint", "driver %q: a %s joint has no free coordinate to drive", d.Name, jt.kind)
-				continue
-			}
-		case d.Body != "":
-			_, ok := c.bodyIndex[d.Body]
-			if !ok {
-				c.errf(d.Pos, "body", "driver %q: unknown body %q%s", d.Name, d.Body, suggest(d.Body, c.bodyNames()))
-				continue
-			}
-			pj := m.markers[d.Body]
-			ji.pj = pj
-			ji.pi = point{body: -1}
-			switch d.Coord {
-			case "x", "y":
-				ax := 0
-				if d.Coord == "y" {
-					ax = 1
-				}
-				ji.dkind = "body-" + d.Coord
-				c.addRow(row{kind: rowPoint, pi: point{body: -1}, pj: pj, axis: ax, f: f, df: df, ddf: ddf, owner: owner})
-			case "angle":
-				ji.dkind = "body-angle"
-				c.addRow(row{kind: rowAngle, pi: point{body: -1}, pj: pj, f: f, df: df, ddf: ddf, owner: owner})
-			default:
-				c.errf(d.Pos, "coord", "driver %q: coord must be x, y or angle, got %q", d.Name, d.Coord)
-				continue
-			}
-		default:
-			c.errf(d.Pos, "joint", "driver %q needs a joint or a body to drive", d.Name)
-			continue
-		}
-		m.joints = append(m.joints, ji)
-	}
-}
-
-func (c *compiler) bodyOf(ref string, pos spec.Pos, field string) (int, bool) {
-	if ref == "" || ref == "ground" {
-		return -1, true
-	}
-	p, ok := c.markerField(ref, pos, field)
-	return p.body, ok
-}
-
-func (c *compiler) forceElems() {
-	m := c.m
-	for _, f := range c.spec.Forces {
-		if c.beamForce(f) {
-			continue // compiled with the beams (flexible.go)
-		}
-		c.claim(f.Name, f.Pos, "force")
-		var el forceElement
-		switch f.Kind {
-		case "force":
-			p, ok := c.markerField(f.I, f.Pos, "i")
-			if !ok {
-				continue
-			}
-			fol := false
-			switch f.Frame {
-			case "", "global":
-			case "marker", "local", "body":
-				fol = true
-			default:
-				c.errf(f.Pos, "frame", "frame must be global or marker, got %q", f.Frame)
-			}
-			pf := &pointForce{name: f.Name, pt: p, fx: c.runExpr(f.FX, 0), fy: c.runExpr(f.FY, 0), follower: fol}
-			pf.d = [3]int{-1, -1, -1}
-			if p.body >= 0 {
-				pf.d = [3]int{3 * p.body, 3*p.body + 1, 3*p.body + 2}
-			}
-			el = pf
-		case "torque":
-			bj, ok1 := c.bodyOf(f.I, f.Pos, "i")
-			bi, ok2 := c.bodyOf(f.J, f.Pos, "j")
-			if !ok1 || !ok2 {
-				continue
-			}
-			if !f.T.Given() {
-				c.errf(f.Pos, "t", "torque %q needs a value t", f.Name)
-			}
-			te := &torqueElem{name: f.Name, bi: bi, bj: bj, t: c.runExpr(f.T, 0)}
-			te.d = rowDofs(point{body: bi}, point{body: bj})
-			el = te
-		case "spring":
-			pi, ok1 := c.markerField(f.I, f.Pos, "i")
-			pj, ok2 := c.markerField(f.J, f.Pos, "j")
-			if !ok1 || !ok2 {
-				continue
-			}
-			l0 := math.Hypot(sub2(c.pos0(pj), c.pos0(pi))[0], sub2(c.pos0(pj), c.pos0(pi))[1])
-			sp := &spring{name: f.Name, pi: pi, pj: pj, k: c.runExpr(f.K, 0), c: c.runExpr(f.C, 0),
-				l: c.runExpr(f.Length, l0), p: c.runExpr(f.Preload, 0)}
-			c.checkNonNeg(sp.k, f.K)
-			c.checkNonNeg(sp.c, f.C)
-			sp.d = rowDofs(pi, pj)
-			el = sp
-		case "rspring":
-			pi, ok1 := c.markerField(f.I, f.Pos, "i")
-			pj, ok2 := c.markerField(f.J, f.Pos, "j")
-			if !ok1 || !ok2 {
-				continue
-			}
-			a0 := 0.0
-			if pj.body >= 0 {
-				a0 += m.q0[3*pj.body+2]
-			}
-			if pi.body >= 0 {
-				a0 -= m.q0[3*pi.body+2]
-			}
-			rs := &rspring{name: f.Name, bi: pi.body, bj: pj.body, k: c.runExpr(f.K, 0), c: c.runExpr(f.C, 0),
-				a: c.runExpr(f.Angle, a0), p: c.runExpr(f.Preload, 0)}
-			c.checkNonNeg(rs.k, f.K)
-			c.checkNonNeg(rs.c, f.C)
-			rs.d = rowDofs(point{body: pi.body}, point{body: pj.body})
-			el = rs
-		default:
-			c.errf(f.Pos, "kind", "unknown force kind %q (force, torque, spring, rspring)", f.Kind)
-			continue
-		}
-		c.addForce(f.Name, el)
-	}
-}
-
-func (c *compiler) checkNonNeg(p param, e spec.Expr) {
-	if p.p == nil && p.c < 0 {
-		c.errf(e.Pos, e.Field, "must not be negative, got %g", p.c)
-	}
-}
-
-func (c *compiler) addForce(name string, el forceElement) {
-	m := c.m
-	n := len(el.dofs())
-	m.forces = append(m.forces, el)
-	m.fnames = append(m.fnames, name)
-	m.foff = append(m.foff, m.fsize, m.fksize)
-	m.fsize += n
-	m.fksize += n * n
-}
-
 // grow appends n linear coordinates (a position and a velocity each) and
 // returns the index of the first.
 func (c *compiler) grow(n int) int {
@@ -776,25 +406,10 @@ func (c *compiler) grow(n int) int {
 	return base
 }
 
-// groupRows turns the planar rows into constraint elements: consecutive
-// rows of one owner on the same points and coordinates form one element.
-func (c *compiler) groupRows() {
-	m := c.m
-	for r := 0; r < len(m.rows); {
-		e := r + 1
-		for e < len(m.rows) && m.rows[e].owner == m.rows[r].owner && m.rows[e].dofs == m.rows[r].dofs &&
-			m.rows[e].pi == m.rows[r].pi && m.rows[e].pj == m.rows[r].pj {
-			e++
-		}
-		c.addCon(&rowSet{rows: m.rows[r:e:e]}, m.rows[r].owner)
-		r = e
-	}
-}
-
 // addCon adds a constraint element of joint or driver owner.
-func (c *compiler) addCon(k constraint, owner int) {
+func (c *compiler) addCon(k mech.Constraint, owner int) {
 	m := c.m
-	ce := conElem{c: k, d: k.dofs(), r0: len(m.rowCon), nr: k.nrows(), owner: owner}
+	ce := conElem{c: k, d: k.Dofs(), r0: len(m.rowCon), nr: k.Rows(), owner: owner}
 	if n := len(m.cons); n > 0 {
 		p := &m.cons[n-1]
 		ce.jo = p.jo + p.nr*len(p.d)
@@ -821,7 +436,7 @@ func (c *compiler) plan() {
 	idx := make([]int, 0, 64)
 	for _, f := range m.forces {
 		idx = idx[:0]
-		for _, d := range f.dofs() {
+		for _, d := range f.Dofs() {
 			if d >= 0 {
 				idx = append(idx, d)
 			}
@@ -866,8 +481,8 @@ func (c *compiler) plan() {
 	m.fpos = make([][]int, len(m.forces))
 	m.fdTan = make([]bool, len(m.forces))
 	for k, f := range m.forces {
-		m.fpos[k] = pos(f.dofs())
-		m.fdTan[k] = readsMeasures(f)
+		m.fpos[k] = pos(f.Dofs())
+		m.fdTan[k] = mech.ReadsMeasures(f)
 	}
 	for k := range m.cons {
 		ce := &m.cons[k]

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/solver/contacts"
 	"mbfmu/spec"
 	"testing"
 )
@@ -60,11 +61,11 @@ func TestContactInclineStickSlide(t *testing.T) {
 				if d := slopePos(s, phi); math.Abs(d) > 1e-9 {
 					t.Errorf("tan φ = %.2f < μ0: block moved %g m", math.Tan(phi), d)
 				}
-				if st := s.cs[csMode]; st != 0 {
+				if st := s.cs[contacts.SlotMode]; st != 0 {
 					t.Errorf("tan φ = %.2f: mode %g, want stick", math.Tan(phi), st)
 				}
 				// the friction force balances the slope component of gravity
-				if f := math.Abs(s.cs[csStick]); math.Abs(f-2*g*math.Sin(phi)) > 1e-6 {
+				if f := math.Abs(s.cs[contacts.SlotStick]); math.Abs(f-2*g*math.Sin(phi)) > 1e-6 {
 					t.Errorf("stick friction %g N, want %g", f, 2*g*math.Sin(phi))
 				}
 			}
@@ -93,8 +94,8 @@ func TestContactInclineStickSlide(t *testing.T) {
 			if stop := v0 * v0 / (-2 * a); math.Abs(slopePos(s, phi)-stop) > tol*stop {
 				t.Errorf("kicked block stopped at %.12g m, want %.12g", slopePos(s, phi), stop)
 			}
-			if s.cs[csMode] != 0 {
-				t.Errorf("kicked block: mode %g after stopping, want stick", s.cs[csMode])
+			if s.cs[contacts.SlotMode] != 0 {
+				t.Errorf("kicked block: mode %g after stopping, want stick", s.cs[contacts.SlotMode])
 			}
 		})
 	}

@@ -2,6 +2,8 @@ package solver
 
 import (
 	"math"
+	"mbfmu/solver/contacts"
+	"mbfmu/solver/mech"
 	"mbfmu/spec"
 	"testing"
 )
@@ -65,17 +67,18 @@ func setState(s *State, q []float64) {
 		return
 	}
 	e := s.m.contacts.elems[0]
-	s.cs[csClosed] = 1
+	s.cs[contacts.SlotClosed] = 1
 	for it := 0; it < 5; it++ {
-		var k contactKin
-		e.kin(&s.x, &k)
-		d := 0.005 - k.delta
-		if e.bA >= 0 {
-			s.q[3*e.bA] -= d * k.n[0]
-			s.q[3*e.bA+1] -= d * k.n[1]
+		var k contacts.Kin
+		e.Kin(&s.x, &k)
+		d := 0.005 - k.Delta
+		bA, bB := e.Bodies()
+		if bA >= 0 {
+			s.q[3*bA] -= d * k.N[0]
+			s.q[3*bA+1] -= d * k.N[1]
 		} else {
-			s.q[3*e.bB] += d * k.n[0]
-			s.q[3*e.bB+1] += d * k.n[1]
+			s.q[3*bB] += d * k.N[0]
+			s.q[3*bB+1] += d * k.N[1]
 		}
 	}
 }
@@ -87,26 +90,26 @@ func TestContactKinematicsDerivatives(t *testing.T) {
 			s := m.NewState()
 			setState(s, tc.q)
 			e := m.contacts.elems[0]
-			var k contactKin
-			e.kin(&s.x, &k)
-			if k.face != tc.wantFace {
-				t.Fatalf("face = %v, want %v", k.face, tc.wantFace)
+			var k contacts.Kin
+			e.Kin(&s.x, &k)
+			if k.Face != tc.wantFace {
+				t.Fatalf("face = %v, want %v", k.Face, tc.wantFace)
 			}
-			fn, _, _ := e.normal(&s.x, k.delta, k.rate)
-			if (fn > 0) != tc.wantClosed || k.delta <= 0 {
-				t.Fatalf("δ = %g, F = %g: want a closed contact", k.delta, fn)
+			fn, _, _ := e.Normal(&s.x, k.Delta, k.Rate)
+			if (fn > 0) != tc.wantClosed || k.Delta <= 0 {
+				t.Fatalf("δ = %g, F = %g: want a closed contact", k.Delta, fn)
 			}
 			q0 := append([]float64(nil), s.q...)
 			v0 := append([]float64(nil), s.v...)
-			dofs := e.dofs()
+			dofs := e.Dofs()
 			const h = 1e-6
-			kinAt := func(dq []float64, dt float64, acc []float64) contactKin {
+			kinAt := func(dq []float64, dt float64, acc []float64) contacts.Kin {
 				for i := range s.q {
 					s.q[i] = q0[i] + dq[i] + v0[i]*dt + 0.5*acc[i]*dt*dt
 					s.v[i] = v0[i] + acc[i]*dt
 				}
-				var kk contactKin
-				e.kin(&s.x, &kk)
+				var kk contacts.Kin
+				e.Kin(&s.x, &kk)
 				copy(s.q, q0)
 				copy(s.v, v0)
 				return kk
@@ -114,7 +117,7 @@ func TestContactKinematicsDerivatives(t *testing.T) {
 			zero := make([]float64, 6)
 			// ∂δ/∂q = −J, ∂J/∂q, ∂W/∂q
 			var hj, hw [6][6]float64
-			e.hessians(&k, &hj, &hw)
+			e.Hessians(&k, &hj, &hw)
 			rate := 0.0
 			for b, d := range dofs {
 				if d < 0 {
@@ -125,7 +128,7 @@ func TestContactKinematicsDerivatives(t *testing.T) {
 				kp := kinAt(dq, 0, zero)
 				dq[d] = -h
 				km := kinAt(dq, 0, zero)
-				dd := (kp.delta - km.delta) / (2 * h)
+				dd := (kp.Delta - km.Delta) / (2 * h)
 				rate += dd * v0[d]
 				if math.Abs(dd+k.J[b]) > 1e-7 {
 					t.Errorf("∂δ/∂q[%d] = %g, −J = %g", b, dd, -k.J[b])
@@ -141,8 +144,8 @@ func TestContactKinematicsDerivatives(t *testing.T) {
 					}
 				}
 			}
-			if math.Abs(rate-k.rate) > 1e-7 {
-				t.Errorf("δ' = %g, finite difference %g", k.rate, rate)
+			if math.Abs(rate-k.Rate) > 1e-7 {
+				t.Errorf("δ' = %g, finite difference %g", k.Rate, rate)
 			}
 			// slip velocity = T·(material velocity of A at cA − of B at cB)
 			mat := func(body int, pt [2]float64) [2]float64 {
@@ -153,20 +156,21 @@ func TestContactKinematicsDerivatives(t *testing.T) {
 				r := [2]float64{pt[0] - q0[o], pt[1] - q0[o+1]}
 				return [2]float64{v0[o] - r[1]*v0[o+2], v0[o+1] + r[0]*v0[o+2]}
 			}
-			va, vb := mat(e.bA, k.pa), mat(e.bB, k.pb)
-			rel := sub2(va, vb)
-			if vt := dot2(k.t, rel); math.Abs(vt-k.vt) > 1e-12 {
-				t.Errorf("vt = %g, T·(vA − vB) = %g", k.vt, vt)
+			bA, bB := e.Bodies()
+			va, vb := mat(bA, k.PA), mat(bB, k.PB)
+			rel := mech.Sub2(va, vb)
+			if vt := mech.Dot2(k.T, rel); math.Abs(vt-k.Vt) > 1e-12 {
+				t.Errorf("vt = %g, T·(vA − vB) = %g", k.Vt, vt)
 			}
-			if r := -dot2(k.n, rel); math.Abs(r-k.rate) > 1e-12 {
-				t.Errorf("δ' = %g, −N·(vA − vB) = %g", k.rate, r)
+			if r := -mech.Dot2(k.N, rel); math.Abs(r-k.Rate) > 1e-12 {
+				t.Errorf("δ' = %g, −N·(vA − vB) = %g", k.Rate, r)
 			}
 			// v̇t = W·q̈ + γ along a trajectory with accelerations acc
 			acc := []float64{0.7, -1.1, 2.3, 0.4, -0.6, -1.7}
 			kp := kinAt(zero, h, acc)
 			km := kinAt(zero, -h, acc)
-			dvt := (kp.vt - km.vt) / (2 * h)
-			want := k.gamma
+			dvt := (kp.Vt - km.Vt) / (2 * h)
+			want := k.Gamma
 			for a, d := range dofs {
 				if d >= 0 {
 					want += k.W[a] * acc[d]
@@ -198,15 +202,15 @@ func TestContactTangent(t *testing.T) {
 				m := mustCompile(t, twoBodySpec(tc.kind, tc.i, tc.j, extra...))
 				s := m.NewState()
 				setState(s, tc.q)
-				s.cs[csMode] = -1 // Coulomb: slipping in −T
+				s.cs[contacts.SlotMode] = -1 // Coulomb: slipping in −T
 				e := m.contacts.elems[0]
 				const n = 6
 				f0 := make([]float64, n)
 				kk := make([]float64, n*n)
 				cc := make([]float64, n*n)
-				e.eval(&s.x, f0, kk, cc)
+				e.Eval(&s.x, f0, kk, cc)
 				fp, fm := make([]float64, n), make([]float64, n)
-				for b, d := range e.dofs() {
+				for b, d := range e.Dofs() {
 					if d < 0 {
 						continue
 					}
@@ -220,9 +224,9 @@ func TestContactTangent(t *testing.T) {
 						clear(fp)
 						clear(fm)
 						x[d] = x0 + hh
-						e.eval(&s.x, fp, nil, nil)
+						e.Eval(&s.x, fp, nil, nil)
 						x[d] = x0 - hh
-						e.eval(&s.x, fm, nil, nil)
+						e.Eval(&s.x, fm, nil, nil)
 						x[d] = x0
 						for a := 0; a < n; a++ {
 							fd := -(fp[a] - fm[a]) / (2 * hh)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mbfmu/contact"
+	"mbfmu/solver/contacts"
 	"mbfmu/spec"
 )
 
@@ -45,10 +46,10 @@ func TestContactHertzEnergy(t *testing.T) {
 		if err := m.AdvanceTo(s, s.T+1e-3); err != nil {
 			t.Fatal(err)
 		}
-		var k contactKin
-		fn, _ := e.forces(&s.x, &k)
+		var k contacts.Kin
+		fn, _ := e.Forces(&s.x, &k)
 		if fn > 0 {
-			want, _, _ := contact.NormalLaw{Kind: contact.LawHertzExtended, K: 1e7, N: 1.5}.Force(k.delta, k.rate)
+			want, _, _ := contact.NormalLaw{Kind: contact.LawHertzExtended, K: 1e7, N: 1.5}.Force(k.Delta, k.Rate)
 			if math.Abs(fn-want) > 1e-9*want {
 				t.Errorf("normal force %g, contact.NormalLaw %g", fn, want)
 			}

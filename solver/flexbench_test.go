@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/solver/mech"
 	"mbfmu/spec"
 	"testing"
 )
@@ -119,8 +120,8 @@ func threeRRRSpec(n int, h, end float64) *spec.Model {
 		c := [2]float64{g.r + g.c[i][0], g.c[i][1]}
 		vb := [2]float64{-thd * g.l1 * math.Sin(th), thd * g.l1 * math.Cos(th)}
 		vc := [2]float64{0, g.r * g.w}
-		d := sub2(c, b)
-		om := cross2(d, sub2(vc, vb)) / dot2(d, d)
+		d := mech.Sub2(c, b)
+		om := mech.Cross2(d, mech.Sub2(vc, vb)) / mech.Dot2(d, d)
 		sp.Beams = append(sp.Beams, spec.Beam{Kind: "ancf", Name: "rod" + s, Attr: beamAttrs(
 			"at.x", b[0], "at.y", b[1], "angle", math.Atan2(d[1], d[0]), "length", g.l2, "elements", n,
 			"area", 0.005*0.01, "area-moment", 0.01*math.Pow(0.005, 3)/12, "youngs", 7e8, "density", 2700.0,
@@ -170,6 +171,19 @@ func BenchmarkANCFPendulumStep(b *testing.B) {
 			}
 			b.ReportMetric(float64(its)/float64(b.N), "iters/step")
 			b.ReportMetric(float64(fac)/float64(b.N), "factor/step")
+		})
+	}
+}
+
+// BenchmarkANCFPendulumExact is BenchmarkANCFPendulum with the exact
+// curvature, and with the exact curvature and the engineering strain.
+func BenchmarkANCFPendulumExact(b *testing.B) {
+	for _, as := range []string{"green", "engineering"} {
+		b.Run(as, func(b *testing.B) {
+			sp := ancfPendulumSpec(160, 1e-3, 1.1)
+			sp.Beams[0].Attr["curvature"] = spec.Expr{Src: "exact", Field: "curvature"}
+			sp.Beams[0].Attr["axial-strain"] = spec.Expr{Src: as, Field: "axial-strain"}
+			benchWholeRun(b, mustCompile(b, sp), 1.1)
 		})
 	}
 }

@@ -102,6 +102,9 @@ func TestFlexibleCompileErrors(t *testing.T) {
 			s.Forces = append(s.Forces, spec.Force{Kind: "spring", Name: "k", I: "a.n1", J: "ground.O", K: num(1)})
 		}, "cannot attach to a beam marker"},
 		{func(s *spec.Model) { s.Beams[1].Name = "hub" }, "name of a body"},
+		{func(s *spec.Model) { s.Beams[1].Attr["curvature"] = spec.Expr{Src: "exakt"} }, "must be small-strain or exact"},
+		{func(s *spec.Model) { s.Beams[1].Attr["axial-strain"] = spec.Expr{Src: "log"} }, "must be green or engineering"},
+		{func(s *spec.Model) { s.Beams[0].Attr["curvature"] = spec.Expr{Src: "exact"} }, "applies to ancf beams"},
 	} {
 		sp := base()
 		c.edit(sp)

@@ -126,7 +126,7 @@ func (m *Model) violations(s *State) []string {
 	}
 	var vs []v
 	for r := 0; r < m.nc; r++ {
-		vs = append(vs, v{m.joints[m.cons[m.rowCon[r]].owner].name, math.Abs(s.phi[r])})
+		vs = append(vs, v{m.joints[m.cons[m.rowCon[r]].owner].Name, math.Abs(s.phi[r])})
 	}
 	sort.Slice(vs, func(i, j int) bool { return vs[i].val > vs[j].val })
 	var out []string
@@ -261,7 +261,7 @@ func (m *Model) checkRedundant(s *State) error {
 		phi := s.phi[r]
 		pd := s.phit[r] + m.rowDot(s, r, s.v)
 		if math.Abs(phi) > 1e-8 || math.Abs(pd) > 1e-8*(1+maxAbs(s.v)) {
-			return &AssemblyError{Msg: "the constraint equations of " + m.joints[m.cons[m.rowCon[r]].owner].name +
+			return &AssemblyError{Msg: "the constraint equations of " + m.joints[m.cons[m.rowCon[r]].owner].Name +
 				" are redundant but contradict the others (position violation " + ftoa(round4(math.Abs(phi))) +
 				", velocity violation " + ftoa(round4(math.Abs(pd))) + "): fix the geometry or remove the joint"}
 		}

@@ -75,7 +75,7 @@ func (s *State) setTime(t float64) { s.vars[slotTime] = t }
 func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 	clear(s.fq)
 	for k, f := range m.forces {
-		d := f.dofs()
+		d := f.Dofs()
 		n := len(d)
 		pos := m.fpos[k]
 		fl := s.fl[:n]
@@ -86,7 +86,7 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 			clear(kl)
 			clear(cl)
 		}
-		f.eval(&s.x, fl, kl, cl)
+		f.Eval(&s.x, fl, kl, cl)
 		if factor && m.fdTan[k] {
 			m.fdTangent(s, f, fl, kl, cl)
 		}
@@ -116,8 +116,8 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 // derivatives the analytic tangent lacks. (Measures of bodies outside the
 // element stay out of the Newton matrix.) A rotational coordinate is
 // perturbed through the rotation's own update (coords.go).
-func (m *Model) fdTangent(s *State, f forceElement, fl, kl, cl []float64) {
-	d := f.dofs()
+func (m *Model) fdTangent(s *State, f mech.Force, fl, kl, cl []float64) {
+	d := f.Dofs()
 	n := len(d)
 	f2 := s.fl2[:n]
 	var qs [4]float64
@@ -134,7 +134,7 @@ func (m *Model) fdTangent(s *State, f forceElement, fl, kl, cl []float64) {
 					s.q[qi] = x0 + 1e-7*(1+math.Abs(x0))
 					dx = s.q[qi] - x0
 					clear(f2)
-					f.eval(&s.x, f2, nil, nil)
+					f.Eval(&s.x, f2, nil, nil)
 					s.q[qi] = x0
 				} else {
 					r := m.rotOf(j)
@@ -142,7 +142,7 @@ func (m *Model) fdTangent(s *State, f forceElement, fl, kl, cl []float64) {
 					dx = 1e-7
 					m.addRot(s.q, r, j, dx)
 					clear(f2)
-					f.eval(&s.x, f2, nil, nil)
+					f.Eval(&s.x, f2, nil, nil)
 					copy(s.q[r.q:r.q+4], qs[:])
 				}
 			} else {
@@ -151,7 +151,7 @@ func (m *Model) fdTangent(s *State, f forceElement, fl, kl, cl []float64) {
 				s.v[j] = x0 + 1e-7*(1+math.Abs(x0))
 				dx = s.v[j] - x0
 				clear(f2)
-				f.eval(&s.x, f2, nil, nil)
+				f.Eval(&s.x, f2, nil, nil)
 				s.v[j] = x0
 			}
 			for a := range f2 {
@@ -196,7 +196,7 @@ func (m *Model) addMass(s *State, coef float64) {
 func (m *Model) evalCons(s *State, vel bool) {
 	for k := range m.cons {
 		ce := &m.cons[k]
-		ce.c.eval(&s.x, ce.out(s), vel)
+		ce.c.Eval(&s.x, ce.out(s), vel)
 	}
 	if s.nred > 0 {
 		for r, red := range s.red {
@@ -242,7 +242,7 @@ func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 		}
 		h := s.hs[:nd*nd]
 		clear(h)
-		ce.c.hess(&s.x, lam, h)
+		ce.c.Hess(&s.x, lam, h)
 		for e, v := range h {
 			if v != 0 && ce.hpos[e] >= 0 {
 				s.lin.AddAt(ce.hpos[e], v)
@@ -301,9 +301,9 @@ func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 		s.lin.Zero()
 		m.addMass(s, 1)
 	}
-	s.x.ca = 1 / s1 // acceleration coupling of configuration-dependent inertia (flexible.go)
+	s.x.CA = 1 / s1 // acceleration coupling of configuration-dependent inertia (flexible.go)
 	m.evalForces(s, factor, s1, s1*cv)
-	s.x.ca = 0
+	s.x.CA = 0
 	m.massMul(s.tmp, s.a)
 	nv := m.nv
 	for i := 0; i < nv; i++ {

@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"math/rand"
+	"mbfmu/solver/mech"
 	"mbfmu/spec"
 	"strings"
 	"testing"
@@ -46,96 +47,166 @@ func TestJacobiansFiniteDifference(t *testing.T) {
 	copy(s.q, m.q0)
 	for i := range s.q {
 		s.q[i] += 0.1 * rng.NormFloat64()
+	}
+	for i := range s.v {
 		s.v[i] = rng.NormFloat64()
 	}
 	s.setTime(0.37)
+	checkElementDerivatives(t, m, s, rng)
+}
+
+// checkElementDerivatives checks every constraint and force element of m
+// at the state s against central finite differences taken along the
+// increments of the velocity coordinates (q ⊕ h e_k: added to linear
+// coordinates, turning rotations), so it holds for planar and spatial
+// elements alike:
+//
+//   - the Jacobian J = ∂Φ/∂q;
+//   - the Hessian term ∂(Jᵀλ)/∂q for a random λ;
+//   - γ from Φ̈ = J a − γ along q(τ) = q ⊕ (τ v + τ²/2 a), t + τ, for a
+//     random a (the body-frame rates of a rotation are ω and ω̇ there);
+//   - a force's K = −∂Q/∂q and C = −∂Q/∂v.
+func checkElementDerivatives(t *testing.T, m *Model, s *State, rng *rand.Rand) {
+	t.Helper()
 	const h = 1e-6
-	nq := m.nq
-	for r := range m.rows {
-		var e, ep, em rowEval
-		m.rows[r].eval(&s.x, &e, true)
-		var H [36]float64
-		e.addHess(1, &H)
-		for k, i := range m.rows[r].dofs {
-			if i < 0 {
+	nv := m.nv
+	t0 := s.vars[slotTime]
+	q0 := append([]float64(nil), s.q...)
+	v0 := append([]float64(nil), s.v...)
+	e := make([]float64, nv)
+	restore := func() {
+		copy(s.q, q0)
+		copy(s.v, v0)
+		s.setTime(t0)
+	}
+	// move along velocity coordinate k by d
+	move := func(k int, d float64) {
+		copy(s.q, q0)
+		clear(e)
+		e[k] = d
+		m.addTo(s.q, e, 1)
+	}
+	for ci := range m.cons {
+		ce := &m.cons[ci]
+		nd, nr := len(ce.d), ce.nr
+		name := m.joints[ce.owner].Name
+		rows := func() ([]float64, []float64, []float64, []float64) {
+			out := mech.Rows{Phi: make([]float64, nr), Phit: make([]float64, nr), Gamma: make([]float64, nr), Jac: make([]float64, nr*nd)}
+			ce.c.Eval(&s.x, out, true)
+			return out.Phi, out.Phit, out.Gamma, out.Jac
+		}
+		lam := make([]float64, nr)
+		for r := range lam {
+			lam[r] = rng.NormFloat64()
+		}
+		_, phit, gamma, jac := rows()
+		H := make([]float64, nd*nd)
+		ce.c.Hess(&s.x, lam, H)
+		jtl := func(J []float64) []float64 {
+			out := make([]float64, nd)
+			for r := 0; r < nr; r++ {
+				for a := 0; a < nd; a++ {
+					out[a] += J[r*nd+a] * lam[r]
+				}
+			}
+			return out
+		}
+		for b, k := range ce.d {
+			if k < 0 {
 				continue
 			}
-			q0 := s.q[i]
-			s.q[i] = q0 + h
-			m.rows[r].eval(&s.x, &ep, true)
-			s.q[i] = q0 - h
-			m.rows[r].eval(&s.x, &em, true)
-			s.q[i] = q0
-			if d := (ep.phi - em.phi) / (2 * h); math.Abs(d-e.jac[k]) > 1e-7 {
-				t.Errorf("row %d (%s) ∂Φ/∂q[%d]: analytic %g, FD %g", r, m.joints[m.rows[r].owner].name, k, e.jac[k], d)
+			move(k, h)
+			pp, _, _, jp := rows()
+			move(k, -h)
+			pm, _, _, jm := rows()
+			restore()
+			for r := 0; r < nr; r++ {
+				if d := (pp[r] - pm[r]) / (2 * h); math.Abs(d-jac[r*nd+b]) > 1e-7*(1+math.Abs(d)) {
+					t.Errorf("%s row %d ∂Φ/∂q[%d]: analytic %g, FD %g", name, r, b, jac[r*nd+b], d)
+				}
 			}
-			for k2 := range m.rows[r].dofs {
-				if d := (ep.jac[k2] - em.jac[k2]) / (2 * h); math.Abs(d-H[k2*6+k]) > 1e-6 {
-					t.Errorf("row %d Hessian (%d,%d): analytic %g, FD %g", r, k2, k, H[k2*6+k], d)
+			gp, gm := jtl(jp), jtl(jm)
+			for a := range gp {
+				if d := (gp[a] - gm[a]) / (2 * h); math.Abs(d-H[a*nd+b]) > 1e-6*(1+math.Abs(d)) {
+					t.Errorf("%s Hessian (%d,%d): analytic %g, FD %g", name, a, b, H[a*nd+b], d)
 				}
 			}
 		}
-		// γ = −(Φq v)_q v − 2 Φqt v − Φtt: check Φ̈ along a trajectory
-		// q(τ) = q + τ v + τ²/2 a with a random a: Φ̈ = Φq a − γ.
-		a := make([]float64, nq)
+		// ∂Φ/∂t
+		const ht = 1e-4
+		s.setTime(t0 + ht)
+		pp, _, _, _ := rows()
+		s.setTime(t0 - ht)
+		pm, _, _, _ := rows()
+		restore()
+		for r := 0; r < nr; r++ {
+			if d := (pp[r] - pm[r]) / (2 * ht); math.Abs(d-phit[r]) > 1e-6*(1+math.Abs(d)) {
+				t.Errorf("%s row %d ∂Φ/∂t: analytic %g, FD %g", name, r, phit[r], d)
+			}
+		}
+		// γ along a trajectory with random accelerations
+		a := make([]float64, nv)
 		for i := range a {
 			a[i] = rng.NormFloat64()
 		}
-		phiAt := func(tau float64) float64 {
-			q := append([]float64(nil), s.q...)
-			v := append([]float64(nil), s.v...)
-			defer func() { copy(s.q, q); copy(s.v, v); s.setTime(0.37) }()
-			for i := range s.q {
-				s.q[i] = q[i] + tau*v[i] + 0.5*tau*tau*a[i]
+		phiAt := func(tau float64) []float64 {
+			defer restore()
+			for i := range e {
+				e[i] = tau*v0[i] + 0.5*tau*tau*a[i]
 			}
-			s.setTime(0.37 + tau)
-			var x rowEval
-			m.rows[r].eval(&s.x, &x, false)
-			return x.phi
+			copy(s.q, q0)
+			m.addTo(s.q, e, 1)
+			s.setTime(t0 + tau)
+			p, _, _, _ := rows()
+			return p
 		}
-		const ht = 1e-4
-		ddphi := (phiAt(ht) - 2*phiAt(0) + phiAt(-ht)) / (ht * ht)
-		want := -e.gamma
-		for k, i := range m.rows[r].dofs {
-			if i >= 0 {
-				want += e.jac[k] * a[i]
+		pp, p0, pm := phiAt(ht), phiAt(0), phiAt(-ht)
+		for r := 0; r < nr; r++ {
+			ddphi := (pp[r] - 2*p0[r] + pm[r]) / (ht * ht)
+			want := -gamma[r]
+			for b, k := range ce.d {
+				if k >= 0 {
+					want += jac[r*nd+b] * a[k]
+				}
 			}
-		}
-		if math.Abs(ddphi-want) > 1e-5*math.Max(1, math.Abs(want)) {
-			t.Errorf("row %d (%s): Φ̈ FD %g, Φq a − γ = %g", r, m.joints[m.rows[r].owner].name, ddphi, want)
+			if math.Abs(ddphi-want) > 1e-5*math.Max(1, math.Abs(want)) {
+				t.Errorf("%s row %d: Φ̈ FD %g, J a − γ = %g", name, r, ddphi, want)
+			}
 		}
 	}
-	for e, f := range m.forces {
-		d := f.dofs()
+	for fi, f := range m.forces {
+		d := f.Dofs()
 		n := len(d)
 		fl, k, c := make([]float64, n), make([]float64, n*n), make([]float64, n*n)
-		f.eval(&s.x, fl, k, c)
-		fp, fm := make([]float64, n), make([]float64, n)
+		f.Eval(&s.x, fl, k, c)
+		force := func() []float64 {
+			g := make([]float64, n)
+			f.Eval(&s.x, g, nil, nil)
+			return g
+		}
 		for b, j := range d {
 			if j < 0 {
 				continue
 			}
-			for _, vec := range []struct {
-				x   []float64
-				jac []float64
-				nm  string
-			}{{s.q, k, "K"}, {s.v, c, "C"}} {
-				x0 := vec.x[j]
-				clear(fp)
-				clear(fm)
-				vec.x[j] = x0 + h
-				f.eval(&s.x, fp, nil, nil)
-				vec.x[j] = x0 - h
-				f.eval(&s.x, fm, nil, nil)
-				vec.x[j] = x0
-				for a := range d {
-					if d[a] < 0 {
-						continue
-					}
-					fd := -(fp[a] - fm[a]) / (2 * h)
-					if math.Abs(fd-vec.jac[a*n+b]) > 1e-5*math.Max(1, math.Abs(fd)) {
-						t.Errorf("force %s %s[%d,%d]: analytic %g, FD %g", m.fnames[e], vec.nm, a, b, vec.jac[a*n+b], fd)
-					}
+			move(j, h)
+			fp := force()
+			move(j, -h)
+			fm := force()
+			restore()
+			s.v[j] = v0[j] + h
+			vp := force()
+			s.v[j] = v0[j] - h
+			vm := force()
+			restore()
+			for a := range d {
+				if d[a] < 0 {
+					continue
+				}
+				if fd := -(fp[a] - fm[a]) / (2 * h); math.Abs(fd-k[a*n+b]) > 1e-5*math.Max(1, math.Abs(fd)) {
+					t.Errorf("force %s K[%d,%d]: analytic %g, FD %g", m.fnames[fi], a, b, k[a*n+b], fd)
+				}
+				if fd := -(vp[a] - vm[a]) / (2 * h); math.Abs(fd-c[a*n+b]) > 1e-5*math.Max(1, math.Abs(fd)) {
+					t.Errorf("force %s C[%d,%d]: analytic %g, FD %g", m.fnames[fi], a, b, c[a*n+b], fd)
 				}
 			}
 		}

@@ -3,8 +3,8 @@ package solver
 import (
 	"math"
 
-	"mbfmu/expr"
 	"mbfmu/linalg"
+	"mbfmu/solver/mech"
 	"mbfmu/spec"
 )
 
@@ -30,21 +30,19 @@ type Model struct {
 	qOf        []int      // per velocity coordinate: its position coordinate (linear), or -1 (rotation)
 	rots       []rotBlock // rotation blocks of spatial bodies
 
-	bodies  []bodyInfo
-	markers map[string]point // "body.marker" and "body" → point
-	mdiag   []float64        // diagonal mass, per velocity coordinate
-	mblocks []massBlock      // dense mass blocks (flexible elements, spatial inertia tensors)
-	gq      []float64        // constant generalized gravity forces (velocity space)
+	dim     int // 2 planar, 3 spatial
+	bodies  []mech.BodyInfo
+	markers map[string]mech.Marker // "body.marker", "body", "ground.marker"
+	mdiag   []float64              // diagonal mass, per velocity coordinate
+	mblocks []massBlock            // dense mass blocks (flexible elements, spatial inertia tensors)
+	gq      []float64              // constant generalized gravity forces (velocity space)
 
-	rows   []row       // planar constraint rows, grouped into cons
-	cons   []conElem   // constraint elements, their rows in order
-	rowCon []int32     // per row: its constraint element
-	joints []jointInfo // joints and drivers, with their row ranges
-	forces []forceElement
+	cons   []conElem        // constraint elements, their rows in order
+	rowCon []int32          // per row: its constraint element
+	joints []mech.JointInfo // joints and drivers
+	jrows  []rowRange       // their rows
+	forces []mech.Force
 	fnames []string
-	foff   []int // offset of each force element into State scratch (f: n, k/c: n²)
-	fsize  int
-	fksize int
 
 	vars     int // time + params + inputs
 	params   []ParamInfo
@@ -53,6 +51,7 @@ type Model struct {
 	outChan  []int // channel index of each declared output
 	channels []channel
 	measures []measure
+	meas     []mech.Measure // the measures as expressions see them (&measures[i])
 
 	q0, v0 []float64 // approximate initial positions (nq) and velocities (nv)
 
@@ -71,46 +70,16 @@ type Model struct {
 	mCol []int32
 	mVal []float64
 
-	contacts *contactSet // contact pairs (contacts.go); nil when none
+	contacts *contactSet // planar contact pairs with events (stickslip.go); nil when none
 }
 
-type bodyInfo struct {
-	name    string
-	mass, j float64
-	cm      [2]float64 // centre of mass in the body frame
-	shape   spec.Shape
-	markers []string
-	mlocal  [][2]float64 // marker positions in the body frame (for the scene)
-}
+// rowRange is the rows of a joint: r0 … r0+nr−1.
+type rowRange struct{ r0, nr int }
 
 type massBlock struct {
 	dofs []int
 	m    []float64 // len(dofs)² row-major
 }
-
-// jointInfo describes a joint or driver for outputs.
-type jointInfo struct {
-	name   string
-	kind   string // revolute, translational, fixed, driver
-	r0, nr int    // rows
-	pi, pj point  // markers (for reaction forces: force on body j at pj)
-	// driver: coordinate kind and the row's prescribed value
-	dkind string // joint-angle, joint-disp, body-x, body-y, body-angle
-}
-
-// evalCtx is the evaluation context of one configuration: it implements
-// expr.Measurer. It lives in a State.
-type evalCtx struct {
-	m    *Model
-	q, v []float64
-	a    []float64
-	vars []float64 // time (vars[slotTime]), parameters, inputs
-	cs   []float64 // contact discrete state (State.cs)
-	ca   float64   // ∂q̈/∂q of the current Newton iteration (0 outside it): elements with configuration-dependent inertia (flexible.go)
-}
-
-// Measure evaluates measure id at the current configuration.
-func (x *evalCtx) Measure(id int) float64 { return x.m.measures[id].eval(x) }
 
 // Name returns the model name.
 func (m *Model) Name() string { return m.name }
@@ -145,13 +114,25 @@ func (m *Model) SolverKind() string { return m.plan.Kind() }
 
 // CoordNames names each velocity coordinate (the tangent space the
 // linearisation and the mode shapes are written in): "body.cm.x",
-// "body.cm.y", "body.angle" for a planar body; beams' nodal coordinates.
+// "body.cm.y", "body.angle" for a planar body; "body.cm.x", ".cm.y",
+// ".cm.z" and the rotations about the body axes "body.rx", ".ry", ".rz"
+// for a spatial one; beams' nodal coordinates.
 func (m *Model) CoordNames() []string {
 	n := make([]string, m.nv)
-	for i, b := range m.bodies {
-		n[3*i], n[3*i+1], n[3*i+2] = b.name+".cm.x", b.name+".cm.y", b.name+".angle"
+	for _, b := range m.bodies {
+		if b.Spatial {
+			for k, c := range []string{".cm.x", ".cm.y", ".cm.z", ".rx", ".ry", ".rz"} {
+				n[b.V+k] = b.Name + c
+			}
+			continue
+		}
+		n[b.V], n[b.V+1], n[b.V+2] = b.Name+".cm.x", b.Name+".cm.y", b.Name+".angle"
 	}
-	m.flexCoordNames(n)
+	for _, f := range m.forces {
+		if cn, ok := f.(mech.CoordNamer); ok {
+			cn.CoordNames(n)
+		}
+	}
 	return n
 }
 
@@ -188,23 +169,4 @@ func (m *Model) gravityPotential(q []float64) float64 {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// programs of a row: value and time derivatives.
-func timeDerivs(p *expr.Program) (f, df, ddf *expr.Program) {
-	if p == nil {
-		return nil, nil, nil
-	}
-	f = p
-	df = p.Deriv(slotTime)
-	ddf = df.Deriv(slotTime)
-	if c, ok := df.Const(); ok && c == 0 {
-		df = nil
-	}
-	if ddf != nil {
-		if c, ok := ddf.Const(); ok && c == 0 {
-			ddf = nil
-		}
-	}
-	return
-}
-
-const slotTime = 0
+const slotTime = mech.SlotTime

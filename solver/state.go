@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"mbfmu/linalg"
+	"mbfmu/solver/mech"
 )
 
 // State is the mutable simulation state of one instance of a Model:
@@ -32,7 +33,7 @@ type State struct {
 	stats                    Stats
 
 	// work space (not part of the snapshot)
-	x                evalCtx
+	x                mech.Ctx
 	phi, phit, gamma []float64 // constraint rows: Φ, ∂Φ/∂t, the acceleration term γ
 	jac              []float64 // constraint Jacobians, per element (conElem.jo)
 	hs               []float64 // one element's constraint Hessian (nd²)
@@ -78,7 +79,7 @@ func (m *Model) NewState() *State {
 	s.fq, s.tmp = make([]float64, nv), make([]float64, nv)
 	mx := 0
 	for _, f := range m.forces {
-		mx = max(mx, len(f.dofs()))
+		mx = max(mx, len(f.Dofs()))
 	}
 	s.fl, s.kl, s.cl = make([]float64, mx), make([]float64, mx*mx), make([]float64, mx*mx)
 	s.fl2 = make([]float64, mx)
@@ -96,7 +97,15 @@ func (m *Model) NewState() *State {
 	if m.integ.family == famRK {
 		s.rk = make([]float64, nq+6*nv)
 	}
-	s.x = evalCtx{m: m, q: s.q, v: s.v, a: s.a, vars: s.vars, cs: s.cs}
+	nw := 0
+	for _, r := range m.jrows {
+		n := 0
+		for k := m.rowCon[r.r0]; r.nr > 0 && k <= m.rowCon[r.r0+r.nr-1]; k++ {
+			n += m.cons[k].nr * (3 + len(m.cons[k].d))
+		}
+		nw = max(nw, n)
+	}
+	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw)}
 	s.cw = m.newContactWork()
 	s.h = m.settings.Step
 	s.pred = make([]float64, n)
@@ -149,7 +158,7 @@ func (s *State) Redundant() []string {
 	}
 	out := make([]string, len(order))
 	for i, o := range order {
-		out[i] = s.m.joints[o].name + " (" + itoa(count[o]) + ")"
+		out[i] = s.m.joints[o].Name + " (" + itoa(count[o]) + ")"
 	}
 	return out
 }

@@ -3,8 +3,8 @@ package solver
 import (
 	"math"
 
-	"mbfmu/contact"
 	"mbfmu/lcp"
+	"mbfmu/solver/contacts"
 )
 
 // This file holds the non-smooth part of contact: Coulomb stick–slip and
@@ -44,13 +44,25 @@ import (
 // contactSet.newton after each Newton solve (stick rows by block
 // elimination); Init calls contactSet.begin.
 
+// contactSet is the model's list of planar contact pairs, whose modes the
+// engine decides at events.
+type contactSet struct {
+	elems   []*contacts.Elem
+	coulomb bool    // some contact has exact Coulomb friction
+	kappa   float64 // drift gain of the stick constraint: v̇t = −κ vt
+}
+
+// csLen returns the length of the contact state in State.core.
+func (cs *contactSet) csLen() int {
+	if cs == nil {
+		return 0
+	}
+	return len(cs.elems) * contacts.Stride
+}
+
 // vtolStick is the slip speed below which a closed contact is a stick
 // candidate at a decision (m/s).
 const vtolStick = 1e-8
-
-// vminImpact is the smallest impact speed used to set the Hunt–Crossley
-// damping from a restitution coefficient (m/s).
-const vminImpact = 1e-3
 
 // maxContactEvents bounds the events handled within one step.
 const maxContactEvents = 200
@@ -61,7 +73,7 @@ type contactWork struct {
 	decide bool   // the next accelerations() call decides stick/slip (LCP)
 	fired  []bool // per contact: its stick reserve ran out (stick → slip event)
 
-	kin  []contactKin
+	kin  []contacts.Kin
 	fn   []float64
 	act  []int     // sticking (or candidate) contacts
 	y    []float64 // responses K⁻¹[Wᵀ; 0], one row of nv+nc per active contact
@@ -97,7 +109,7 @@ func (m *Model) newContactWork() *contactWork {
 	n := len(cs.elems)
 	nK := m.nv + m.nc
 	return &contactWork{
-		kin: make([]contactKin, n), fn: make([]float64, n), act: make([]int, 0, n), fired: make([]bool, n),
+		kin: make([]contacts.Kin, n), fn: make([]float64, n), act: make([]int, 0, n), fired: make([]bool, n),
 		y: make([]float64, n*nK), gq: make([]float64, 6*n),
 		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n), lpiv: make([]int, n),
 		lm: make([]float64, 4*n*n), lq: make([]float64, 2*n), lz: make([]float64, 2*n), lw: make([]float64, 2*n),
@@ -116,27 +128,18 @@ func sgn(x float64) float64 {
 	return 0
 }
 
-// impactAlpha returns the Hunt–Crossley damping α that gives the target
-// restitution for an impact at speed v.
-func (e *contactElem) impactAlpha(v float64) float64 {
-	if e.lawKind != lawHuntCrossley || e.restitution <= 0 {
-		return 0
-	}
-	return contact.HysteresisDamping(e.restitution) / math.Max(v, vminImpact)
-}
-
 // begin sets the initial discrete state of every contact (Init); the
 // accelerations() call that follows decides stick or slip.
 func (cs *contactSet) begin(m *Model, s *State) {
 	s.cw.events, s.cw.lcps = 0, 0
 	for _, e := range cs.elems {
-		st := s.cs[e.idx*csStride : (e.idx+1)*csStride]
+		st := s.cs[e.Idx*contacts.Stride : (e.Idx+1)*contacts.Stride]
 		clear(st)
-		var k contactKin
-		e.kin(&s.x, &k)
-		st[csMode] = sgn(k.vt)
-		if st[csMode] == 0 {
-			st[csMode] = 1
+		var k contacts.Kin
+		e.Kin(&s.x, &k)
+		st[contacts.SlotMode] = sgn(k.Vt)
+		if st[contacts.SlotMode] == 0 {
+			st[contacts.SlotMode] = 1
 		}
 	}
 	cs.settle(m, s)
@@ -149,32 +152,32 @@ func (cs *contactSet) settle(m *Model, s *State) bool {
 	x := &s.x
 	need := false
 	for _, e := range cs.elems {
-		st := s.cs[e.idx*csStride : (e.idx+1)*csStride]
-		var k contactKin
-		e.kin(x, &k)
-		if k.delta > 0 && k.rate > 0 && st[csClosed] == 0 {
-			st[csAlpha] = e.impactAlpha(k.rate) // first touch: set α from the impact speed
-		} else if st[csAlpha] == 0 {
-			st[csAlpha] = e.impactAlpha(k.rate)
+		st := s.cs[e.Idx*contacts.Stride : (e.Idx+1)*contacts.Stride]
+		var k contacts.Kin
+		e.Kin(x, &k)
+		if k.Delta > 0 && k.Rate > 0 && st[contacts.SlotClosed] == 0 {
+			st[contacts.SlotAlpha] = e.ImpactAlpha(k.Rate) // first touch: set α from the impact speed
+		} else if st[contacts.SlotAlpha] == 0 {
+			st[contacts.SlotAlpha] = e.ImpactAlpha(k.Rate)
 		}
-		closed := e.touching(x, k.delta, k.rate)
-		st[csClosed] = 0
+		closed := e.Touching(x, k.Delta, k.Rate)
+		st[contacts.SlotClosed] = 0
 		if closed {
-			st[csClosed] = 1
+			st[contacts.SlotClosed] = 1
 		}
-		if e.fric != fricCoulomb {
+		if e.Fric != contacts.FricCoulomb {
 			continue
 		}
 		switch {
 		case !closed:
-			if k.vt != 0 {
-				st[csMode] = sgn(k.vt)
-			} else if st[csMode] == 0 {
-				st[csMode] = 1
+			if k.Vt != 0 {
+				st[contacts.SlotMode] = sgn(k.Vt)
+			} else if st[contacts.SlotMode] == 0 {
+				st[contacts.SlotMode] = 1
 			}
-			st[csStick] = 0
-		case st[csMode] == 0 || math.Abs(k.vt) <= vtolStick || st[csMode]*k.vt <= 0:
-			st[csMode] = 0
+			st[contacts.SlotStick] = 0
+		case st[contacts.SlotMode] == 0 || math.Abs(k.Vt) <= vtolStick || st[contacts.SlotMode]*k.Vt <= 0:
+			st[contacts.SlotMode] = 0
 			need = true
 		}
 	}
@@ -196,8 +199,8 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 	}
 	act := w.act[:0]
 	for _, e := range cs.elems {
-		if e.fric == fricCoulomb && s.cs[e.idx*csStride+csMode] == 0 {
-			act = append(act, e.idx)
+		if e.Fric == contacts.FricCoulomb && s.cs[e.Idx*contacts.Stride+contacts.SlotMode] == 0 {
+			act = append(act, e.Idx)
 		}
 	}
 	w.act = act
@@ -210,11 +213,11 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 	for j, ci := range act {
 		e := cs.elems[ci]
 		k := &w.kin[ci]
-		e.kin(x, k)
-		w.fn[ci], _, _ = e.normal(x, k.delta, k.rate)
+		e.Kin(x, k)
+		w.fn[ci], _, _ = e.Normal(x, k.Delta, k.Rate)
 		y := w.y[j*nK : (j+1)*nK]
 		clear(y)
-		for a, d := range e.d {
+		for a, d := range e.Dofs() {
 			if d >= 0 {
 				y[d] += k.W[a]
 			}
@@ -224,8 +227,8 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 	for i, ci := range act {
 		e := cs.elems[ci]
 		k := &w.kin[ci]
-		b := k.gamma + cs.kappa*k.vt
-		for a, d := range e.d {
+		b := k.Gamma + cs.kappa*k.Vt
+		for a, d := range e.Dofs() {
 			if d >= 0 {
 				b += k.W[a] * s.dx[d]
 			}
@@ -233,7 +236,7 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		for j, cj := range act {
 			y := w.y[j*nK : (j+1)*nK]
 			v := 0.0
-			for a, d := range e.d {
+			for a, d := range e.Dofs() {
 				if d >= 0 {
 					v += k.W[a] * y[d]
 				}
@@ -241,7 +244,7 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 			w.amat[i*n+j] = v
 			// the forces already applied (State's stick forces, through
 			// the element) are part of q̈: take them out of b
-			b -= v * s.cs[cj*csStride+csStick]
+			b -= v * s.cs[cj*contacts.Stride+contacts.SlotStick]
 		}
 		w.bvec[i] = b
 	}
@@ -253,16 +256,16 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		// (the LCP's ∓μ0 F_N holds only at the instant of the switch):
 		// the sticking ones are solved again with those forces.
 		for j, ci := range act {
-			if md := s.cs[ci*csStride+csMode]; md != 0 {
-				w.fvec[j] = -cs.elems[ci].mud.get(x) * w.fn[ci] * md
+			if md := s.cs[ci*contacts.Stride+contacts.SlotMode]; md != 0 {
+				w.fvec[j] = -cs.elems[ci].MuD.Get(x) * w.fn[ci] * md
 			}
 		}
 	}
 	cs.stickSolve(s, n)
 	for j, ci := range act {
 		f := w.fvec[j]
-		df := f - s.cs[ci*csStride+csStick]
-		s.cs[ci*csStride+csStick] = f
+		df := f - s.cs[ci*contacts.Stride+contacts.SlotStick]
+		s.cs[ci*contacts.Stride+contacts.SlotStick] = f
 		y := w.y[j*nK : (j+1)*nK]
 		for i := range y {
 			s.dx[i] += df * y[i]
@@ -282,7 +285,7 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 	x := &s.x
 	idx := w.piv[:0] // positions in act of the sticking contacts
 	for j, ci := range w.act {
-		if s.cs[ci*csStride+csMode] == 0 {
+		if s.cs[ci*contacts.Stride+contacts.SlotMode] == 0 {
 			idx = append(idx, j)
 		}
 	}
@@ -294,7 +297,7 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 	tr, fbar := 0.0, 0.0
 	for _, j := range idx {
 		tr += math.Abs(w.amat[j*n+j])
-		fbar += cs.elems[w.act[j]].mus.get(x)*w.fn[w.act[j]] + 1e-300
+		fbar += cs.elems[w.act[j]].MuS.Get(x)*w.fn[w.act[j]] + 1e-300
 	}
 	tr /= float64(ns)
 	fbar /= float64(ns)
@@ -302,7 +305,7 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 		ci := w.act[i]
 		rhs := -w.bvec[i]
 		for j, cj := range w.act {
-			if s.cs[cj*csStride+csMode] != 0 {
+			if s.cs[cj*contacts.Stride+contacts.SlotMode] != 0 {
 				rhs -= w.amat[i*n+j] * w.fvec[j]
 			}
 		}
@@ -310,7 +313,7 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 		for jj, j := range idx {
 			a[ii*ns+jj] = w.amat[i*n+j]
 		}
-		cap := cs.elems[ci].mus.get(x)*w.fn[ci] + 1e-12*fbar + 1e-300
+		cap := cs.elems[ci].MuS.Get(x)*w.fn[ci] + 1e-12*fbar + 1e-300
 		q := fbar / cap
 		a[ii*ns+ii] += 1e-11 * tr * q * q
 	}
@@ -382,7 +385,7 @@ func (cs *contactSet) decideLCP(s *State, n int) error {
 	M := w.lm[:N*N]
 	clear(M)
 	for i, ci := range w.act {
-		r := cs.elems[ci].mus.get(x) * w.fn[ci] // μ0 F_N
+		r := cs.elems[ci].MuS.Get(x) * w.fn[ci] // μ0 F_N
 		w.lq[n+i] = 2 * r
 		for j := 0; j < n; j++ {
 			M[i*N+j] = w.amat[i*n+j]
@@ -393,23 +396,23 @@ func (cs *contactSet) decideLCP(s *State, n int) error {
 	for i := 0; i < n; i++ {
 		q := w.bvec[i]
 		for j, cj := range w.act {
-			q -= w.amat[i*n+j] * cs.elems[cj].mus.get(x) * w.fn[cj]
+			q -= w.amat[i*n+j] * cs.elems[cj].MuS.Get(x) * w.fn[cj]
 		}
 		w.lq[i] = q
 	}
 	w.lcps++
 	if _, err := w.lcp.Solve(M, w.lq[:N], N, w.lz[:N], w.lw[:N]); err != nil {
 		return errorf("contact %s: stick–slip LCP (%d sticking contacts) at t=%s s: %v",
-			cs.elems[w.act[0]].name, n, ftoa(s.T), err)
+			cs.elems[w.act[0]].Name(), n, ftoa(s.T), err)
 	}
 	for i, ci := range w.act {
 		e := cs.elems[ci]
-		r := e.mus.get(x) * w.fn[ci]
+		r := e.MuS.Get(x) * w.fn[ci]
 		f := w.lz[i] - r
 		ap, am := w.lw[i], w.lz[n+i]
 		scale := math.Abs(w.bvec[i]) + 1e-300
 		for j := 0; j < n; j++ {
-			scale += math.Abs(w.amat[i*n+j]) * (cs.elems[w.act[j]].mus.get(x)*w.fn[w.act[j]] + 1e-300)
+			scale += math.Abs(w.amat[i*n+j]) * (cs.elems[w.act[j]].MuS.Get(x)*w.fn[w.act[j]] + 1e-300)
 		}
 		tol := 1e-10 * scale
 		mode := 0.0
@@ -425,7 +428,7 @@ func (cs *contactSet) decideLCP(s *State, n int) error {
 			mode, f = -sgn(f), math.Copysign(r, f)
 		}
 		f = math.Max(-r, math.Min(r, f))
-		s.cs[ci*csStride+csMode] = mode
+		s.cs[ci*contacts.Stride+contacts.SlotMode] = mode
 		w.fvec[i] = f
 	}
 	return nil
@@ -443,8 +446,8 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 	w := s.cw
 	act := w.act[:0]
 	for _, e := range cs.elems {
-		if e.fric == fricCoulomb && s.cs[e.idx*csStride+csMode] == 0 {
-			act = append(act, e.idx)
+		if e.Fric == contacts.FricCoulomb && s.cs[e.Idx*contacts.Stride+contacts.SlotMode] == 0 {
+			act = append(act, e.Idx)
 		}
 	}
 	w.act = act
@@ -458,19 +461,19 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 	for j, ci := range act {
 		e := cs.elems[ci]
 		k := &w.kin[ci]
-		e.kin(x, k)
-		e.hessians(k, &hj, &hw)
+		e.Kin(x, k)
+		e.Hessians(k, &hj, &hw)
 		g := w.gq[6*j : 6*j+6]
 		for b := 0; b < 6; b++ {
 			v := cv * k.W[b]
 			for a := 0; a < 6; a++ {
-				v += hw[a][b] * k.vl[a]
+				v += hw[a][b] * k.Vl[a]
 			}
 			g[b] = v
 		}
 		y := w.y[j*nK : (j+1)*nK]
 		clear(y)
-		for a, d := range e.d {
+		for a, d := range e.Dofs() {
 			if d >= 0 {
 				y[d] += k.W[a]
 			}
@@ -480,8 +483,8 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 	for i, ci := range act {
 		e := cs.elems[ci]
 		g := w.gq[6*i : 6*i+6]
-		r := -w.kin[ci].vt
-		for a, d := range e.d {
+		r := -w.kin[ci].Vt
+		for a, d := range e.Dofs() {
 			if d >= 0 {
 				r -= g[a] * s.dx[d]
 			}
@@ -490,7 +493,7 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 		for j := range act {
 			y := w.y[j*nK : (j+1)*nK]
 			v := 0.0
-			for a, d := range e.d {
+			for a, d := range e.Dofs() {
 				if d >= 0 {
 					v += g[a] * y[d]
 				}
@@ -501,7 +504,7 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 	solveDense(w.amat, w.fvec, w.piv, n)
 	for j, ci := range act {
 		df := w.fvec[j]
-		s.cs[ci*csStride+csStick] += df
+		s.cs[ci*contacts.Stride+contacts.SlotStick] += df
 		y := w.y[j*nK : (j+1)*nK]
 		for i := range y {
 			s.dx[i] += s1 * df * y[i]
@@ -515,29 +518,29 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 func (cs *contactSet) eventFuncs(s *State, g []float64) {
 	x := &s.x
 	for _, e := range cs.elems {
-		st := s.cs[e.idx*csStride : (e.idx+1)*csStride]
-		var k contactKin
-		e.kin(x, &k)
+		st := s.cs[e.Idx*contacts.Stride : (e.Idx+1)*contacts.Stride]
+		var k contacts.Kin
+		e.Kin(x, &k)
 		// the law's force in length units: ~δ^n, below |δ| near 0
-		raw, _, _ := e.law(x, k.delta, k.rate)
-		raw /= math.Max(e.k.get(x), 1e-300)
-		i := 2 * e.idx
-		if st[csClosed] == 0 {
-			g[i] = math.Max(-k.delta, -raw)
+		raw, _, _ := e.LawForce(x, k.Delta, k.Rate)
+		raw /= math.Max(e.K.Get(x), 1e-300)
+		i := 2 * e.Idx
+		if st[contacts.SlotClosed] == 0 {
+			g[i] = math.Max(-k.Delta, -raw)
 		} else {
-			g[i] = math.Min(k.delta, raw)
+			g[i] = math.Min(k.Delta, raw)
 		}
 		g[i+1] = 1
-		if e.fric != fricCoulomb || st[csClosed] == 0 {
+		if e.Fric != contacts.FricCoulomb || st[contacts.SlotClosed] == 0 {
 			continue
 		}
-		if st[csMode] == 0 {
+		if st[contacts.SlotMode] == 0 {
 			// the friction reserve, relative: in [−1, 1]
-			fn, _, _ := e.normal(x, k.delta, k.rate)
-			r, f := e.mus.get(x)*fn, math.Abs(st[csStick])
+			fn, _, _ := e.Normal(x, k.Delta, k.Rate)
+			r, f := e.MuS.Get(x)*fn, math.Abs(st[contacts.SlotStick])
 			g[i+1] = (r - f) / (r + f + 1e-300)
 		} else {
-			g[i+1] = st[csMode] * k.vt
+			g[i+1] = st[contacts.SlotMode] * k.Vt
 		}
 	}
 }
@@ -690,7 +693,7 @@ func (m *Model) contactStep(s *State, h float64) error {
 // located is switched with it).
 func (cs *contactSet) markFired(s *State, b []float64) {
 	for _, e := range cs.elems {
-		s.cw.fired[e.idx] = s.cs[e.idx*csStride+csMode] == 0 && b[2*e.idx+1] <= 1e-9
+		s.cw.fired[e.Idx] = s.cs[e.Idx*contacts.Stride+contacts.SlotMode] == 0 && b[2*e.Idx+1] <= 1e-9
 	}
 }
 
@@ -723,14 +726,14 @@ func (cs *contactSet) trackOpen(s *State) {
 	}
 	x := &s.x
 	for _, e := range cs.elems {
-		st := s.cs[e.idx*csStride : (e.idx+1)*csStride]
-		if e.fric != fricCoulomb || st[csClosed] != 0 {
+		st := s.cs[e.Idx*contacts.Stride : (e.Idx+1)*contacts.Stride]
+		if e.Fric != contacts.FricCoulomb || st[contacts.SlotClosed] != 0 {
 			continue
 		}
-		var k contactKin
-		e.kin(x, &k)
-		if k.vt != 0 {
-			st[csMode] = sgn(k.vt)
+		var k contacts.Kin
+		e.Kin(x, &k)
+		if k.Vt != 0 {
+			st[contacts.SlotMode] = sgn(k.Vt)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"mbfmu/results"
 	"mbfmu/solver"
+	"mbfmu/solver/mech"
 	"mbfmu/xml"
 )
 
@@ -23,7 +24,7 @@ func loadScene(modelPath string) (*results.Scene, error) {
 }
 
 // sceneFromGeometry converts the engine's geometry to the viewer's scene.
-func sceneFromGeometry(g *solver.Geometry) *results.Scene {
+func sceneFromGeometry(g *mech.Geometry) *results.Scene {
 	sc := &results.Scene{}
 	for _, b := range g.Bodies {
 		sb := results.SceneBody{Name: b.Name, X: b.Name + ".x", Y: b.Name + ".y", Angle: b.Name + ".angle",

@@ -1,6 +1,9 @@
-package solver
+package flex
 
-import "math"
+import (
+	"math"
+	"mbfmu/solver/mech"
+)
 
 // Planar gradient-deficient ANCF Euler–Bernoulli beam element (Omar &
 // Shabana 2001; Berzeri & Shabana 2000; seed 004).
@@ -16,7 +19,10 @@ import "math"
 //	U = ½ ∫ EA ε² dx + ½ ∫ EI r_xxᵀ r_xx dx,   ε = ½ (r_xᵀ r_x − 1),
 //
 // uses the small-axial-strain curvature κ ≈ |r_xx|, so the bending stiffness
-// K_t = EI ∫ S_xxᵀ S_xx dx is constant. The axial force is
+// K_t = EI ∫ S_xxᵀ S_xx dx is constant (the default, curvature="small-strain";
+// curvature="exact" replaces the bending part by the material curvature
+// κ = (r_x × r_xx)/|r_x|², axial-strain="engineering" the axial part by
+// the energy of ε = |r_x| − 1, see ancf_exact.go). The axial force is
 //
 //	Q_l,k = −EA Σ_l K̃_kl e_l,   K̃_kl = ∫ ε s_k' s_l' dx = ½ Σ_mn T_klmn (e_m·e_n) − ½ D_kl,
 //
@@ -165,6 +171,7 @@ type ancfBeam struct {
 	rhoA    float64
 	beta    float64 // Kelvin–Voigt damping time, s
 	k       *ancfConst
+	exact   *ancfExact // exact curvature and/or engineering strain (ancf_exact.go); nil: the seed's element
 	markers []flexMarker
 }
 
@@ -187,7 +194,7 @@ type ancfElem struct {
 	d [8]int
 }
 
-func (e *ancfElem) dofs() []int { return e.d[:] }
+func (e *ancfElem) Dofs() []int { return e.d[:] }
 
 // nodal gathers the element's nodal vectors.
 func (e *ancfElem) nodal(q []float64) (ev [4][2]float64) {
@@ -221,16 +228,29 @@ func (c *ancfConst) contract(ev *[4][2]float64, a *[20][2]float64, out *[10]floa
 	}
 }
 
-func (e *ancfElem) eval(x *evalCtx, f, k, c []float64) {
+func (e *ancfElem) Eval(x *mech.Ctx, f, k, c []float64) {
 	b := e.b
 	cs := b.k
-	ev := e.nodal(x.q)
+	ev := e.nodal(x.Q)
+	ea, ei := b.ea, b.ei
+	if q := b.exact; q != nil {
+		e.exactForces(x, &ev, f, k, c)
+		if q.curv && q.eng {
+			return // nothing left below
+		}
+		// the terms below that these replace
+		if q.curv {
+			ei = 0
+		}
+		if q.eng {
+			ea = 0
+		}
+	}
 	g := cs.gram(&ev, &ev)
 	kt := cs.pairSum(&g) // K̃ per pair
 	for p := range kt {
 		kt[p] = 0.5 * (kt[p] - cs.d10[p])
 	}
-	ea, ei := b.ea, b.ei
 	// forces: −(EA K̃ + EI K_t) ⊗ I₂ e (pairs in the order 00 01 02 03 11 12 13 22 23 33)
 	w := [16]float64{
 		kt[0], kt[1], kt[2], kt[3],
@@ -251,7 +271,7 @@ func (e *ancfElem) eval(x *evalCtx, f, k, c []float64) {
 	var ed [4][2]float64
 	beta := b.beta
 	if beta > 0 {
-		ed = e.nodal(x.v)
+		ed = e.nodal(x.V)
 		gd := cs.gram(&ev, &ed)
 		dv = cs.pairSum(&gd)
 		var wd [16]float64
@@ -360,11 +380,20 @@ func (e *ancfElem) energy(q []float64) (axial, bending float64) {
 	// ∫ε² = ¼ (2 Σ G K̃ − Σ G D + l)
 	axial = e.b.ea / 8 * (2*sgk - sgd + cs.l)
 	bending = 0.5 * e.b.ei * sgb
+	if q := e.b.exact; q != nil {
+		bq, aq := q.energies(e.b.ei, e.b.ea, &ev)
+		if q.curv {
+			bending = bq
+		}
+		if q.eng {
+			axial = aq
+		}
+	}
 	return
 }
 
-func (e *ancfElem) potential(x *evalCtx) float64 {
-	a, b := e.energy(x.q)
+func (e *ancfElem) Potential(x *mech.Ctx) float64 {
+	a, b := e.energy(x.Q)
 	return a + b
 }
 
@@ -392,26 +421,26 @@ type ancfLoad struct {
 	b        *ancfBeam
 	name     string
 	s, xi    float64
-	fx, fy   param
+	fx, fy   mech.Param
 	follower bool
 	d        [8]int
 	sh, dsh  [4]float64
 }
 
-func (e *ancfLoad) dofs() []int { return e.d[:] }
+func (e *ancfLoad) Dofs() []int { return e.d[:] }
 
 // force returns the global force and, for a follower, the tangent
 // quantities.
-func (e *ancfLoad) force(x *evalCtx) (F, f [2]float64, t [2]float64, nr float64) {
-	f = [2]float64{e.fx.get(x), e.fy.get(x)}
+func (e *ancfLoad) force(x *mech.Ctx) (F, f [2]float64, t [2]float64, nr float64) {
+	f = [2]float64{e.fx.Get(x), e.fy.Get(x)}
 	if !e.follower {
 		return f, f, t, 0
 	}
 	o := e.d[0]
 	var rx [2]float64
 	for k := 0; k < 4; k++ {
-		rx[0] += e.dsh[k] * x.q[o+2*k]
-		rx[1] += e.dsh[k] * x.q[o+2*k+1]
+		rx[0] += e.dsh[k] * x.Q[o+2*k]
+		rx[1] += e.dsh[k] * x.Q[o+2*k+1]
 	}
 	nr = math.Hypot(rx[0], rx[1])
 	if nr < 1e-300 {
@@ -422,7 +451,7 @@ func (e *ancfLoad) force(x *evalCtx) (F, f [2]float64, t [2]float64, nr float64)
 	return
 }
 
-func (e *ancfLoad) eval(x *evalCtx, f, k, c []float64) {
+func (e *ancfLoad) Eval(x *mech.Ctx, f, k, c []float64) {
 	F, fl, t, nr := e.force(x)
 	for kk := 0; kk < 4; kk++ {
 		f[2*kk] += e.sh[kk] * F[0]
@@ -451,16 +480,16 @@ func (e *ancfLoad) eval(x *evalCtx, f, k, c []float64) {
 	}
 }
 
-func (e *ancfLoad) potential(*evalCtx) float64 { return 0 }
+func (e *ancfLoad) Potential(*mech.Ctx) float64 { return 0 }
 
-func (e *ancfLoad) channelInfo(name string) []ChannelInfo {
-	return []ChannelInfo{
-		{name + ".fx", "N", "force", "force " + name + " x component (global)"},
-		{name + ".fy", "N", "force", "force " + name + " y component (global)"},
+func (e *ancfLoad) Channels(name string) []mech.ChannelInfo {
+	return []mech.ChannelInfo{
+		{Name: name + ".fx", Unit: "N", Group: "force", Description: "force " + name + " x component (global)"},
+		{Name: name + ".fy", Unit: "N", Group: "force", Description: "force " + name + " y component (global)"},
 	}
 }
 
-func (e *ancfLoad) channel(x *evalCtx, sub int) float64 {
+func (e *ancfLoad) Channel(x *mech.Ctx, sub int) float64 {
 	F, _, _, _ := e.force(x)
 	return F[sub]
 }

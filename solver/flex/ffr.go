@@ -1,6 +1,9 @@
-package solver
+package flex
 
-import "math"
+import (
+	"math"
+	"mbfmu/solver/mech"
+)
 
 // Floating-frame-of-reference (FFR) planar beam (Shabana, Dynamics of
 // Multibody Systems, ch. 5; seed 001).
@@ -27,7 +30,7 @@ import "math"
 // keep a constant mass, so the element (ffrElem) contributes
 // Q = M̄ q̈ − G(q, q̇, q̈) − f_int − f_damp with M̄ = M(q₀) in the model's
 // mass blocks, and its Jacobian includes the acceleration coupling
-// c_a (M(q) − M̄) (evalCtx.ca, set by the Newton iteration). The converged
+// c_a (M(q) − M̄) (context.ca, set by the Newton iteration). The converged
 // solution is exact; the Newton matrix is the exact one.
 //
 // Elastic forces: the zero-order coupling model (seed 001) uses the linear
@@ -199,7 +202,7 @@ func (b *ffrBeam) setup(M, K, X, au, aw, cu, cw []float64) {
 	b.mass = b.rhoA * b.length
 	L := b.length
 	b.s0 = [2]float64{b.mass*b.sa[0] + b.rhoA*L*L/2*b.t[0], b.mass*b.sa[1] + b.rhoA*L*L/2*b.t[1]}
-	b.i0 = b.mass*dot2(b.sa, b.sa) + b.rhoA*L*L*dot2(b.sa, b.t) + b.rhoA*L*L*L/3
+	b.i0 = b.mass*mech.Dot2(b.sa, b.sa) + b.rhoA*L*L*mech.Dot2(b.sa, b.t) + b.rhoA*L*L*L/3
 	b.mee = b.project(M)
 	b.kee = b.project(K)
 	sh := make([]float64, nf*nf)
@@ -215,11 +218,11 @@ func (b *ffrBeam) setup(M, K, X, au, aw, cu, cw []float64) {
 		b.sb[k] = b.t[0]*pu[k] + b.n[0]*pw[k]
 		b.sb[ns+k] = b.t[1]*pu[k] + b.n[1]*pw[k]
 	}
-	isa := rot90(b.sa)
+	isa := mech.Rot90(b.sa)
 	bv, av := make([]float64, nf), make([]float64, nf)
 	for i := 0; i < nf; i++ {
-		bv[i] = dot2(b.t, b.sa)*au[i] + dot2(b.n, b.sa)*aw[i] + cu[i]
-		av[i] = dot2(b.t, isa)*au[i] + dot2(b.n, isa)*aw[i] + cw[i]
+		bv[i] = mech.Dot2(b.t, b.sa)*au[i] + mech.Dot2(b.n, b.sa)*aw[i] + cu[i]
+		av[i] = mech.Dot2(b.t, isa)*au[i] + mech.Dot2(b.n, isa)*aw[i] + cw[i]
 	}
 	b.b0, b.a0 = b.projectVec(bv), b.projectVec(av)
 }
@@ -236,7 +239,7 @@ func (b *ffrBeam) massAt(th float64, eta []float64, out []float64) {
 		st[0] += b.sb[k] * eta[k]
 		st[1] += b.sb[ns+k] * eta[k]
 	}
-	ist := rot90(st)
+	ist := mech.Rot90(st)
 	ai := [2]float64{cs*ist[0] - sn*ist[1], sn*ist[0] + cs*ist[1]}
 	out[0], out[n+1] = b.mass, b.mass
 	out[2], out[n+2] = ai[0], ai[1]
@@ -265,24 +268,24 @@ func (b *ffrBeam) massAt(th float64, eta []float64, out []float64) {
 // ffrElem is the inertia, gravity and elastic force element of an FFR beam.
 type ffrElem struct{ b *ffrBeam }
 
-func (e *ffrElem) dofs() []int { return e.b.dofl }
+func (e *ffrElem) Dofs() []int { return e.b.dofl }
 
 // ffrWork holds per-evaluation vectors (on the stack).
 type ffrWork struct {
 	c1, c2, she, shd, med [ffrMaxCoords]float64
 }
 
-func (e *ffrElem) eval(x *evalCtx, f, k, c []float64) {
+func (e *ffrElem) Eval(x *mech.Ctx, f, k, c []float64) {
 	b := e.b
 	ns := b.ns
 	n := 3 + ns
 	d := b.d
-	th, om := x.q[d[2]], x.v[d[2]]
-	rdd := [2]float64{x.a[d[0]], x.a[d[1]]}
-	thdd := x.a[d[2]]
-	eta := x.q[b.e0 : b.e0+ns]
-	etad := x.v[b.e0 : b.e0+ns]
-	etadd := x.a[b.e0 : b.e0+ns]
+	th, om := x.Q[d[2]], x.V[d[2]]
+	rdd := [2]float64{x.A[d[0]], x.A[d[1]]}
+	thdd := x.A[d[2]]
+	eta := x.Q[b.e0 : b.e0+ns]
+	etad := x.V[b.e0 : b.e0+ns]
+	etadd := x.A[b.e0 : b.e0+ns]
 	sn, cs := math.Sincos(th)
 	rot := func(v [2]float64) [2]float64 { return [2]float64{cs*v[0] - sn*v[1], sn*v[0] + cs*v[1]} }
 	rotT := func(v [2]float64) [2]float64 { return [2]float64{cs*v[0] + sn*v[1], -sn*v[0] + cs*v[1]} }
@@ -312,13 +315,13 @@ func (e *ffrElem) eval(x *evalCtx, f, k, c []float64) {
 		w.c1[i], w.c2[i], w.she[i], w.shd[i], w.med[i] = c1, c2, she, shd, med
 		jb += (b.b0[i] + c2) * eta[i]
 	}
-	ist := rot90(st)
-	isd := rot90(sd)
+	ist := mech.Rot90(st)
+	isd := mech.Rot90(sd)
 	wb := [2]float64{thdd*ist[0] + sa[0] - om*om*st[0] + 2*om*isd[0], thdd*ist[1] + sa[1] - om*om*st[1] + 2*om*isd[1]}
 	aw := rot(wb)
 	// G
 	gR := [2]float64{b.mass*rdd[0] + aw[0], b.mass*rdd[1] + aw[1]}
-	gT := dot2(ist, rg) + thdd*jb
+	gT := mech.Dot2(ist, rg) + thdd*jb
 	for i := 0; i < ns; i++ {
 		gT += w.c1[i]*etadd[i] + 2*om*w.c2[i]*etad[i]
 	}
@@ -379,18 +382,18 @@ func (e *ffrElem) eval(x *evalCtx, f, k, c []float64) {
 	}
 	// K = ∂G/∂q (+ elastic, above) + c_a (M(q) − M̄)
 	// column θ
-	aiw := rot(rot90(wb))
+	aiw := rot(mech.Rot90(wb))
 	k[0*n+2] += aiw[0]
 	k[1*n+2] += aiw[1]
-	irg := rot90(rg)
-	k[2*n+2] += -dot2(st, rg)
+	irg := mech.Rot90(rg)
+	k[2*n+2] += -mech.Dot2(st, rg)
 	for i := 0; i < ns; i++ {
 		k[(3+i)*n+2] += -(b.sb[i]*irg[0] + b.sb[ns+i]*irg[1])
 	}
 	// columns η
 	for j := 0; j < ns; j++ {
 		sj := [2]float64{b.sb[j], b.sb[ns+j]}
-		isj := rot90(sj)
+		isj := mech.Rot90(sj)
 		v := rot([2]float64{thdd*isj[0] - om*om*sj[0], thdd*isj[1] - om*om*sj[1]})
 		k[0*n+3+j] += v[0]
 		k[1*n+3+j] += v[1]
@@ -400,7 +403,7 @@ func (e *ffrElem) eval(x *evalCtx, f, k, c []float64) {
 			sht += b.sh[i*ns+j] * etadd[i]
 			medd += b.mee[j*ns+i] * etad[i]
 		}
-		k[2*n+3+j] += dot2(isj, rg) + 2*thdd*w.c2[j] + sht + 2*om*medd
+		k[2*n+3+j] += mech.Dot2(isj, rg) + 2*thdd*w.c2[j] + sht + 2*om*medd
 	}
 	for i := 0; i < ns; i++ {
 		kr := k[(3+i)*n+3 : (3+i)*n+3+ns]
@@ -418,7 +421,7 @@ func (e *ffrElem) eval(x *evalCtx, f, k, c []float64) {
 	for i := 0; i < ns; i++ {
 		ct += 2 * w.c2[i] * etad[i]
 		c[(3+i)*n+2] += -2*om*w.c2[i] + 2*w.shd[i]
-		isj := rot(rot90([2]float64{b.sb[i], b.sb[ns+i]}))
+		isj := rot(mech.Rot90([2]float64{b.sb[i], b.sb[ns+i]}))
 		c[0*n+3+i] += 2 * om * isj[0]
 		c[1*n+3+i] += 2 * om * isj[1]
 		c[2*n+3+i] += 2 * om * w.c2[i]
@@ -431,7 +434,7 @@ func (e *ffrElem) eval(x *evalCtx, f, k, c []float64) {
 	c[2*n+2] += ct
 	// acceleration coupling c_a (M(q) − M̄): nonzero in the (R, θ), (R, η),
 	// (θ, θ) and (θ, η) entries
-	if ca := x.ca; ca != 0 {
+	if ca := x.CA; ca != 0 {
 		ai := rot(ist)
 		dv := [2]float64{ai[0] - mb[2], ai[1] - mb[n+2]}
 		k[2] += ca * dv[0]
@@ -604,35 +607,35 @@ func (b *ffrBeam) strain(eta []float64) float64 {
 	return U
 }
 
-func (e *ffrElem) potential(x *evalCtx) float64 {
+func (e *ffrElem) Potential(x *mech.Ctx) float64 {
 	b := e.b
-	eta := x.q[b.e0 : b.e0+b.ns]
+	eta := x.Q[b.e0 : b.e0+b.ns]
 	st := b.s0
 	for i := 0; i < b.ns; i++ {
 		st[0] += b.sb[i] * eta[i]
 		st[1] += b.sb[b.ns+i] * eta[i]
 	}
-	sn, cs := math.Sincos(x.q[b.d[2]])
+	sn, cs := math.Sincos(x.Q[b.d[2]])
 	ast := [2]float64{cs*st[0] - sn*st[1], sn*st[0] + cs*st[1]}
 	// gravity of the beam's offset from the body's centre of mass (the
 	// part m g·R is in the model's gravity vector)
-	return b.strain(eta) - dot2(b.g, ast)
+	return b.strain(eta) - mech.Dot2(b.g, ast)
 }
 
 // kineticCorrection returns ½ vᵀ (M(q) − M̄) v of the beam's terms.
-func (e *ffrElem) kineticCorrection(x *evalCtx) float64 {
+func (e *ffrElem) KineticCorrection(x *mech.Ctx) float64 {
 	b := e.b
 	ns := b.ns
 	n := 3 + ns
 	// only the configuration-dependent entries differ from M̄
-	th := x.q[b.d[2]]
-	eta := x.q[b.e0 : b.e0+ns]
+	th := x.Q[b.d[2]]
+	eta := x.Q[b.e0 : b.e0+ns]
 	sn, cs := math.Sincos(th)
 	st := b.s0
 	jb := b.i0
-	vt := x.v[b.d[2]]
-	vr := [2]float64{x.v[b.d[0]], x.v[b.d[1]]}
-	etad := x.v[b.e0 : b.e0+ns]
+	vt := x.V[b.d[2]]
+	vr := [2]float64{x.V[b.d[0]], x.V[b.d[1]]}
+	etad := x.V[b.e0 : b.e0+ns]
 	mb := b.mbar
 	dT := 0.0
 	for i := 0; i < ns; i++ {
@@ -649,7 +652,7 @@ func (e *ffrElem) kineticCorrection(x *evalCtx) float64 {
 		dT += (vr[0]*(ax-mb[3+i]) + vr[1]*(ay-mb[n+3+i])) * etad[i]
 		dT += vt * (c1 - mb[2*n+3+i]) * etad[i]
 	}
-	ist := rot90(st)
+	ist := mech.Rot90(st)
 	ai := [2]float64{cs*ist[0] - sn*ist[1], sn*ist[0] + cs*ist[1]}
 	dT += (vr[0]*(ai[0]-mb[2]) + vr[1]*(ai[1]-mb[n+2])) * vt
 	dT += 0.5 * (jb - mb[2*n+2]) * vt * vt
@@ -682,7 +685,7 @@ func (b *ffrBeam) markerKin(q, v []float64, mk *flexMarker) (r, vel [2]float64, 
 		ad := [2]float64{cs*dud[0] - sn*dud[1], sn*dud[0] + cs*dud[1]}
 		vel = [2]float64{v[b.d[0]] - om*au[1] + ad[0], v[b.d[1]] + om*au[0] + ad[1]}
 	}
-	return r, vel, dot2(b.t, du), dot2(b.n, du)
+	return r, vel, mech.Dot2(b.t, du), mech.Dot2(b.n, du)
 }
 
 // ffrLoad is a point force at a marker of an FFR beam: components in the
@@ -692,48 +695,48 @@ type ffrLoad struct {
 	b        *ffrBeam
 	name     string
 	mk       flexMarker
-	fx, fy   param
+	fx, fy   mech.Param
 	follower bool
 }
 
-func (e *ffrLoad) dofs() []int { return e.b.dofl }
+func (e *ffrLoad) Dofs() []int { return e.b.dofl }
 
-func (e *ffrLoad) force(x *evalCtx) [2]float64 {
-	f := [2]float64{e.fx.get(x), e.fy.get(x)}
+func (e *ffrLoad) force(x *mech.Ctx) [2]float64 {
+	f := [2]float64{e.fx.Get(x), e.fy.Get(x)}
 	if !e.follower {
 		return f
 	}
 	b := e.b
 	fb := [2]float64{f[0]*b.t[0] + f[1]*b.n[0], f[0]*b.t[1] + f[1]*b.n[1]}
-	sn, cs := math.Sincos(x.q[b.d[2]])
+	sn, cs := math.Sincos(x.Q[b.d[2]])
 	return [2]float64{cs*fb[0] - sn*fb[1], sn*fb[0] + cs*fb[1]}
 }
 
-func (e *ffrLoad) eval(x *evalCtx, f, k, c []float64) {
+func (e *ffrLoad) Eval(x *mech.Ctx, f, k, c []float64) {
 	b := e.b
 	ns := b.ns
 	n := 3 + ns
 	F := e.force(x)
-	th := x.q[b.d[2]]
+	th := x.Q[b.d[2]]
 	sn, cs := math.Sincos(th)
 	fb := [2]float64{cs*F[0] + sn*F[1], -sn*F[0] + cs*F[1]} // body frame
-	eta := x.q[b.e0 : b.e0+ns]
+	eta := x.Q[b.e0 : b.e0+ns]
 	u := e.mk.u0
 	for j := 0; j < ns; j++ {
 		u[0] += e.mk.phi[j] * eta[j]
 		u[1] += e.mk.phi[ns+j] * eta[j]
 	}
-	iu := rot90(u)
+	iu := mech.Rot90(u)
 	f[0] += F[0]
 	f[1] += F[1]
-	f[2] += dot2(iu, fb)
+	f[2] += mech.Dot2(iu, fb)
 	for j := 0; j < ns; j++ {
 		f[3+j] += e.mk.phi[j]*fb[0] + e.mk.phi[ns+j]*fb[1]
 	}
 	if k == nil {
 		return
 	}
-	ifb := rot90(fb)
+	ifb := mech.Rot90(fb)
 	if e.follower {
 		// Q_R = A f_b: ∂/∂θ = A Ĩ f_b; Q_θ = (Ĩū)·f_b: ∂/∂η_j = −(Ĩf_b)·Φ_j
 		aif := [2]float64{cs*ifb[0] - sn*ifb[1], sn*ifb[0] + cs*ifb[1]}
@@ -745,22 +748,22 @@ func (e *ffrLoad) eval(x *evalCtx, f, k, c []float64) {
 		return
 	}
 	// F global: Q_θ = ūᵀĨᵀf_b, f_b = AᵀF: ∂/∂θ = −ū·f_b, ∂/∂η_j = (ĨΦ_j)·f_b·(−1)…
-	k[2*n+2] += dot2(u, fb)
+	k[2*n+2] += mech.Dot2(u, fb)
 	for j := 0; j < ns; j++ {
 		pj := [2]float64{e.mk.phi[j], e.mk.phi[ns+j]}
 		// ∂Q_θ/∂η_j = (Ĩ Φ_j)·f_b ; ∂Q_η_j/∂θ = Φ_j·(−Ĩ f_b)
-		k[2*n+3+j] -= dot2(rot90(pj), fb)
-		k[(3+j)*n+2] += dot2(pj, ifb)
+		k[2*n+3+j] -= mech.Dot2(mech.Rot90(pj), fb)
+		k[(3+j)*n+2] += mech.Dot2(pj, ifb)
 	}
 }
 
-func (e *ffrLoad) potential(*evalCtx) float64 { return 0 }
+func (e *ffrLoad) Potential(*mech.Ctx) float64 { return 0 }
 
-func (e *ffrLoad) channelInfo(name string) []ChannelInfo {
-	return []ChannelInfo{
-		{name + ".fx", "N", "force", "force " + name + " x component (global)"},
-		{name + ".fy", "N", "force", "force " + name + " y component (global)"},
+func (e *ffrLoad) Channels(name string) []mech.ChannelInfo {
+	return []mech.ChannelInfo{
+		{Name: name + ".fx", Unit: "N", Group: "force", Description: "force " + name + " x component (global)"},
+		{Name: name + ".fy", Unit: "N", Group: "force", Description: "force " + name + " y component (global)"},
 	}
 }
 
-func (e *ffrLoad) channel(x *evalCtx, sub int) float64 { return e.force(x)[sub] }
+func (e *ffrLoad) Channel(x *mech.Ctx, sub int) float64 { return e.force(x)[sub] }

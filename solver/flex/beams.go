@@ -1,9 +1,11 @@
-package solver
+package flex
 
 import (
 	"math"
+	"mbfmu/solver/mech"
 	"mbfmu/spec"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -26,141 +28,60 @@ type flexMarker struct {
 	phi  []float64  // FFR: 2×ns shape of the marker's elastic displacement (body frame)
 }
 
-// Row kinds of joints to beam nodes (see evalFlex).
-const (
-	rowFlexPin     rowKind = 16 + iota // rigid/ground point i, node position j: Φ = e_j[axis] − r_i[axis]
-	rowFlexPinBB                       // node positions i and j: Φ = e_j[axis] − e_i[axis]
-	rowFlexAlign                       // rigid/ground direction i, node slope j: Φ = t(θi+ψ) × r'_j
-	rowFlexAlignBB                     // node slopes i and j: Φ = (R(ψ) r'_i) × r'_j
-)
-
-// evalFlex computes a beam row. A pin holds a node's position coordinates
-// (dofs 3, 4) on a rigid point or on another node (dofs 0, 1); a clamp adds
-// the alignment of the node's slope (dofs 3, 4) with a direction fixed in
-// the rigid body (dof 2 its angle) or with another node's slope (dofs 0,
-// 1, rotated by ψ). The cross Hessian of a slope–slope row (beam-to-beam
-// clamp) is not among the row's Hessian entries: the Newton matrix omits
-// it, which only slows convergence slightly.
-func (r *row) evalFlex(x *evalCtx, out *rowEval, vel bool) {
-	*out = rowEval{}
-	q := x.q
-	d := &r.dofs
-	switch r.kind {
-	case rowFlexPin:
-		var ki kinPoint
-		var vv []float64
-		if vel {
-			vv = x.v
-		}
-		r.pi.eval(q, vv, &ki)
-		a := r.axis
-		out.phi = q[d[3+a]] - ki.r[a] - r.c0
-		out.jac[3+a] = 1
-		if r.pi.body >= 0 {
-			bi := ki.bs()
-			out.jac[a] = -1
-			out.jac[2] = -bi[a]
-			out.hii = ki.as[a]
-			if vel {
-				out.gamma = -ki.as[a] * ki.om * ki.om
-			}
-		}
-	case rowFlexPinBB:
-		a := r.axis
-		out.phi = q[d[3+a]] - q[d[a]] - r.c0
-		out.jac[a] = -1
-		out.jac[3+a] = 1
-	case rowFlexAlign:
-		th, om := 0.0, 0.0
-		if r.pi.body >= 0 {
-			th = q[d[2]]
-			if vel {
-				om = x.v[d[2]]
-			}
-		}
-		sn, cs := math.Sincos(th + r.psi)
-		rx := [2]float64{q[d[3]], q[d[4]]}
-		out.phi = cs*rx[1] - sn*rx[0]
-		out.jac[3], out.jac[4] = -sn, cs
-		if r.pi.body >= 0 {
-			out.jac[2] = -(cs*rx[0] + sn*rx[1])
-			out.hii = -out.phi
-			out.hixj, out.hiyj = -cs, -sn
-			if vel {
-				vx := [2]float64{x.v[d[3]], x.v[d[4]]}
-				out.gamma = out.phi*om*om + 2*om*(cs*vx[0]+sn*vx[1])
-			}
-		}
-	case rowFlexAlignBB:
-		sn, cs := math.Sincos(r.psi)
-		ri := [2]float64{q[d[0]], q[d[1]]}
-		rj := [2]float64{q[d[3]], q[d[4]]}
-		a := [2]float64{cs*ri[0] - sn*ri[1], sn*ri[0] + cs*ri[1]}
-		out.phi = a[0]*rj[1] - a[1]*rj[0]
-		out.jac[3], out.jac[4] = -a[1], a[0]
-		// ∂Φ/∂a = (rj_y, −rj_x); ∂Φ/∂ri = R(ψ)ᵀ ∂Φ/∂a
-		ga := [2]float64{rj[1], -rj[0]}
-		out.jac[0] = cs*ga[0] + sn*ga[1]
-		out.jac[1] = -sn*ga[0] + cs*ga[1]
-		if vel {
-			vi := [2]float64{x.v[d[0]], x.v[d[1]]}
-			vj := [2]float64{x.v[d[3]], x.v[d[4]]}
-			av := [2]float64{cs*vi[0] - sn*vi[1], sn*vi[0] + cs*vi[1]}
-			out.gamma = -2 * (av[0]*vj[1] - av[1]*vj[0])
-		}
-	}
-}
-
 // flexCompiler holds the beams compiled so far.
 type flexCompiler struct {
-	c     *compiler
+	b     mech.Builder
+	ms    *spec.Model
+	g     [2]float64 // gravity
 	ancf  map[string]*ancfBeam
 	ffr   map[string]*ffrBeam
 	pos   map[string]spec.Pos
 	names []string
 }
 
-// beamNamed reports whether ref ("beam.marker" or "beam") names a beam of
-// the specification.
-func (c *compiler) beamNamed(ref string) bool {
+// Refers reports whether ref ("beam.marker" or "beam") names a beam of the
+// model: joints and forces with such a side are compiled by Compile, after
+// the beams.
+func Refers(b mech.Builder, ms *spec.Model, ref string) bool {
 	if ref == "" {
 		return false
 	}
-	b, _, _ := strings.Cut(ref, ".")
-	if _, isBody := c.bodyIndex[b]; isBody {
+	name, _, _ := strings.Cut(ref, ".")
+	if _, isBody := b.Body(name); isBody {
 		return false
 	}
-	for i := range c.spec.Beams {
-		if c.spec.Beams[i].Name == b {
+	for i := range ms.Beams {
+		if ms.Beams[i].Name == name {
 			return true
 		}
 	}
 	return false
 }
 
-// beamJoint reports whether a joint refers to a beam marker: such joints
-// are compiled by flexible, after the beams.
-func (c *compiler) beamJoint(j spec.Joint) bool { return c.beamNamed(j.I) || c.beamNamed(j.J) }
-
-// beamForce reports whether a force refers to a beam marker (compiled by
-// flexible).
-func (c *compiler) beamForce(f spec.Force) bool { return c.beamNamed(f.I) || c.beamNamed(f.J) }
-
-// flexible compiles flexible bodies (beams), then the joints and forces
-// that refer to their markers.
-func (c *compiler) flexible() {
-	fx := &flexCompiler{c: c, ancf: map[string]*ancfBeam{}, ffr: map[string]*ffrBeam{}, pos: map[string]spec.Pos{}}
-	for i := range c.spec.Beams {
-		bs := &c.spec.Beams[i]
-		if !c.claim(bs.Name, bs.Pos, "beam") {
+// Compile compiles the flexible bodies (beams) of a planar model, then the
+// joints and forces that refer to their markers. Call it after the rigid
+// bodies.
+func Compile(b mech.Builder, ms *spec.Model) {
+	if len(ms.Beams) == 0 {
+		return
+	}
+	if b.Dim() == 3 {
+		b.Errorf(ms.Beams[0].Pos, "kind", "beams are planar for now: beam %q cannot be part of a spatial model", ms.Beams[0].Name)
+		return
+	}
+	g := b.Gravity()
+	fx := &flexCompiler{b: b, ms: ms, g: [2]float64{g[0], g[1]}, ancf: map[string]*ancfBeam{}, ffr: map[string]*ffrBeam{}, pos: map[string]spec.Pos{}}
+	for i := range ms.Beams {
+		bs := &ms.Beams[i]
+		if !b.Claim(bs.Name, bs.Pos, "beam") {
 			continue
 		}
-		if !validName(bs.Name) {
-			c.errf(bs.Pos, "name", "beam name %q is not a valid identifier (letters, digits, _)", bs.Name)
+		if !mech.ValidName(bs.Name) {
+			b.Errorf(bs.Pos, "name", "beam name %q is not a valid identifier (letters, digits, _)", bs.Name)
 			continue
 		}
-		if _, clash := c.bodyIndex[bs.Name]; clash || bs.Name == "ground" {
-			c.errf(bs.Pos, "name", "beam %q has the name of a body", bs.Name)
+		if _, clash := b.Body(bs.Name); clash || bs.Name == "ground" {
+			b.Errorf(bs.Pos, "name", "beam %q has the name of a body", bs.Name)
 			continue
 		}
 		fx.pos[bs.Name] = bs.Pos
@@ -170,16 +91,16 @@ func (c *compiler) flexible() {
 		case "ffr":
 			fx.compileFFR(bs)
 		default:
-			c.errf(bs.Pos, "kind", "unknown beam kind %q (ancf, ffr)", bs.Kind)
+			b.Errorf(bs.Pos, "kind", "unknown beam kind %q (ancf, ffr)", bs.Kind)
 		}
 	}
-	for _, j := range c.spec.Joints {
-		if c.beamJoint(j) {
+	for _, j := range ms.Joints {
+		if Refers(b, ms, j.I) || Refers(b, ms, j.J) {
 			fx.joint(j)
 		}
 	}
-	for _, f := range c.spec.Forces {
-		if c.beamForce(f) {
+	for _, f := range ms.Forces {
+		if Refers(b, ms, f.I) || Refers(b, ms, f.J) {
 			fx.force(f)
 		}
 	}
@@ -201,12 +122,12 @@ func attr(bs *spec.Beam, name string) spec.Expr {
 func (fx *flexCompiler) positive(bs *spec.Beam, name, what string) float64 {
 	e := attr(bs, name)
 	if !e.Given() {
-		fx.c.errf(bs.Pos, name, "beam %q needs %s (%s)", bs.Name, name, what)
+		fx.b.Errorf(bs.Pos, name, "beam %q needs %s (%s)", bs.Name, name, what)
 		return 1
 	}
-	v := fx.c.constExpr(e, 1)
+	v := fx.b.Const(e, 1)
 	if !(v > 0) {
-		fx.c.errf(e.Pos, name, "%s of beam %q must be positive, got %g", name, bs.Name, v)
+		fx.b.Errorf(e.Pos, name, "%s of beam %q must be positive, got %g", name, bs.Name, v)
 		return 1
 	}
 	return v
@@ -218,10 +139,10 @@ func (fx *flexCompiler) count(bs *spec.Beam, name string, def int) int {
 	if !e.Given() {
 		return def
 	}
-	v := fx.c.constExpr(e, float64(def))
+	v := fx.b.Const(e, float64(def))
 	n := int(math.Round(v))
 	if n < 1 || math.Abs(v-float64(n)) > 1e-9 || n > 100000 {
-		fx.c.errf(e.Pos, name, "%s of beam %q must be a whole number ≥ 1, got %g", name, bs.Name, v)
+		fx.b.Errorf(e.Pos, name, "%s of beam %q must be a whole number ≥ 1, got %g", name, bs.Name, v)
 		return def
 	}
 	return n
@@ -246,9 +167,9 @@ func (fx *flexCompiler) beamMarkers(bs *spec.Beam, length float64) []flexMarker 
 		if e.Field == "" {
 			e.Field = "s"
 		}
-		s := fx.c.constExpr(e, 0)
+		s := fx.b.Const(e, 0)
 		if s < -1e-9*length || s > length*(1+1e-9) {
-			fx.c.errf(e.Pos, "s", "marker %q of beam %q is at s = %g m, outside the beam (0 … %g m)", name, bs.Name, s, length)
+			fx.b.Errorf(e.Pos, "s", "marker %q of beam %q is at s = %g m, outside the beam (0 … %g m)", name, bs.Name, s, length)
 			continue
 		}
 		out = append(out, flexMarker{name: name, s: math.Min(math.Max(s, 0), length), node: -1})
@@ -258,7 +179,7 @@ func (fx *flexCompiler) beamMarkers(bs *spec.Beam, length float64) []flexMarker 
 }
 
 // grow appends n coordinates to the model.
-func (fx *flexCompiler) grow(n int) int { return fx.c.grow(n) }
+func (fx *flexCompiler) grow(n int) int { return fx.b.Grow(n) }
 
 // material reads the section and material attributes.
 func (fx *flexCompiler) material(bs *spec.Beam) (L, ea, ei, rhoA, beta float64) {
@@ -267,32 +188,55 @@ func (fx *flexCompiler) material(bs *spec.Beam) (L, ea, ei, rhoA, beta float64) 
 	I := fx.positive(bs, "area-moment", "m^4")
 	E := fx.positive(bs, "youngs", "Pa")
 	rho := fx.positive(bs, "density", "kg/m^3")
-	beta = fx.c.constExpr(attr(bs, "damping"), 0)
+	beta = fx.b.Const(attr(bs, "damping"), 0)
 	if beta < 0 {
-		fx.c.errf(attr(bs, "damping").Pos, "damping", "damping of beam %q must not be negative, got %g s", bs.Name, beta)
+		fx.b.Errorf(attr(bs, "damping").Pos, "damping", "damping of beam %q must not be negative, got %g s", bs.Name, beta)
 		beta = 0
 	}
 	return L, E * A, E * I, rho * A, beta
 }
 
 func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
-	c := fx.c
-	m := c.m
 	L, ea, ei, rhoA, beta := fx.material(bs)
 	ne := fx.count(bs, "elements", 8)
 	if !attr(bs, "at.x").Given() && !attr(bs, "at.y").Given() {
-		c.errf(bs.Pos, "at", "beam %q needs at (position of its start)", bs.Name)
+		fx.b.Errorf(bs.Pos, "at", "beam %q needs at (position of its start)", bs.Name)
 	}
-	at := [2]float64{c.constExpr(attr(bs, "at.x"), 0), c.constExpr(attr(bs, "at.y"), 0)}
-	ang := c.constExpr(attr(bs, "angle"), 0)
-	vel := [2]float64{c.constExpr(attr(bs, "velocity.x"), 0), c.constExpr(attr(bs, "velocity.y"), 0)}
-	om := c.constExpr(attr(bs, "omega"), 0)
+	at := [2]float64{fx.b.Const(attr(bs, "at.x"), 0), fx.b.Const(attr(bs, "at.y"), 0)}
+	ang := fx.b.Const(attr(bs, "angle"), 0)
+	vel := [2]float64{fx.b.Const(attr(bs, "velocity.x"), 0), fx.b.Const(attr(bs, "velocity.y"), 0)}
+	om := fx.b.Const(attr(bs, "omega"), 0)
 	for _, f := range []string{"coupling", "reduction", "modes", "sigma", "krylov-input"} {
 		if _, ok := bs.Attr[f]; ok {
-			c.errf(attr(bs, f).Pos, f, "%s applies to ffr beams, not to ancf beam %q", f, bs.Name)
+			fx.b.Errorf(attr(bs, f).Pos, f, "%s applies to ffr beams, not to ancf beam %q", f, bs.Name)
 		}
 	}
 	b := &ancfBeam{name: bs.Name, ne: ne, length: L, ea: ea, ei: ei, rhoA: rhoA, beta: beta, k: newANCFConst(L / float64(ne))}
+	var curv, eng bool
+	switch cv := word(bs, "curvature", "small-strain"); cv {
+	case "small-strain":
+	case "exact":
+		curv = true
+	default:
+		fx.b.Errorf(attr(bs, "curvature").Pos, "curvature", "curvature of beam %q must be small-strain or exact, got %q", bs.Name, cv)
+	}
+	switch as := word(bs, "axial-strain", "green"); as {
+	case "green":
+	case "engineering":
+		eng = true
+	default:
+		fx.b.Errorf(attr(bs, "axial-strain").Pos, "axial-strain", "axial-strain of beam %q must be green or engineering, got %q", bs.Name, as)
+	}
+	ng := fx.count(bs, "gauss-points", ancfExactGauss)
+	if ng > ancfMaxGauss {
+		fx.b.Errorf(attr(bs, "gauss-points").Pos, "gauss-points", "gauss-points of beam %q must be at most %d, got %d", bs.Name, ancfMaxGauss, ng)
+	}
+	if _, ok := bs.Attr["gauss-points"]; ok && !curv && !eng {
+		fx.b.Errorf(attr(bs, "gauss-points").Pos, "gauss-points", "gauss-points of beam %q applies to curvature=\"exact\" or axial-strain=\"engineering\" (the default element is integrated exactly)", bs.Name)
+	}
+	if curv || eng {
+		b.exact = newANCFExact(b.k.l, ng, curv, eng)
+	}
 	b.base = fx.grow(4 * (ne + 1))
 	l := b.k.l
 	sn, cs := math.Sincos(ang)
@@ -300,12 +244,12 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 	for k := 0; k <= ne; k++ {
 		o := b.node(k)
 		p := [2]float64{at[0] + float64(k)*l*t[0], at[1] + float64(k)*l*t[1]}
-		m.q0[o], m.q0[o+1], m.q0[o+2], m.q0[o+3] = p[0], p[1], t[0], t[1]
-		dp := sub2(p, at)
-		m.v0[o], m.v0[o+1] = vel[0]-om*dp[1], vel[1]+om*dp[0]
-		m.v0[o+2], m.v0[o+3] = -om*t[1], om*t[0]
+		fx.b.Q0()[o], fx.b.Q0()[o+1], fx.b.Q0()[o+2], fx.b.Q0()[o+3] = p[0], p[1], t[0], t[1]
+		dp := mech.Sub2(p, at)
+		fx.b.V0()[o], fx.b.V0()[o+1] = vel[0]-om*dp[1], vel[1]+om*dp[0]
+		fx.b.V0()[o+2], fx.b.V0()[o+3] = -om*t[1], om*t[0]
 	}
-	g := m.settings.Gravity
+	g := fx.g
 	for e := 0; e < ne; e++ {
 		el := &ancfElem{b: b}
 		o := b.node(e)
@@ -317,13 +261,13 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 		for i := range mm {
 			mm[i] = rhoA * b.k.m4[i]
 		}
-		m.mblocks = append(m.mblocks, massBlock{dofs: []int{o, o + 2, o + 4, o + 6}, m: mm},
-			massBlock{dofs: []int{o + 1, o + 3, o + 5, o + 7}, m: mm})
+		fx.b.AddMassBlock([]int{o, o + 2, o + 4, o + 6}, mm)
+		fx.b.AddMassBlock([]int{o + 1, o + 3, o + 5, o + 7}, mm)
 		for kk := 0; kk < 4; kk++ {
-			m.gq[o+2*kk] += rhoA * b.k.gv[kk] * g[0]
-			m.gq[o+2*kk+1] += rhoA * b.k.gv[kk] * g[1]
+			fx.b.AddGravity(o+2*kk, rhoA*b.k.gv[kk]*g[0])
+			fx.b.AddGravity(o+2*kk+1, rhoA*b.k.gv[kk]*g[1])
 		}
-		c.addForce(bs.Name+"#"+itoa(e), el)
+		fx.b.AddForce(bs.Name+"#"+itoa(e), el)
 	}
 	b.markers = fx.beamMarkers(bs, L)
 	for i := range b.markers {
@@ -334,7 +278,7 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 		}
 	}
 	fx.ancf[bs.Name] = b
-	c.addForce(bs.Name, &ancfInfo{b: b})
+	fx.b.AddForce(bs.Name, &ancfInfo{b: b})
 	// clamps of the ends
 	for _, end := range []struct {
 		field string
@@ -354,43 +298,47 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 }
 
 func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
-	c := fx.c
-	m := c.m
-	if m.integ.family == famRK {
-		c.errf(bs.Pos, "kind", "ffr beam %q needs an implicit integrator (its inertia coupling is solved with the Newton iteration); rk4 is not supported", bs.Name)
+	if fx.b.Integrator() == "rk4" {
+		fx.b.Errorf(bs.Pos, "kind", "ffr beam %q needs an implicit integrator (its inertia coupling is solved with the Newton iteration); rk4 is not supported", bs.Name)
 		return
 	}
 	L, ea, ei, rhoA, beta := fx.material(bs)
 	ne := fx.count(bs, "elements", 10)
 	ie := attr(bs, "i")
 	if !ie.Given() {
-		c.errf(bs.Pos, "i", "ffr beam %q needs i: the marker of the rigid body its root is clamped to (the floating frame)", bs.Name)
+		fx.b.Errorf(bs.Pos, "i", "ffr beam %q needs i: the marker of the rigid body its root is clamped to (the floating frame)", bs.Name)
 		return
 	}
-	p, ok := c.markerField(ie.Src, ie.Pos, "i")
+	mk, ok := fx.b.Marker(ie.Src, ie.Pos, "i")
 	if !ok {
 		return
 	}
-	if p.body < 0 {
-		c.errf(ie.Pos, "i", "ffr beam %q must be clamped to a rigid body (its floating frame), not to the ground; fix a body to the ground if it should not move", bs.Name)
+	p := mk.P
+	if p.Body < 0 {
+		fx.b.Errorf(ie.Pos, "i", "ffr beam %q must be clamped to a rigid body (its floating frame), not to the ground; fix a body to the ground if it should not move", bs.Name)
 		return
 	}
 	for _, f := range []string{"at.x", "at.y", "angle", "velocity.x", "velocity.y", "omega", "j"} {
 		if _, ok := bs.Attr[f]; ok {
-			c.errf(attr(bs, f).Pos, f, "ffr beam %q starts at its marker i and moves with its body: %s does not apply", bs.Name, strings.TrimSuffix(strings.TrimSuffix(f, ".x"), ".y"))
+			fx.b.Errorf(attr(bs, f).Pos, f, "ffr beam %q starts at its marker i and moves with its body: %s does not apply", bs.Name, strings.TrimSuffix(strings.TrimSuffix(f, ".x"), ".y"))
 		}
 	}
-	sn, cs := math.Sincos(p.ang)
-	b := &ffrBeam{name: bs.Name, body: p.body, ne: ne, nf: 3 * ne, le: L / float64(ne), length: L,
-		sa: p.s, t: [2]float64{cs, sn}, n: [2]float64{-sn, cs}, ea: ea, ei: ei, rhoA: rhoA, beta: beta,
-		g: m.settings.Gravity}
-	b.d = [3]int{3 * p.body, 3*p.body + 1, 3*p.body + 2}
+	for _, f := range []string{"curvature", "axial-strain"} {
+		if _, ok := bs.Attr[f]; ok {
+			fx.b.Errorf(attr(bs, f).Pos, f, "%s applies to ancf beams, not to ffr beam %q (small deformation in its floating frame)", f, bs.Name)
+		}
+	}
+	sn, cs := math.Sincos(p.Ang)
+	b := &ffrBeam{name: bs.Name, body: p.Body, ne: ne, nf: 3 * ne, le: L / float64(ne), length: L,
+		sa: p.S, t: [2]float64{cs, sn}, n: [2]float64{-sn, cs}, ea: ea, ei: ei, rhoA: rhoA, beta: beta,
+		g: fx.g}
+	b.d = [3]int{3 * p.Body, 3*p.Body + 1, 3*p.Body + 2}
 	switch cp := word(bs, "coupling", "stiffened"); cp {
 	case "stiffened":
 		b.stiff = true
 	case "zero-order":
 	default:
-		c.errf(attr(bs, "coupling").Pos, "coupling", "coupling must be zero-order or stiffened, got %q", cp)
+		fx.b.Errorf(attr(bs, "coupling").Pos, "coupling", "coupling must be zero-order or stiffened, got %q", cp)
 	}
 	b.edof = make([][6]int, ne)
 	for e := 0; e < ne; e++ {
@@ -417,9 +365,9 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 		b.v, _, err = modalBasis(M, K, nf, nm)
 		b.ns = nm
 	case "krylov":
-		sigma := c.constExpr(attr(bs, "sigma"), 0)
+		sigma := fx.b.Const(attr(bs, "sigma"), 0)
 		if sigma < 0 {
-			c.errf(attr(bs, "sigma").Pos, "sigma", "sigma must not be negative, got %g rad/s", sigma)
+			fx.b.Errorf(attr(bs, "sigma").Pos, "sigma", "sigma must not be negative, got %g rad/s", sigma)
 			sigma = 0
 		}
 		var B []float64
@@ -434,7 +382,7 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 			B = make([]float64, nf)
 			B[nf-2] = 1
 		default:
-			c.errf(attr(bs, "krylov-input").Pos, "krylov-input", "krylov-input must be both or transverse, got %q", in)
+			fx.b.Errorf(attr(bs, "krylov-input").Pos, "krylov-input", "krylov-input must be both or transverse, got %q", in)
 			return
 		}
 		b.v, err = krylovBasis(M, K, nf, B, nb, sigma, nm)
@@ -454,25 +402,25 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 			}
 		}
 		if nm > nf-len(bnd) {
-			c.errf(attr(bs, "modes").Pos, "modes", "beam %q: %d fixed-interface modes asked, only %d interior coordinates", bs.Name, nm, nf-len(bnd))
+			fx.b.Errorf(attr(bs, "modes").Pos, "modes", "beam %q: %d fixed-interface modes asked, only %d interior coordinates", bs.Name, nm, nf-len(bnd))
 			return
 		}
 		b.v, err = craigBamptonBasis(M, K, nf, bnd, nm)
 		b.ns = len(bnd) + nm
 	default:
-		c.errf(attr(bs, "reduction").Pos, "reduction", "reduction must be none, modal, krylov or craig-bampton, got %q", b.kind)
+		fx.b.Errorf(attr(bs, "reduction").Pos, "reduction", "reduction must be none, modal, krylov or craig-bampton, got %q", b.kind)
 		return
 	}
 	if err != nil {
-		c.errf(bs.Pos, "reduction", "beam %q: %v", bs.Name, err)
+		fx.b.Errorf(bs.Pos, "reduction", "beam %q: %v", bs.Name, err)
 		return
 	}
 	if b.ns > ffrMaxCoords {
-		c.errf(bs.Pos, "elements", "beam %q has %d elastic coordinates; at most %d (use fewer elements or a reduction)", bs.Name, b.ns, ffrMaxCoords)
+		fx.b.Errorf(bs.Pos, "elements", "beam %q has %d elastic coordinates; at most %d (use fewer elements or a reduction)", bs.Name, b.ns, ffrMaxCoords)
 		return
 	}
 	if b.kind != "none" && b.ns > nf {
-		c.errf(attr(bs, "modes").Pos, "modes", "beam %q: %d modes asked, the FE model has %d coordinates", bs.Name, b.ns, nf)
+		fx.b.Errorf(attr(bs, "modes").Pos, "modes", "beam %q: %d modes asked, the FE model has %d coordinates", bs.Name, b.ns, nf)
 		return
 	}
 	b.setup(M, K, X, au, aw, cu, cw)
@@ -495,10 +443,10 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 	}
 	n := 3 + b.ns
 	b.mbar = make([]float64, n*n)
-	b.massAt(m.q0[b.d[2]], make([]float64, b.ns), b.mbar)
-	m.mblocks = append(m.mblocks, massBlock{dofs: b.dofl, m: b.mbar})
-	m.gq[b.d[0]] += b.mass * b.g[0]
-	m.gq[b.d[1]] += b.mass * b.g[1]
+	b.massAt(fx.b.Q0()[b.d[2]], make([]float64, b.ns), b.mbar)
+	fx.b.AddMassBlock(b.dofl, b.mbar)
+	fx.b.AddGravity(b.d[0], b.mass*b.g[0])
+	fx.b.AddGravity(b.d[1], b.mass*b.g[1])
 	// coordinate names
 	for j := 0; j < b.ns; j++ {
 		if b.full {
@@ -508,7 +456,7 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 		}
 	}
 	fx.ffr[bs.Name] = b
-	c.addForce(bs.Name, &ffrElem{b: b})
+	fx.b.AddForce(bs.Name, &ffrElem{b: b})
 }
 
 // shapeAt returns the undeformed position (body frame, from the centre of
@@ -545,18 +493,17 @@ func (b *ffrBeam) shapeAt(s float64) ([2]float64, []float64) {
 // beamSide is one side of a joint: a rigid point (or ground), or a node of
 // an ANCF beam.
 type beamSide struct {
-	pt   point
+	pt   mech.Point
 	ancf *ancfBeam
 	node int
 }
 
 // side resolves a marker reference for a joint.
 func (fx *flexCompiler) side(ref string, pos spec.Pos, field string) (beamSide, bool) {
-	c := fx.c
 	name, mk, hasMk := strings.Cut(ref, ".")
 	if b, ok := fx.ancf[name]; ok {
 		if !hasMk {
-			c.errf(pos, field, "name a marker of beam %q (%s.MARKER): joints attach to beam nodes", name, name)
+			fx.b.Errorf(pos, field, "name a marker of beam %q (%s.MARKER): joints attach to beam nodes", name, name)
 			return beamSide{}, false
 		}
 		for _, m := range b.markers {
@@ -564,32 +511,31 @@ func (fx *flexCompiler) side(ref string, pos spec.Pos, field string) (beamSide, 
 				continue
 			}
 			if m.node < 0 {
-				c.errf(pos, field, "marker %q of beam %q is at s = %g m, between nodes (every %g m): joints attach to nodes", mk, name, m.s, b.k.l)
+				fx.b.Errorf(pos, field, "marker %q of beam %q is at s = %g m, between nodes (every %g m): joints attach to nodes", mk, name, m.s, b.k.l)
 				return beamSide{}, false
 			}
 			return beamSide{ancf: b, node: m.node}, true
 		}
-		c.errf(pos, field, "beam %q has no marker %q", name, mk)
+		fx.b.Errorf(pos, field, "beam %q has no marker %q", name, mk)
 		return beamSide{}, false
 	}
 	if _, ok := fx.ffr[name]; ok {
-		c.errf(pos, field, "joints to markers of the floating-frame beam %q are not supported: connect to the body it is clamped to, or use an ancf beam", name)
+		fx.b.Errorf(pos, field, "joints to markers of the floating-frame beam %q are not supported: connect to the body it is clamped to, or use an ancf beam", name)
 		return beamSide{}, false
 	}
 	if _, ok := fx.pos[name]; ok {
 		return beamSide{}, false // the beam itself failed to compile
 	}
-	if c.beamNamed(ref) {
+	if Refers(fx.b, fx.ms, ref) {
 		return beamSide{}, false // a beam with errors
 	}
-	p, ok := c.markerField(ref, pos, field)
-	return beamSide{pt: p, node: -1}, ok
+	m, ok := fx.b.Marker(ref, pos, field)
+	return beamSide{pt: m.P, node: -1}, ok
 }
 
 // joint compiles a joint with at least one beam side.
 func (fx *flexCompiler) joint(j spec.Joint) {
-	c := fx.c
-	if !c.claim(j.Name, j.Pos, "joint") {
+	if !fx.b.Claim(j.Name, j.Pos, "joint") {
 		return
 	}
 	si, ok1 := fx.side(j.I, j.Pos, "i")
@@ -600,11 +546,11 @@ func (fx *flexCompiler) joint(j spec.Joint) {
 	switch j.Kind {
 	case "revolute", "fixed":
 	default:
-		c.errf(j.Pos, "kind", "joint %q: a %s joint cannot attach to a beam (revolute = pin, fixed = clamp)", j.Name, j.Kind)
+		fx.b.Errorf(j.Pos, "kind", "joint %q: a %s joint cannot attach to a beam (revolute = pin, fixed = clamp)", j.Name, j.Kind)
 		return
 	}
 	if si.ancf != nil && si.ancf == sj.ancf && si.node == sj.node {
-		c.errf(j.Pos, "j", "joint %q connects node %d of beam %q to itself", j.Name, si.node, si.ancf.name)
+		fx.b.Errorf(j.Pos, "j", "joint %q connects node %d of beam %q to itself", j.Name, si.node, si.ancf.name)
 		return
 	}
 	fx.connect(j.Name, j.Kind, si, sj, j.Pos)
@@ -613,74 +559,85 @@ func (fx *flexCompiler) joint(j spec.Joint) {
 // slopeAngle0 is the angle of a node's slope at q0.
 func (fx *flexCompiler) slopeAngle0(b *ancfBeam, node int) float64 {
 	o := b.node(node)
-	return math.Atan2(fx.c.m.q0[o+3], fx.c.m.q0[o+2])
+	q0 := fx.b.Q0()
+	return math.Atan2(q0[o+3], q0[o+2])
 }
 
 // connect adds the rows of a pin (revolute) or clamp (fixed) between two
 // sides, at least one of them a beam node.
 func (fx *flexCompiler) connect(name, kind string, si, sj beamSide, pos spec.Pos) {
-	c := fx.c
-	m := c.m
 	if si.ancf != nil && sj.ancf == nil {
 		si, sj = sj, si // the rigid side first
 	}
-	owner := len(m.joints)
-	ji := jointInfo{name: name, kind: "beam-pin", r0: len(m.rows), pi: point{body: -1}, pj: point{body: -1}}
+	ground := mech.Marker{P: mech.Point{Body: -1}}
+	ji := mech.JointInfo{Name: name, Kind: "beam-pin", I: ground, J: ground}
 	if kind == "fixed" {
-		ji.kind = "beam-clamp"
+		ji.Kind = "beam-clamp"
 	}
 	nj := sj.ancf.node(sj.node)
 	rigidDofs := [3]int{-1, -1, -1}
 	if si.ancf == nil {
-		ji.pi = si.pt
-		if si.pt.body >= 0 {
-			rigidDofs = [3]int{3 * si.pt.body, 3*si.pt.body + 1, 3*si.pt.body + 2}
+		ji.I = mech.Marker{P: si.pt}
+		if si.pt.Body >= 0 {
+			rigidDofs = [3]int{3 * si.pt.Body, 3*si.pt.Body + 1, 3*si.pt.Body + 2}
 		}
 	}
+	owner := fx.b.AddJoint(ji)
+	pin := &nodeRows{}
 	for a := 0; a < 2; a++ {
-		r := row{axis: a, owner: owner, pi: point{body: -1}, pj: point{body: -1}}
+		r := nodeRow{axis: a, pi: mech.Point{Body: -1}}
 		if si.ancf == nil {
-			r.kind, r.pi = rowFlexPin, si.pt
-			r.dofs = [6]int{rigidDofs[0], rigidDofs[1], rigidDofs[2], nj, nj + 1, -1}
+			r.kind, r.pi = rowPin, si.pt
+			pin.d = [6]int{rigidDofs[0], rigidDofs[1], rigidDofs[2], nj, nj + 1, -1}
 		} else {
 			ni := si.ancf.node(si.node)
-			r.kind = rowFlexPinBB
-			r.dofs = [6]int{ni, ni + 1, -1, nj, nj + 1, -1}
+			r.kind = rowPinBB
+			pin.d = [6]int{ni, ni + 1, -1, nj, nj + 1, -1}
 		}
-		m.rows = append(m.rows, r)
+		pin.rows = append(pin.rows, r)
 	}
+	fx.b.AddConstraint(pin, owner)
 	if kind == "fixed" {
-		r := row{owner: owner, pi: point{body: -1}, pj: point{body: -1}}
+		r := nodeRow{pi: mech.Point{Body: -1}}
+		al := &nodeRows{}
 		sa := fx.slopeAngle0(sj.ancf, sj.node)
 		if si.ancf == nil {
-			r.kind, r.pi = rowFlexAlign, si.pt
-			r.psi = sa - c.angle0(si.pt) + si.pt.ang
-			if si.pt.body < 0 {
+			r.kind, r.pi = rowAlign, si.pt
+			r.psi = sa - angle0(fx.b, si.pt) + si.pt.Ang
+			if si.pt.Body < 0 {
 				r.psi = sa
 			}
-			r.dofs = [6]int{rigidDofs[0], rigidDofs[1], rigidDofs[2], nj + 2, nj + 3, -1}
+			al.d = [6]int{rigidDofs[0], rigidDofs[1], rigidDofs[2], nj + 2, nj + 3, -1}
 		} else {
 			ni := si.ancf.node(si.node)
-			r.kind = rowFlexAlignBB
+			r.kind = rowAlignBB
 			r.psi = sa - fx.slopeAngle0(si.ancf, si.node)
-			r.dofs = [6]int{ni + 2, ni + 3, -1, nj + 2, nj + 3, -1}
+			al.d = [6]int{ni + 2, ni + 3, -1, nj + 2, nj + 3, -1}
 		}
-		m.rows = append(m.rows, r)
+		al.rows = append(al.rows, r)
+		fx.b.AddConstraint(al, owner)
 	}
-	ji.nr = len(m.rows) - ji.r0
-	c.jointIdx[name] = owner
-	m.joints = append(m.joints, ji)
-	_ = pos
 }
+
+// angle0 is the angle of p's x axis at the approximate initial positions.
+func angle0(b mech.Builder, p mech.Point) float64 {
+	if p.Body < 0 {
+		return p.Ang
+	}
+	return b.Q0()[3*p.Body+2] + p.Ang
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // force compiles a force applied at a beam marker.
 func (fx *flexCompiler) force(f spec.Force) {
-	c := fx.c
-	if !c.claim(f.Name, f.Pos, "force") {
+	if !fx.b.Claim(f.Name, f.Pos, "force") {
 		return
 	}
 	if f.Kind != "force" {
-		c.errf(f.Pos, "kind", "force %q: a %s cannot attach to a beam marker yet (only point forces: <force>)", f.Name, f.Kind)
+		fx.b.Errorf(f.Pos, "kind", "force %q: a %s cannot attach to a beam marker yet (only point forces: <force>)", f.Name, f.Kind)
 		return
 	}
 	fol := false
@@ -689,14 +646,14 @@ func (fx *flexCompiler) force(f spec.Force) {
 	case "marker", "local", "body":
 		fol = true
 	default:
-		c.errf(f.Pos, "frame", "frame must be global or marker, got %q", f.Frame)
+		fx.b.Errorf(f.Pos, "frame", "frame must be global or marker, got %q", f.Frame)
 	}
 	name, mkName, hasMk := strings.Cut(f.I, ".")
 	if !hasMk {
-		c.errf(f.Pos, "i", "force %q: name a marker of beam %q (%s.MARKER)", f.Name, name, name)
+		fx.b.Errorf(f.Pos, "i", "force %q: name a marker of beam %q (%s.MARKER)", f.Name, name, name)
 		return
 	}
-	fxp, fyp := c.runExpr(f.FX, 0), c.runExpr(f.FY, 0)
+	fxp, fyp := fx.b.Run(f.FX, 0), fx.b.Run(f.FY, 0)
 	if b, ok := fx.ancf[name]; ok {
 		for _, mk := range b.markers {
 			if mk.name != mkName {
@@ -708,63 +665,34 @@ func (fx *flexCompiler) force(f spec.Force) {
 			for i := range ld.d {
 				ld.d[i] = b.node(el) + i
 			}
-			c.addForce(f.Name, ld)
+			fx.b.AddForce(f.Name, ld)
 			return
 		}
-		c.errf(f.Pos, "i", "beam %q has no marker %q", name, mkName)
+		fx.b.Errorf(f.Pos, "i", "beam %q has no marker %q", name, mkName)
 		return
 	}
 	if b, ok := fx.ffr[name]; ok {
 		for _, mk := range b.mk {
 			if mk.name == mkName {
-				c.addForce(f.Name, &ffrLoad{b: b, name: f.Name, mk: mk, fx: fxp, fy: fyp, follower: fol})
+				fx.b.AddForce(f.Name, &ffrLoad{b: b, name: f.Name, mk: mk, fx: fxp, fy: fyp, follower: fol})
 				return
 			}
 		}
-		c.errf(f.Pos, "i", "beam %q has no marker %q", name, mkName)
+		fx.b.Errorf(f.Pos, "i", "beam %q has no marker %q", name, mkName)
 	}
 }
 
 // ---- channels, coordinate names, kinetic energy ----
 
-// coordNamer is implemented by elements that own coordinates.
-type coordNamer interface{ coordNames(dst []string) }
-
-// kineticCorrector is implemented by elements whose mass matrix depends on
-// the configuration: it returns ½ vᵀ (M(q) − M̄) v.
-type kineticCorrector interface {
-	kineticCorrection(x *evalCtx) float64
-}
-
-// flexCoordNames names the coordinates of beams.
-func (m *Model) flexCoordNames(dst []string) {
-	for _, f := range m.forces {
-		if n, ok := f.(coordNamer); ok {
-			n.coordNames(dst)
-		}
-	}
-}
-
-// flexKinetic returns the kinetic energy not in ½ vᵀ M̄ v (FFR beams).
-func (m *Model) flexKinetic(s *State) float64 {
-	e := 0.0
-	for _, f := range m.forces {
-		if k, ok := f.(kineticCorrector); ok {
-			e += k.kineticCorrection(&s.x)
-		}
-	}
-	return e
-}
-
 // ancfInfo is the beam-level element of an ANCF beam: no forces, only its
 // channels and coordinate names.
 type ancfInfo struct{ b *ancfBeam }
 
-func (e *ancfInfo) dofs() []int                                    { return nil }
-func (e *ancfInfo) eval(*evalCtx, []float64, []float64, []float64) {}
-func (e *ancfInfo) potential(*evalCtx) float64                     { return 0 }
+func (e *ancfInfo) Dofs() []int                                     { return nil }
+func (e *ancfInfo) Eval(*mech.Ctx, []float64, []float64, []float64) {}
+func (e *ancfInfo) Potential(*mech.Ctx) float64                     { return 0 }
 
-func (e *ancfInfo) coordNames(dst []string) {
+func (e *ancfInfo) CoordNames(dst []string) {
 	b := e.b
 	for k := 0; k <= b.ne; k++ {
 		o := b.node(k)
@@ -786,18 +714,18 @@ func ancfMarkerQty() [7]struct{ q, unit, group, desc string } {
 	}
 }
 
-func (e *ancfInfo) channelInfo(name string) []ChannelInfo {
-	out := []ChannelInfo{{name + ".energy", "J", "energy", "beam " + name + " strain energy"}}
+func (e *ancfInfo) Channels(name string) []mech.ChannelInfo {
+	out := []mech.ChannelInfo{{Name: name + ".energy", Unit: "J", Group: "energy", Description: "beam " + name + " strain energy"}}
 	for _, mk := range e.b.markers {
 		for _, q := range ancfMarkerQty() {
-			out = append(out, ChannelInfo{name + "." + mk.name + "." + q.q, q.unit, q.group, "beam marker " + name + "." + mk.name + " " + q.desc})
+			out = append(out, mech.ChannelInfo{Name: name + "." + mk.name + "." + q.q, Unit: q.unit, Group: q.group, Description: "beam marker " + name + "." + mk.name + " " + q.desc})
 		}
 	}
 	// node positions for drawing the deformed beam (group "shape")
 	for _, k := range e.shapeNodes() {
 		p := name + ".shape" + itoa(k)
-		out = append(out, ChannelInfo{p + ".x", "m", "shape", "beam " + name + " node " + itoa(k) + " x (for drawing)"},
-			ChannelInfo{p + ".y", "m", "shape", "beam " + name + " node " + itoa(k) + " y (for drawing)"})
+		out = append(out, mech.ChannelInfo{Name: p + ".x", Unit: "m", Group: "shape", Description: "beam " + name + " node " + itoa(k) + " x (for drawing)"},
+			mech.ChannelInfo{Name: p + ".y", Unit: "m", Group: "shape", Description: "beam " + name + " node " + itoa(k) + " y (for drawing)"})
 	}
 	return out
 }
@@ -826,8 +754,8 @@ func shapeNode(i, ne int) int {
 }
 
 // addGeometry draws the beam through its shape-node channels.
-func (e *ancfInfo) addGeometry(m *Model, g *Geometry) {
-	gb := GeomBeam{Name: e.b.name}
+func (e *ancfInfo) Draw(g *mech.Geometry) {
+	gb := mech.GeomBeam{Name: e.b.name}
 	for _, k := range e.shapeNodes() {
 		p := e.b.name + ".shape" + itoa(k)
 		gb.NodeX = append(gb.NodeX, p+".x")
@@ -836,14 +764,14 @@ func (e *ancfInfo) addGeometry(m *Model, g *Geometry) {
 	g.Beams = append(g.Beams, gb)
 }
 
-func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
+func (e *ancfInfo) Channel(x *mech.Ctx, sub int) float64 {
 	b := e.b
 	if sub == 0 {
 		u := 0.0
 		el := ancfElem{b: b}
 		for k := 0; k < b.ne; k++ {
 			el.d[0] = b.node(k)
-			a, bb := el.energy(x.q)
+			a, bb := el.energy(x.Q)
 			u += a + bb
 		}
 		return u
@@ -851,10 +779,10 @@ func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
 	sub--
 	if nm := 7 * len(b.markers); sub >= nm {
 		// shape node channels: x, y of node shapeNodes()[i]
-		return x.q[b.node(shapeNode((sub-nm)/2, b.ne))+(sub-nm)%2]
+		return x.Q[b.node(shapeNode((sub-nm)/2, b.ne))+(sub-nm)%2]
 	}
 	mk := &b.markers[sub/7]
-	r, rx, v, _ := b.point(x.q, x.v, mk.s)
+	r, rx, v, _ := b.point(x.Q, x.V, mk.s)
 	switch k := sub % 7; k {
 	case 0, 1, 2, 3:
 		return posVel(r, v, k)
@@ -862,10 +790,10 @@ func (e *ancfInfo) channel(x *evalCtx, sub int) float64 {
 		return math.Atan2(rx[1], rx[0])
 	case 5:
 		o := b.node(0)
-		t := [2]float64{x.q[o+2], x.q[o+3]}
+		t := [2]float64{x.Q[o+2], x.Q[o+3]}
 		nt := math.Hypot(t[0], t[1])
-		d := [2]float64{r[0] - x.q[o], r[1] - x.q[o+1]}
-		return cross2(t, d) / nt
+		d := [2]float64{r[0] - x.Q[o], r[1] - x.Q[o+1]}
+		return mech.Cross2(t, d) / nt
 	}
 	return 0.5 * (rx[0]*rx[0] + rx[1]*rx[1] - 1)
 }
@@ -890,19 +818,19 @@ func ffrMarkerQty() [6]struct{ q, unit, group, desc string } {
 	}
 }
 
-func (e *ffrElem) coordNames(dst []string) { copy(dst[e.b.e0:], e.b.coords) }
+func (e *ffrElem) CoordNames(dst []string) { copy(dst[e.b.e0:], e.b.coords) }
 
-func (e *ffrElem) channelInfo(name string) []ChannelInfo {
-	out := []ChannelInfo{{name + ".energy", "J", "energy", "beam " + name + " strain energy"}}
+func (e *ffrElem) Channels(name string) []mech.ChannelInfo {
+	out := []mech.ChannelInfo{{Name: name + ".energy", Unit: "J", Group: "energy", Description: "beam " + name + " strain energy"}}
 	for _, mk := range e.b.mk {
 		for _, q := range ffrMarkerQty() {
-			out = append(out, ChannelInfo{name + "." + mk.name + "." + q.q, q.unit, q.group, "beam marker " + name + "." + mk.name + " " + q.desc})
+			out = append(out, mech.ChannelInfo{Name: name + "." + mk.name + "." + q.q, Unit: q.unit, Group: q.group, Description: "beam marker " + name + "." + mk.name + " " + q.desc})
 		}
 	}
 	for _, mk := range e.b.shape {
 		p := name + "." + mk.name
-		out = append(out, ChannelInfo{p + ".x", "m", "shape", "beam " + name + " point at s = " + ftoa(mk.s) + " m, x (for drawing)"},
-			ChannelInfo{p + ".y", "m", "shape", "beam " + name + " point at s = " + ftoa(mk.s) + " m, y (for drawing)"})
+		out = append(out, mech.ChannelInfo{Name: p + ".x", Unit: "m", Group: "shape", Description: "beam " + name + " point at s = " + ftoa(mk.s) + " m, x (for drawing)"},
+			mech.ChannelInfo{Name: p + ".y", Unit: "m", Group: "shape", Description: "beam " + name + " point at s = " + ftoa(mk.s) + " m, y (for drawing)"})
 	}
 	return out
 }
@@ -911,8 +839,8 @@ func (e *ffrElem) channelInfo(name string) []ChannelInfo {
 const ffrShapePoints = 17
 
 // addGeometry draws the beam through its shape-point channels.
-func (e *ffrElem) addGeometry(m *Model, g *Geometry) {
-	gb := GeomBeam{Name: e.b.name}
+func (e *ffrElem) Draw(g *mech.Geometry) {
+	gb := mech.GeomBeam{Name: e.b.name}
 	for _, mk := range e.b.shape {
 		gb.NodeX = append(gb.NodeX, e.b.name+"."+mk.name+".x")
 		gb.NodeY = append(gb.NodeY, e.b.name+"."+mk.name+".y")
@@ -920,18 +848,18 @@ func (e *ffrElem) addGeometry(m *Model, g *Geometry) {
 	g.Beams = append(g.Beams, gb)
 }
 
-func (e *ffrElem) channel(x *evalCtx, sub int) float64 {
+func (e *ffrElem) Channel(x *mech.Ctx, sub int) float64 {
 	b := e.b
 	if sub == 0 {
-		return b.strain(x.q[b.e0 : b.e0+b.ns])
+		return b.strain(x.Q[b.e0 : b.e0+b.ns])
 	}
 	sub--
 	if nm := 6 * len(b.mk); sub >= nm {
-		r, _, _, _ := b.markerKin(x.q, nil, &b.shape[(sub-nm)/2])
+		r, _, _, _ := b.markerKin(x.Q, nil, &b.shape[(sub-nm)/2])
 		return r[(sub-nm)%2]
 	}
 	mk := &b.mk[sub/6]
-	r, v, ax, tr := b.markerKin(x.q, x.v, mk)
+	r, v, ax, tr := b.markerKin(x.Q, x.V, mk)
 	switch k := sub % 6; k {
 	case 0, 1, 2, 3:
 		return posVel(r, v, k)

@@ -1,6 +1,7 @@
-package solver
+package flex
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -40,7 +41,7 @@ func symDense(a []float64, n int) *mat.SymDense {
 func genEigen(M, K []float64, n int) ([]float64, []float64, error) {
 	var ch mat.Cholesky
 	if !ch.Factorize(symDense(M, n)) {
-		return nil, nil, errorf("mass matrix is not positive definite")
+		return nil, nil, fmt.Errorf("mass matrix is not positive definite")
 	}
 	var L mat.TriDense
 	ch.LTo(&L)
@@ -48,15 +49,15 @@ func genEigen(M, K []float64, n int) ([]float64, []float64, error) {
 	Y := mat.NewDense(n, n, nil)
 	Kd := mat.NewDense(n, n, append([]float64(nil), K...))
 	if err := Y.Solve(&L, Kd); err != nil {
-		return nil, nil, errorf("eigen problem: %v", err)
+		return nil, nil, fmt.Errorf("eigen problem: %v", err)
 	}
 	C := mat.NewDense(n, n, nil)
 	if err := C.Solve(&L, Y.T()); err != nil {
-		return nil, nil, errorf("eigen problem: %v", err)
+		return nil, nil, fmt.Errorf("eigen problem: %v", err)
 	}
 	var es mat.EigenSym
 	if !es.Factorize(symDense(C.RawMatrix().Data, n), true) {
-		return nil, nil, errorf("symmetric eigen decomposition failed")
+		return nil, nil, fmt.Errorf("symmetric eigen decomposition failed")
 	}
 	vals := es.Values(nil)
 	var Z mat.Dense
@@ -64,7 +65,7 @@ func genEigen(M, K []float64, n int) ([]float64, []float64, error) {
 	// φ = L⁻ᵀ z
 	var P mat.Dense
 	if err := P.Solve(L.T(), &Z); err != nil {
-		return nil, nil, errorf("eigen problem: %v", err)
+		return nil, nil, fmt.Errorf("eigen problem: %v", err)
 	}
 	ord := make([]int, n)
 	for i := range ord {
@@ -86,7 +87,7 @@ func genEigen(M, K []float64, n int) ([]float64, []float64, error) {
 // circular frequencies.
 func modalBasis(M, K []float64, n, s int) ([]float64, []float64, error) {
 	if s > n {
-		return nil, nil, errorf("%d modes asked, the model has %d coordinates", s, n)
+		return nil, nil, fmt.Errorf("%d modes asked, the model has %d coordinates", s, n)
 	}
 	vals, vec, err := genEigen(M, K, n)
 	if err != nil {
@@ -112,7 +113,7 @@ func modalBasis(M, K []float64, n, s int) ([]float64, []float64, error) {
 // are then taken in block order (P₀ of every input, then P₁, …).
 func krylovBasis(M, K []float64, n int, B []float64, nb int, sigma float64, s int) ([]float64, error) {
 	if s > n {
-		return nil, errorf("%d Krylov vectors asked, the model has %d coordinates", s, n)
+		return nil, fmt.Errorf("%d Krylov vectors asked, the model has %d coordinates", s, n)
 	}
 	kh := make([]float64, n*n)
 	for i := range kh {
@@ -120,7 +121,7 @@ func krylovBasis(M, K []float64, n int, B []float64, nb int, sigma float64, s in
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(symDense(kh, n)) {
-		return nil, errorf("K + σ²M is not positive definite (is the structure supported?)")
+		return nil, fmt.Errorf("K + σ²M is not positive definite (is the structure supported?)")
 	}
 	mul := func(A []float64, x []float64) []float64 {
 		y := make([]float64, n)
@@ -260,7 +261,7 @@ func krylovBasis(M, K []float64, n int, B []float64, nb int, sigma float64, s in
 		}
 	}
 	if len(V) < s {
-		return nil, errorf("the Krylov subspace has only %d independent vectors, %d asked", len(V), s)
+		return nil, fmt.Errorf("the Krylov subspace has only %d independent vectors, %d asked", len(V), s)
 	}
 	out := make([]float64, n*s)
 	for j, v := range V {
@@ -288,7 +289,7 @@ func craigBamptonBasis(M, K []float64, n int, bnd []int, s int) ([]float64, erro
 	}
 	ni, nb := len(in), len(bnd)
 	if s > ni {
-		return nil, errorf("%d fixed-interface modes asked, the interior has %d coordinates", s, ni)
+		return nil, fmt.Errorf("%d fixed-interface modes asked, the interior has %d coordinates", s, ni)
 	}
 	sub := func(A []float64, r, c []int) []float64 {
 		out := make([]float64, len(r)*len(c))
@@ -302,11 +303,11 @@ func craigBamptonBasis(M, K []float64, n int, bnd []int, s int) ([]float64, erro
 	kii := sub(K, in, in)
 	var ch mat.Cholesky
 	if !ch.Factorize(symDense(kii, ni)) {
-		return nil, errorf("the interior stiffness is singular (is the structure supported?)")
+		return nil, fmt.Errorf("the interior stiffness is singular (is the structure supported?)")
 	}
 	var psi mat.Dense
 	if err := ch.SolveTo(&psi, mat.NewDense(ni, nb, sub(K, in, bnd))); err != nil {
-		return nil, errorf("constraint modes: %v", err)
+		return nil, fmt.Errorf("constraint modes: %v", err)
 	}
 	_, vec, err := genEigen(sub(M, in, in), kii, ni)
 	if err != nil {
@@ -342,12 +343,12 @@ func transferMoments(M, K []float64, n int, B []float64, nb int, sigma float64, 
 	Bd := mat.NewDense(n, nb, append([]float64(nil), B...))
 	var x0, x1 mat.Dense
 	if err := lu.SolveTo(&x0, false, Bd); err != nil {
-		return nil, errorf("moments: %v", err)
+		return nil, fmt.Errorf("moments: %v", err)
 	}
 	x1.Mul(Md, &x0)
 	x1.Scale(-2*sigma, &x1)
 	if err := lu.SolveTo(&x1, false, mat.DenseCopyOf(&x1)); err != nil {
-		return nil, errorf("moments: %v", err)
+		return nil, fmt.Errorf("moments: %v", err)
 	}
 	xs := []*mat.Dense{&x0, &x1}
 	for k := 2; k < nm; k++ {
@@ -359,7 +360,7 @@ func transferMoments(M, K []float64, n int, B []float64, nb int, sigma float64, 
 		r.Scale(-1, &r)
 		var x mat.Dense
 		if err := lu.SolveTo(&x, false, &r); err != nil {
-			return nil, errorf("moments: %v", err)
+			return nil, fmt.Errorf("moments: %v", err)
 		}
 		xs = append(xs, &x)
 	}

@@ -1,0 +1,145 @@
+package mech
+
+import "mbfmu/expr"
+
+// Ctx is the evaluation context of one configuration, passed to every
+// element: positions Q (nq), velocities V and accelerations A (nv), the
+// Lagrange multipliers, the expression variables (time, parameters,
+// inputs), the contact state and the measures that expressions read. It
+// lives in the engine's State; elements only read it.
+type Ctx struct {
+	Q, V, A []float64
+	Lam     []float64
+	// Vars are the expression variables: Vars[SlotTime] is the time, then
+	// the parameters and the inputs.
+	Vars []float64
+	// CS is the discrete state of contacts (open/closed, stick/slip, ...).
+	CS []float64
+	// CA is ∂q̈/∂q along the current Newton iteration (0 outside it):
+	// elements with configuration-dependent inertia add CA·(M(q) − M̄) to
+	// their tangent stiffness, M̄ being the part the engine holds.
+	CA float64
+	// Meas are the measures expressions read by index.
+	Meas []Measure
+	// Work is scratch space for measures that evaluate constraint
+	// elements (joint reactions).
+	Work []float64
+}
+
+// SlotTime is the index of the time in Ctx.Vars.
+const SlotTime = 0
+
+// Measure implements expr.Measurer: the value of measure id at x.
+func (x *Ctx) Measure(id int) float64 { return x.Meas[id].Eval(x) }
+
+// Time returns the time of the context.
+func (x *Ctx) Time() float64 { return x.Vars[SlotTime] }
+
+// Measure is a measured quantity that expressions read: a marker's
+// position or velocity, a joint coordinate, a reaction.
+type Measure interface {
+	Eval(x *Ctx) float64
+}
+
+// Param is an element parameter: a constant, or an expression evaluated at
+// every use (time, inputs, tunable parameters, measures).
+type Param struct {
+	P *expr.Program // nil: the constant C
+	C float64
+}
+
+// Get returns the parameter's value at x.
+func (p *Param) Get(x *Ctx) float64 {
+	if p.P == nil {
+		return p.C
+	}
+	return p.P.Eval(x.Vars, x)
+}
+
+// Measured reports whether the parameter reads the state through measures
+// (dx(m), vx(m), angle(m), ...): its derivatives are then not in the
+// element's analytic tangent.
+func (p *Param) Measured() bool { return p.P != nil && p.P.UsesMeasures() }
+
+// Force is an applied-force element: springs, dampers, point forces,
+// torques, beams' elastic and inertia forces, contacts. It works on a
+// fixed list of velocity coordinates (Dofs, -1 for none) and computes, in
+// local arrays of that size, the generalized applied force Q and — when k
+// is not nil — the tangent stiffness K = −∂Q/∂q (along the increments of
+// the velocity coordinates) and damping C = −∂Q/∂v (row-major). Elements
+// are immutable; everything mutable lives in the engine's State.
+type Force interface {
+	Dofs() []int
+	Eval(x *Ctx, f, k, c []float64)
+	// Potential returns the potential energy stored in the element.
+	Potential(x *Ctx) float64
+}
+
+// Rows receives a constraint element's evaluation: one value per row of
+// Φ, ∂Φ/∂t and γ, and the Jacobian J = ∂Φ/∂q (rows × dofs, row-major).
+type Rows struct {
+	Phi, Phit, Gamma []float64
+	Jac              []float64
+}
+
+// Constraint is a constraint element: Rows() scalar equations Φ(q, t) = 0
+// on a fixed list of velocity coordinates (Dofs, -1 for none). The
+// coordinates of the body of marker i come first, then those of marker
+// j's body (the engine reports reactions by halves). Eval writes Φ, ∂Φ/∂t,
+// the Jacobian J = ∂Φ/∂q (the derivative along increments of the velocity
+// coordinates) and, when vel is set, γ: along any motion Φ̈ = J q̈ − γ, so
+// the accelerations satisfy J q̈ = γ. Hess adds Σᵣ lamᵣ ∂(Jᵣᵀ)/∂q — the
+// tangent of the constraint forces Jᵀλ — into h (dofs × dofs, row-major).
+type Constraint interface {
+	Dofs() []int
+	Rows() int
+	Eval(x *Ctx, out Rows, vel bool)
+	Hess(x *Ctx, lam []float64, h []float64)
+}
+
+// ChannelInfo describes a result channel.
+type ChannelInfo struct {
+	Name, Unit, Group, Description string
+}
+
+// ParamLister is implemented by elements with run-time parameters.
+type ParamLister interface{ Params() []*Param }
+
+// Channeler is implemented by elements with result channels of their own:
+// Channels lists them for an element named name, Channel evaluates
+// channel sub at x.
+type Channeler interface {
+	Channels(name string) []ChannelInfo
+	Channel(x *Ctx, sub int) float64
+}
+
+// CoordNamer is implemented by elements that own coordinates: it writes
+// the names of its velocity coordinates into dst (indexed by coordinate).
+type CoordNamer interface{ CoordNames(dst []string) }
+
+// KineticCorrector is implemented by elements whose mass matrix depends on
+// the configuration: it returns ½ vᵀ (M(q) − M̄) v.
+type KineticCorrector interface {
+	KineticCorrection(x *Ctx) float64
+}
+
+// Drawer is implemented by elements that draw themselves in the model's
+// geometry (beams, contacts).
+type Drawer interface {
+	Draw(g *Geometry)
+}
+
+// ReadsMeasures reports whether any run-time parameter of f reads
+// measures (its tangent must then be taken by finite differences).
+func ReadsMeasures(f any) bool {
+	pl, ok := f.(ParamLister)
+	if !ok {
+		return false
+	}
+	for _, p := range pl.Params() {
+		if p.Measured() {
+			return true
+		}
+	}
+	return false
+}
