@@ -57,19 +57,42 @@ type Settings struct {
 type Element struct {
 	Kind string
 	Name string
+	// Line is the line of the element's start tag.
 	Line int
 	// Attr holds the attributes other than name, as written.
 	Attr map[string]string
+	// AttrLine holds the line of each attribute (for start tags written
+	// over several lines).
+	AttrLine map[string]int
 	// Params and Starts are the <parameter> and <start> children.
 	Params, Starts []NamedValue
 	used           map[string]bool
 }
 
-// NamedValue is a <parameter> or <start> child: a name and an SI value.
+// NamedValue is a <parameter> or <start> child: a name and a value.
 type NamedValue struct {
-	Name  string
+	Name string
+	// Value is the value in SI units (a plain number as written).
 	Value float64
-	Line  int
+	// Text is the value as written ("5 kg").
+	Text string
+	// Line is the line of the value attribute.
+	Line int
+}
+
+// In returns the value in unit, the unit the model or FMU declares for the
+// variable (see mbfmu/xml.ParseQuantityIn): a plain number is in that unit
+// already, a number with a unit must have the unit's dimension and is
+// converted. The error says what is wrong, without file and line.
+func (nv NamedValue) In(unit string) (float64, error) {
+	if nv.Text == "" {
+		return nv.Value, nil
+	}
+	v, err := mxml.ParseQuantityIn(nv.Text, unit)
+	if err != nil {
+		return 0, fmt.Errorf("value %q: %v", nv.Text, strings.Replace(err.Error(), "the quantity is", nv.Name+" is", 1))
+	}
+	return v, nil
 }
 
 // Connection feeds output From ("component.port") into input To.
@@ -99,13 +122,76 @@ func LoadConfig(path string) (*Config, error) {
 	return ParseConfig(data, path)
 }
 
-// node is an XML element with its line.
+// node is an XML element with its line and the lines of its attributes.
 type node struct {
-	tag   string
-	line  int
-	attrs []xml.Attr
-	kids  []*node
-	text  string
+	tag       string
+	line      int
+	attrs     []xml.Attr
+	attrLines map[string]int
+	kids      []*node
+	text      string
+}
+
+// at returns the line of attribute name, or the element's line.
+func (n *node) at(name string) int {
+	if l, ok := n.attrLines[name]; ok {
+		return l
+	}
+	return n.line
+}
+
+// attrLines finds the line of each attribute in the raw start tag tag,
+// which begins on line first: names are read between whitespace and '=',
+// quoted values skipped.
+func attrLines(tag []byte, first int) map[string]int {
+	m := map[string]int{}
+	line := first
+	i := 0
+	// the tag name
+	for i < len(tag) && tag[i] != ' ' && tag[i] != '\t' && tag[i] != '\n' && tag[i] != '\r' && tag[i] != '>' && tag[i] != '/' {
+		i++
+	}
+	for i < len(tag) {
+		c := tag[i]
+		switch {
+		case c == '\n':
+			line++
+			i++
+		case c == ' ' || c == '\t' || c == '\r' || c == '/' || c == '>':
+			i++
+		default:
+			j := i
+			for j < len(tag) && tag[j] != '=' && tag[j] != ' ' && tag[j] != '\t' && tag[j] != '\n' && tag[j] != '\r' && tag[j] != '>' {
+				j++
+			}
+			name := string(tag[i:j])
+			if k := strings.IndexByte(name, ':'); k >= 0 {
+				name = name[k+1:]
+			}
+			if _, dup := m[name]; !dup {
+				m[name] = line
+			}
+			i = j
+			for i < len(tag) && tag[i] != '"' && tag[i] != '\'' && tag[i] != '>' {
+				if tag[i] == '\n' {
+					line++
+				}
+				i++
+			}
+			if i < len(tag) && (tag[i] == '"' || tag[i] == '\'') {
+				q := tag[i]
+				i++
+				for i < len(tag) && tag[i] != q {
+					if tag[i] == '\n' {
+						line++
+					}
+					i++
+				}
+				i++
+			}
+		}
+	}
+	return m
 }
 
 // parseTree reads an XML document into nodes, with line numbers.
@@ -115,6 +201,7 @@ func parseTree(data []byte, file string) (*node, error) {
 	var root *node
 	for {
 		line, _ := dec.InputPos()
+		off := dec.InputOffset()
 		tok, err := dec.Token()
 		if err == io.EOF {
 			break
@@ -125,7 +212,11 @@ func parseTree(data []byte, file string) (*node, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			n := &node{tag: t.Name.Local, line: line, attrs: t.Copy().Attr}
+			end := dec.InputOffset()
+			if off < 0 || end > int64(len(data)) || off > end {
+				off, end = 0, 0
+			}
+			n := &node{tag: t.Name.Local, line: line, attrs: t.Copy().Attr, attrLines: attrLines(data[off:end], line)}
 			if len(stack) == 0 {
 				if root != nil {
 					return nil, fmt.Errorf("%s:%d: a second root element <%s>", file, line, n.tag)
@@ -204,6 +295,7 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 	kinds := componentKinds()
 	names := map[string]int{}
 	sawSettings := false
+	settingsNode := root // settings errors name the attribute's line, or the root's
 	for _, n := range root.kids {
 		switch n.tag {
 		case "settings":
@@ -211,6 +303,7 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 				el.add(n.line, "<settings> given twice")
 			}
 			sawSettings = true
+			settingsNode = n
 			parseSettings(el, n, &cfg.Settings)
 		case "connect":
 			a := attrMap(el, n, "from", "to")
@@ -225,31 +318,33 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 			if c.Signal == "" {
 				el.add(n.line, "<check> needs signal=\"component.port\"")
 			}
-			c.After = quantity(el, n.line, "after", a["after"], mxml.Time, math.Inf(-1))
-			c.Until = quantity(el, n.line, "until", a["until"], mxml.Time, math.Inf(1))
+			c.After = quantity(el, n.at("after"), "after", a["after"], mxml.Time, math.Inf(-1))
+			c.Until = quantity(el, n.at("until"), "until", a["until"], mxml.Time, math.Inf(1))
 			if !(c.Until >= c.After) {
-				el.add(n.line, "<check>: until %g s is before after %g s", c.Until, c.After)
+				el.add(n.at("until"), "<check>: until %g s is before after %g s", c.Until, c.After)
 			}
 			if v := a["mean"]; v != "" {
 				b, err := strconv.ParseBool(v)
 				if err != nil {
-					el.add(n.line, "mean: %q is not true or false", v)
+					el.add(n.at("mean"), "mean: %q is not true or false", v)
 				}
 				c.Mean = b
 			}
+			tolAttr := "tol"
 			switch {
 			case a["max-abs"] != "" && (a["near"] != "" || a["tol"] != ""):
 				el.add(n.line, "<check>: give max-abs, or near and tol, not both")
 			case a["max-abs"] != "":
-				c.Tol = quantity(el, n.line, "max-abs", a["max-abs"], mxml.Any, 0)
+				tolAttr = "max-abs"
+				c.Tol = quantity(el, n.at("max-abs"), "max-abs", a["max-abs"], mxml.Any, 0)
 			case a["tol"] != "":
-				c.Near = quantity(el, n.line, "near", a["near"], mxml.Any, 0)
-				c.Tol = quantity(el, n.line, "tol", a["tol"], mxml.Any, 0)
+				c.Near = quantity(el, n.at("near"), "near", a["near"], mxml.Any, 0)
+				c.Tol = quantity(el, n.at("tol"), "tol", a["tol"], mxml.Any, 0)
 			default:
 				el.add(n.line, "<check> needs max-abs, or tol (with near)")
 			}
 			if c.Tol < 0 {
-				el.add(n.line, "<check>: tolerance %g must be ≥ 0", c.Tol)
+				el.add(n.at(tolAttr), "<check>: tolerance %g must be ≥ 0", c.Tol)
 			}
 			cfg.Checks = append(cfg.Checks, c)
 		default:
@@ -258,7 +353,7 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 				el.add(n.line, "unknown element <%s> (components: %s; also <settings>, <connect>, <check>)", n.tag, strings.Join(sortedKeys(kinds), ", "))
 				continue
 			}
-			e := &Element{Kind: n.tag, Line: n.line, used: map[string]bool{}}
+			e := &Element{Kind: n.tag, Line: n.line, AttrLine: n.attrLines, used: map[string]bool{}}
 			e.Attr = attrMap(el, n, append([]string{"name"}, allowed...)...)
 			e.Name = e.Attr["name"]
 			delete(e.Attr, "name")
@@ -266,9 +361,9 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 			case e.Name == "":
 				el.add(n.line, "<%s> needs a name", n.tag)
 			case !isIdent(e.Name):
-				el.add(n.line, "<%s> name %q: use letters, digits, _ and -, starting with a letter", n.tag, e.Name)
+				el.add(n.at("name"), "<%s> name %q: use letters, digits, _ and -, starting with a letter", n.tag, e.Name)
 			case names[e.Name] != 0:
-				el.add(n.line, "component name %q already used on line %d", e.Name, names[e.Name])
+				el.add(n.at("name"), "component name %q already used on line %d", e.Name, names[e.Name])
 			default:
 				names[e.Name] = n.line
 			}
@@ -284,7 +379,8 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 						el.add(k.line, "<%s> needs name and value", k.tag)
 						continue
 					}
-					nv := NamedValue{Name: a["name"], Line: k.line, Value: quantity(el, k.line, "value", a["value"], mxml.Any, 0)}
+					nv := NamedValue{Name: a["name"], Line: k.at("value"), Text: a["value"],
+						Value: quantity(el, k.at("value"), "value", a["value"], mxml.Any, 0)}
 					if k.tag == "parameter" {
 						e.Params = append(e.Params, nv)
 					} else {
@@ -300,7 +396,13 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 	if len(cfg.Components) == 0 {
 		el.add(root.line, "no components: add a <model>, <fmu>, controller or <udp>")
 	}
-	checkSettings(el, root.line, &cfg.Settings)
+	line := func(attr string) int {
+		if settingsNode == root {
+			return root.line
+		}
+		return settingsNode.at(attr)
+	}
+	checkSettings(el, line, &cfg.Settings)
 	if err := el.err(); err != nil {
 		return nil, err
 	}
@@ -309,29 +411,31 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 
 func parseSettings(el *errList, n *node, s *Settings) {
 	a := attrMap(el, n, "start", "end", "step", "output-step", "variable", "min-step", "max-step", "rel-tol", "abs-tol")
-	s.Start = quantity(el, n.line, "start", a["start"], mxml.Time, s.Start)
-	s.End = quantity(el, n.line, "end", a["end"], mxml.Time, s.End)
-	s.Step = quantity(el, n.line, "step", a["step"], mxml.Time, s.Step)
-	s.OutputStep = quantity(el, n.line, "output-step", a["output-step"], mxml.Time, 0)
+	s.Start = quantity(el, n.at("start"), "start", a["start"], mxml.Time, s.Start)
+	s.End = quantity(el, n.at("end"), "end", a["end"], mxml.Time, s.End)
+	s.Step = quantity(el, n.at("step"), "step", a["step"], mxml.Time, s.Step)
+	s.OutputStep = quantity(el, n.at("output-step"), "output-step", a["output-step"], mxml.Time, 0)
 	if v := a["variable"]; v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			el.add(n.line, "variable: %q is not true or false", v)
+			el.add(n.at("variable"), "variable: %q is not true or false", v)
 		}
 		s.Variable = b
 	}
-	s.MinStep = quantity(el, n.line, "min-step", a["min-step"], mxml.Time, 0)
-	s.MaxStep = quantity(el, n.line, "max-step", a["max-step"], mxml.Time, 0)
-	s.RelTol = quantity(el, n.line, "rel-tol", a["rel-tol"], mxml.Dimensionless, s.RelTol)
-	s.AbsTol = quantity(el, n.line, "abs-tol", a["abs-tol"], mxml.Any, s.AbsTol)
+	s.MinStep = quantity(el, n.at("min-step"), "min-step", a["min-step"], mxml.Time, 0)
+	s.MaxStep = quantity(el, n.at("max-step"), "max-step", a["max-step"], mxml.Time, 0)
+	s.RelTol = quantity(el, n.at("rel-tol"), "rel-tol", a["rel-tol"], mxml.Dimensionless, s.RelTol)
+	s.AbsTol = quantity(el, n.at("abs-tol"), "abs-tol", a["abs-tol"], mxml.Any, s.AbsTol)
 }
 
-func checkSettings(el *errList, line int, s *Settings) {
+// checkSettings checks the settings as a whole; line gives the line of an
+// attribute of <settings>.
+func checkSettings(el *errList, line func(attr string) int, s *Settings) {
 	if !(s.End > s.Start) {
-		el.add(line, "settings: end %g s must be after start %g s", s.End, s.Start)
+		el.add(line("end"), "settings: end %g s must be after start %g s", s.End, s.Start)
 	}
 	if !(s.Step > 0) {
-		el.add(line, "settings: step %g s must be > 0", s.Step)
+		el.add(line("step"), "settings: step %g s must be > 0", s.Step)
 	}
 	if s.Variable {
 		if s.MinStep == 0 {
@@ -341,29 +445,29 @@ func checkSettings(el *errList, line int, s *Settings) {
 			s.MaxStep = math.Max(s.Step*100, (s.End-s.Start)/10)
 		}
 		if !(s.MinStep > 0 && s.MinStep <= s.Step && s.Step <= s.MaxStep) {
-			el.add(line, "settings: need 0 < min-step (%g) ≤ step (%g) ≤ max-step (%g)", s.MinStep, s.Step, s.MaxStep)
+			el.add(line("min-step"), "settings: need 0 < min-step (%g) ≤ step (%g) ≤ max-step (%g)", s.MinStep, s.Step, s.MaxStep)
 		}
 		if !(s.RelTol > 0) || !(s.AbsTol > 0) {
-			el.add(line, "settings: rel-tol and abs-tol must be > 0")
+			el.add(line("rel-tol"), "settings: rel-tol and abs-tol must be > 0")
 		}
 		if s.OutputStep != 0 {
-			el.add(line, "settings: output-step needs a fixed step (a variable step records every macro step)")
+			el.add(line("output-step"), "settings: output-step needs a fixed step (a variable step records every macro step)")
 		}
 		return
 	}
 	if s.OutputStep < 0 {
-		el.add(line, "settings: output-step %g s must be > 0", s.OutputStep)
+		el.add(line("output-step"), "settings: output-step %g s must be > 0", s.OutputStep)
 	}
 	if s.OutputStep > 0 && s.Step > 0 {
 		r := s.OutputStep / s.Step
 		if math.Abs(r-math.Round(r)) > 1e-9*r || math.Round(r) < 1 {
-			el.add(line, "settings: output-step %g s is not a whole multiple of step %g s", s.OutputStep, s.Step)
+			el.add(line("output-step"), "settings: output-step %g s is not a whole multiple of step %g s", s.OutputStep, s.Step)
 		}
 	}
 	if s.Step > 0 && s.End > s.Start {
 		r := (s.End - s.Start) / s.Step
 		if math.Abs(r-math.Round(r)) > 1e-9*r {
-			el.add(line, "settings: the run %g … %g s is not a whole number of steps of %g s", s.Start, s.End, s.Step)
+			el.add(line("step"), "settings: the run %g … %g s is not a whole number of steps of %g s", s.Start, s.End, s.Step)
 		}
 	}
 }
@@ -384,11 +488,11 @@ func attrMap(el *errList, n *node, allowed ...string) map[string]string {
 			}
 		}
 		if !ok {
-			el.add(n.line, "<%s>: unknown attribute %q (known: %s)", n.tag, name, strings.Join(allowed, ", "))
+			el.add(n.at(name), "<%s>: unknown attribute %q (known: %s)", n.tag, name, strings.Join(allowed, ", "))
 			continue
 		}
 		if _, dup := m[name]; dup {
-			el.add(n.line, "<%s>: attribute %q given twice", n.tag, name)
+			el.add(n.at(name), "<%s>: attribute %q given twice", n.tag, name)
 		}
 		m[name] = strings.TrimSpace(a.Value)
 	}
@@ -447,8 +551,16 @@ func (e *Element) str(name string) string {
 
 func (e *Element) has(name string) bool { _, ok := e.Attr[name]; return ok }
 
+// at returns the line of attribute name, or the element's line.
+func (e *Element) at(name string) int {
+	if l, ok := e.AttrLine[name]; ok {
+		return l
+	}
+	return e.Line
+}
+
 func (e *Element) num(el *errList, name string, dim mxml.Dim, def float64) float64 {
-	return quantity(el, e.Line, name, e.str(name), dim, def)
+	return quantity(el, e.at(name), name, e.str(name), dim, def)
 }
 
 func (e *Element) boolean(el *errList, name string, def bool) bool {
@@ -458,7 +570,7 @@ func (e *Element) boolean(el *errList, name string, def bool) bool {
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		el.add(e.Line, "%s: %q is not true or false", name, s)
+		el.add(e.at(name), "%s: %q is not true or false", name, s)
 		return def
 	}
 	return b
@@ -490,13 +602,13 @@ func (e *Element) matrix(el *errList, name string) [][]float64 {
 		for _, x := range f {
 			v, err := mxml.ParseQuantity(x, mxml.Any)
 			if err != nil {
-				el.add(e.Line, "%s: %v", name, err)
+				el.add(e.at(name), "%s: %v", name, err)
 				return nil
 			}
 			row = append(row, v)
 		}
 		if len(rows) > 0 && len(row) != len(rows[0]) {
-			el.add(e.Line, "%s: row %d has %d entries, row 1 has %d", name, len(rows)+1, len(row), len(rows[0]))
+			el.add(e.at(name), "%s: row %d has %d entries, row 1 has %d", name, len(rows)+1, len(row), len(rows[0]))
 			return nil
 		}
 		rows = append(rows, row)
@@ -514,10 +626,10 @@ func (e *Element) assignments(el *errList, name string) map[string]float64 {
 		}
 		k, v, ok := strings.Cut(part, "=")
 		if !ok {
-			el.add(e.Line, "%s: %q is not name=value", name, strings.TrimSpace(part))
+			el.add(e.at(name), "%s: %q is not name=value", name, strings.TrimSpace(part))
 			continue
 		}
-		out[strings.TrimSpace(k)] = quantity(el, e.Line, name, strings.TrimSpace(v), mxml.Any, 0)
+		out[strings.TrimSpace(k)] = quantity(el, e.at(name), name, strings.TrimSpace(v), mxml.Any, 0)
 	}
 	return out
 }

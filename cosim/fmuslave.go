@@ -193,9 +193,14 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 		case v.Real == nil:
 			el.add(p.Line, "FMU parameter %q is not a Real (only Real parameters can be set)", p.Name)
 		default:
+			val, err := p.In(v.Real.Unit)
+			if err != nil {
+				el.add(p.Line, "<parameter name=%q>: %v", p.Name, err)
+				continue
+			}
 			c.parVR = append(c.parVR, v.VR)
-			c.parV = append(c.parV, p.Value)
-			c.params[p.Name] = p.Value
+			c.parV = append(c.parV, val)
+			c.params[p.Name] = val
 		}
 	}
 	for _, s := range e.Starts {
@@ -204,7 +209,12 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 			el.add(s.Line, "FMU %s has no Real input %q", filepath.Base(path), s.Name)
 			continue
 		}
-		c.start0[i] = s.Value
+		val, err := s.In(c.ins[i].Unit)
+		if err != nil {
+			el.add(s.Line, "<start name=%q>: %v", s.Name, err)
+			continue
+		}
+		c.start0[i] = val
 	}
 	return c
 }

@@ -194,7 +194,7 @@ func buildComponent(el *errList, cfg *Config, e *Element, built map[string]compo
 	}
 	for k := range e.Attr {
 		if c != nil && !e.used[k] {
-			el.add(e.Line, "<%s name=%q>: attribute %q is not used by this component", e.Kind, e.Name, k)
+			el.add(e.at(k), "<%s name=%q>: attribute %q is not used by this component", e.Kind, e.Name, k)
 		}
 	}
 	return c
@@ -333,7 +333,21 @@ func (m *Master) wire(el *errList) error {
 					loop = append(loop, c.base().name)
 				}
 			}
-			el.add(0, "algebraic loop among the direct components %s: break it with a stepped component (a model or FMU)", strings.Join(loop, ", "))
+			// Report it at a connection that closes the loop.
+			in := map[string]bool{}
+			for _, n := range loop {
+				in[n] = true
+			}
+			line := 0
+			for _, cn := range m.cfg.Connections {
+				fc, _, _ := strings.Cut(cn.From, ".")
+				tc, _, _ := strings.Cut(cn.To, ".")
+				if in[fc] && in[tc] {
+					line = cn.Line
+					break
+				}
+			}
+			el.add(line, "algebraic loop among the direct components %s: break it with a stepped component (a model or FMU)", strings.Join(loop, ", "))
 			break
 		}
 	}
@@ -478,7 +492,7 @@ func (m *Master) Init() error {
 
 func (m *Master) fail(c component, what string, err error) error {
 	b := c.base()
-	return fmt.Errorf("%s %s (%s) at t = %g s: %w", what, b.name, b.kind, m.t, err)
+	return fmt.Errorf("%s:%d: %s %s (%s) at t = %g s: %w", m.cfg.File, b.line, what, b.name, b.kind, m.t, err)
 }
 
 func (m *Master) evalDirect(dt float64) error {

@@ -39,15 +39,22 @@ func newModelComp(el *errList, cfg *Config, e *Element) *modelComp {
 		c.start0 = append(c.start0, in.Start)
 	}
 	for _, p := range e.Params {
-		found := false
-		for _, sp := range ms.Params {
-			found = found || sp.Name == p.Name
+		k := -1
+		for j, sp := range ms.Params {
+			if sp.Name == p.Name {
+				k = j
+			}
 		}
-		if !found {
+		if k < 0 {
 			el.add(p.Line, "model %s has no parameter %q", c.path, p.Name)
 			continue
 		}
-		c.params[p.Name] = p.Value
+		v, err := p.In(ms.Params[k].Unit)
+		if err != nil {
+			el.add(p.Line, "<parameter name=%q>: %v", p.Name, err)
+			continue
+		}
+		c.params[p.Name] = v
 	}
 	for _, s := range e.Starts {
 		i := c.inputIndex(s.Name)
@@ -55,7 +62,12 @@ func newModelComp(el *errList, cfg *Config, e *Element) *modelComp {
 			el.add(s.Line, "model %s has no input %q", c.path, s.Name)
 			continue
 		}
-		c.start0[i] = s.Value
+		v, err := s.In(c.ins[i].Unit)
+		if err != nil {
+			el.add(s.Line, "<start name=%q>: %v", s.Name, err)
+			continue
+		}
+		c.start0[i] = v
 	}
 	// The outputs need the compiled model (units of channels).
 	m, err := c.compile()

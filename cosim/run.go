@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -33,7 +34,61 @@ type RunOptions struct {
 	Spin time.Duration
 	// Progress, if set, is called about every 0.5 s of wall time.
 	Progress func(t float64)
+	// Stop, if set, is called after every macro step; when it returns an
+	// error the run stops there (the rows recorded so far are kept) and
+	// Run returns the summary with that error. It is called in the
+	// real-time loop and must not allocate (interrupt.Catcher.Err does not).
+	Stop func() error
+
+	// The settings below are for a real-time run (RealTime) on a
+	// real-time Linux PC (docs/cosim.md); each fails with an *RTError
+	// saying what is needed when the system does not permit it.
+
+	// MemLock locks all of the process's memory, present and future
+	// (mlockall), for the run, so that the loop never waits for a page.
+	// Needs CAP_IPC_LOCK or a large enough RLIMIT_MEMLOCK.
+	MemLock bool
+	// Priority, when not 0, runs the loop's thread under SCHED_FIFO at
+	// this priority (1..99). Needs CAP_SYS_NICE or RLIMIT_RTPRIO.
+	Priority int
+	// CPUs, when not empty, pins the loop's thread to these CPUs (ideally
+	// one core isolated from the scheduler, isolcpus=).
+	CPUs []int
+	// KeepGC leaves the garbage collector on in a real-time loop. By
+	// default a real-time run collects the garbage after its first row,
+	// then turns the collector off for the loop (debug.SetGCPercent(-1))
+	// with a memory limit of GCMemoryLimit as a safety net: the macro step
+	// allocates nothing, so no collection happens during the run unless a
+	// results writer allocates past the limit.
+	KeepGC bool
+	// GCMemoryLimit is the memory limit during a real-time loop with the
+	// collector off (0: the memory in use at the start plus 1 GiB).
+	GCMemoryLimit int64
 }
+
+// RTError is a real-time setting of RunOptions that could not be applied.
+type RTError struct {
+	// Setting is "mlock", "priority" or "cpu" (the command line's flag).
+	Setting string
+	// What is what was attempted.
+	What string
+	// Err is the system's error.
+	Err error
+	// Need says what is needed (a capability, a limit), if known.
+	Need string
+}
+
+// Error says what was attempted, why it failed and what is needed.
+func (e *RTError) Error() string {
+	s := e.What + ": " + e.Err.Error()
+	if e.Need != "" {
+		s += "; " + e.Need
+	}
+	return s
+}
+
+// Unwrap returns the system's error.
+func (e *RTError) Unwrap() error { return e.Err }
 
 // LatencyStats summarises durations. Quantiles come from a log-linear
 // histogram with a relative resolution better than 1/64.
@@ -51,23 +106,73 @@ func (s LatencyStats) String() string {
 }
 
 func dur(d time.Duration) string {
+	round := func(v float64, unit string) string {
+		if v == math.Trunc(v) {
+			return fmt.Sprintf("%.0f %s", v, unit)
+		}
+		return fmt.Sprintf("%.3g %s", v, unit)
+	}
 	switch {
 	case d < time.Microsecond:
 		return fmt.Sprintf("%d ns", d.Nanoseconds())
 	case d < time.Millisecond:
+		if d%time.Microsecond == 0 {
+			return round(float64(d)/1e3, "µs")
+		}
 		return fmt.Sprintf("%.1f µs", float64(d)/1e3)
 	case d < time.Second:
+		if d%time.Millisecond == 0 {
+			return round(float64(d)/1e6, "ms")
+		}
 		return fmt.Sprintf("%.2f ms", float64(d)/1e6)
 	}
 	return fmt.Sprintf("%.3f s", d.Seconds())
 }
 
 // histogram counts durations in log-linear buckets: exact below 128 ns,
-// then 64 buckets per power of two. It allocates nothing.
+// then 64 buckets per power of two (for quantiles), and in the bins of
+// BinEdges (for the printed histogram). It allocates nothing.
 type histogram struct {
 	counts   [128 + 40*64]uint32
+	bins     [len(binEdges) + 1]int64
 	n        int64
 	sum, max time.Duration
+}
+
+// binEdges are the upper edges of the bins of the printed latency
+// histogram, log-spaced in a 1-2-5 series; a last bin holds the rest.
+var binEdges = [...]time.Duration{
+	time.Microsecond, 2 * time.Microsecond, 5 * time.Microsecond,
+	10 * time.Microsecond, 20 * time.Microsecond, 50 * time.Microsecond,
+	100 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second,
+}
+
+// Bin is a bin of a latency histogram: the count of durations d with
+// Lo ≤ d < Hi (Hi = 0: no upper bound).
+type Bin struct {
+	Lo, Hi time.Duration
+	Count  int64
+}
+
+// binsOf returns the histogram's bins from the first to the last that
+// holds a count.
+func (h *histogram) binsOf() []Bin {
+	var out []Bin
+	for i, c := range h.bins {
+		b := Bin{Count: c}
+		if i > 0 {
+			b.Lo = binEdges[i-1]
+		}
+		if i < len(binEdges) {
+			b.Hi = binEdges[i]
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 func bucketOf(ns uint64) int {
@@ -98,6 +203,11 @@ func (h *histogram) add(d time.Duration) {
 		d = 0
 	}
 	h.counts[bucketOf(uint64(d))]++
+	k := 0
+	for k < len(binEdges) && d >= binEdges[k] {
+		k++
+	}
+	h.bins[k]++
 	h.n++
 	h.sum += d
 	if d > h.max {
@@ -191,8 +301,8 @@ func (r CheckResult) String() string {
 
 // Summary reports a run.
 type Summary struct {
-	// Name is the configuration's name.
-	Name string
+	// Name is the configuration's name, File its file.
+	Name, File string
 	// Steps is the number of macro steps, Rows the number of results rows.
 	Steps, Rows int64
 	// Start and End are the simulated span (s).
@@ -211,6 +321,21 @@ type Summary struct {
 	RealTime bool
 	Overruns int64
 	Lateness LatencyStats
+	// LatencyBins and LatenessBins are the histograms of the macro-step
+	// compute time and of the start lateness of a real-time run, in the
+	// log-spaced bins of 1, 2, 5, 10 µs ... 1 s.
+	LatencyBins, LatenessBins []Bin
+	// RTSetup lists the real-time settings applied ("memory locked",
+	// "on CPU 2", "SCHED_FIFO priority 80", "garbage collector off").
+	RTSetup []string
+	// RTWarnings are problems of the system found when applying them
+	// (real-time throttling on).
+	RTWarnings []string
+	// GCCycles is the number of garbage collections during the loop.
+	GCCycles uint32
+	// Stopped is the error that stopped the run early (RunOptions.Stop
+	// or a failure), nil when it reached the end.
+	Stopped error
 	// UDP holds the counters of each UDP bridge.
 	UDP []UDPStats
 	// Checks holds the outcome of each <check>.
@@ -247,14 +372,63 @@ func (s *Summary) String() string {
 		s.Start, s.End, s.Rows, dur(s.Wall), s.RealTimeFactor)
 	fmt.Fprintf(&b, "macro-step latency: %s\n", s.Latency)
 	if s.RealTime {
-		fmt.Fprintf(&b, "real time: %d overruns in %d steps; start lateness %s\n", s.Overruns, s.Steps, s.Lateness)
+		if len(s.RTSetup) > 0 {
+			fmt.Fprintf(&b, "real-time setup: %s\n", strings.Join(s.RTSetup, ", "))
+		}
+		for _, w := range s.RTWarnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+		fmt.Fprintf(&b, "real time: %d overruns in %d steps; start lateness %s; %d garbage collections during the loop\n",
+			s.Overruns, s.Steps, s.Lateness, s.GCCycles)
+		b.WriteString(s.Histogram())
 	}
 	for _, u := range s.UDP {
 		fmt.Fprintf(&b, "udp %s: %d sent, %d received, %d timeouts, %d late, %d bad; round trip %s\n",
 			u.Name, u.Sent, u.Received, u.Timeouts, u.Late, u.Bad, u.RoundTrip)
 	}
 	for _, c := range s.Checks {
+		if !c.Pass && s.File != "" {
+			fmt.Fprintf(&b, "check %s (%s:%d)\n", c, s.File, c.Line)
+			continue
+		}
 		fmt.Fprintf(&b, "check %s\n", c)
+	}
+	return b.String()
+}
+
+// Histogram formats the latency histograms of a real-time run: one line
+// per bin from the first to the last that holds a count, with the number
+// of steps whose start was that late and whose computation took that long.
+func (s *Summary) Histogram() string {
+	if len(s.LatencyBins) == 0 || len(s.LatencyBins) != len(s.LatenessBins) {
+		return ""
+	}
+	first, last := -1, -1
+	for i := range s.LatencyBins {
+		if s.LatencyBins[i].Count+s.LatenessBins[i].Count > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "latency histogram (%d steps, %d overruns):\n  %-17s %12s %12s\n", s.Steps, s.Overruns, "bin", "start late", "step time")
+	for i := first; i <= last; i++ {
+		lb := s.LatencyBins[i]
+		var name string
+		switch {
+		case lb.Lo == 0:
+			name = "< " + dur(lb.Hi)
+		case lb.Hi == 0:
+			name = "≥ " + dur(lb.Lo)
+		default:
+			name = dur(lb.Lo) + " – " + dur(lb.Hi)
+		}
+		fmt.Fprintf(&b, "  %-17s %12d %12d\n", name, s.LatenessBins[i].Count, lb.Count)
 	}
 	return b.String()
 }
@@ -329,7 +503,7 @@ func (m *Master) Run(o RunOptions) (*Summary, error) {
 		}
 	}
 	s := m.cfg.Settings
-	sum := &Summary{Name: m.cfg.Name, Start: m.t, RealTime: o.RealTime, MinStep: math.Inf(1)}
+	sum := &Summary{Name: m.cfg.Name, File: m.cfg.File, Start: m.t, RealTime: o.RealTime, MinStep: math.Inf(1)}
 	chk, err := newChecker(m.cfg, m.cols)
 	if err != nil {
 		return nil, err
@@ -365,8 +539,34 @@ func (m *Master) Run(o RunOptions) (*Summary, error) {
 		spin = 200 * time.Microsecond
 	}
 	if o.RealTime {
+		// The loop runs on one OS thread: the one that gets the CPU
+		// affinity and the real-time priority.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		setup, warnings, restore, err := setupRT(o)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+		sum.RTSetup, sum.RTWarnings = setup, warnings
+		if !o.KeepGC {
+			// Warmed up (the first row is recorded): collect now, then
+			// keep the collector out of the loop.
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			limit := o.GCMemoryLimit
+			if limit <= 0 {
+				limit = int64(ms.Sys) + 1<<30
+			}
+			oldPercent := debug.SetGCPercent(-1)
+			oldLimit := debug.SetMemoryLimit(limit)
+			defer func() {
+				debug.SetMemoryLimit(oldLimit)
+				debug.SetGCPercent(oldPercent)
+			}()
+			sum.RTSetup = append(sum.RTSetup, fmt.Sprintf("garbage collector off (memory limit %d MiB)", limit>>20))
+		}
 	}
 	var lat, late histogram
 	pc := &pacer{spin: spin, slack: 2 * time.Millisecond}
@@ -408,9 +608,17 @@ func (m *Master) Run(o RunOptions) (*Summary, error) {
 			lastProg = end
 			o.Progress(m.t)
 		}
+		if o.Stop != nil {
+			if err := o.Stop(); err != nil {
+				runErr = err
+				break
+			}
+		}
 	}
 	sum.Wall = time.Since(wall0)
 	runtime.ReadMemStats(&ms1)
+	sum.GCCycles = ms1.NumGC - ms0.NumGC
+	sum.Stopped = runErr
 	sum.Steps = m.k
 	if sum.Steps > 0 {
 		sum.AllocsPerStep = float64(ms1.Mallocs-ms0.Mallocs) / float64(sum.Steps)
@@ -424,6 +632,9 @@ func (m *Master) Run(o RunOptions) (*Summary, error) {
 	}
 	sum.Latency = lat.stats()
 	sum.Lateness = late.stats()
+	if o.RealTime {
+		sum.LatencyBins, sum.LatenessBins = lat.binsOf(), late.binsOf()
+	}
 	for _, u := range m.udp {
 		sum.UDP = append(sum.UDP, u.stats())
 	}

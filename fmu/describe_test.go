@@ -131,9 +131,22 @@ func checkModelDescription(t *testing.T, data []byte) *mdXML {
 	return &md
 }
 
-// schemaDir is the FMI 2.0.5 XSD (../shared/fmi2-schema beside the repo).
+// schemaDir is the folder of the FMI 2.0.5 XSD: $MBFMU_FMI2_SCHEMA, or
+// shared/fmi2-schema in a folder above this one (beside the repository).
 func schemaDir() string {
-	for _, d := range []string{"../../shared/fmi2-schema", "../shared/fmi2-schema"} {
+	dirs := []string{os.Getenv("MBFMU_FMI2_SCHEMA")}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			dirs = append(dirs, filepath.Join(d, "shared", "fmi2-schema"))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(d, "fmi2ModelDescription.xsd")); err == nil {
 			return d
 		}
@@ -141,16 +154,40 @@ func schemaDir() string {
 	return ""
 }
 
-// validateXSD validates with xmllint when it and the schema are present.
+// xsdRequired reports whether the XSD validation must run: in CI
+// (.ci/run sets MBFMU_REQUIRE_XMLLINT=1; most CI services set CI=true),
+// where a missing xmllint or schema fails the tests instead of skipping
+// them silently.
+func xsdRequired() bool {
+	for _, v := range []string{os.Getenv("MBFMU_REQUIRE_XMLLINT"), os.Getenv("CI")} {
+		if v != "" && v != "0" && !strings.EqualFold(v, "false") {
+			return true
+		}
+	}
+	return false
+}
+
+// validateXSD validates with xmllint against the FMI 2.0 XSD. Without
+// xmllint or the schema it skips with a message, or fails when
+// xsdRequired.
 func validateXSD(t *testing.T, data []byte) {
 	t.Helper()
+	missing := func(msg string) {
+		t.Helper()
+		if xsdRequired() {
+			t.Fatal(msg + " (required here: MBFMU_REQUIRE_XMLLINT or CI is set)")
+		}
+		t.Skip(msg)
+	}
 	xl, err := exec.LookPath("xmllint")
 	if err != nil {
-		t.Skip("xmllint not installed (Debian package libxml2-utils): XSD validation skipped")
+		missing("xmllint not installed (Debian package libxml2-utils): XSD validation skipped")
+		return
 	}
 	dir := schemaDir()
 	if dir == "" {
-		t.Skip("FMI 2.0 schema not found at ../shared/fmi2-schema: XSD validation skipped")
+		missing("FMI 2.0 schema (fmi2ModelDescription.xsd) not found in $MBFMU_FMI2_SCHEMA or a shared/fmi2-schema folder above the repository: XSD validation skipped")
+		return
 	}
 	f := filepath.Join(t.TempDir(), "modelDescription.xml")
 	if err := os.WriteFile(f, data, 0o644); err != nil {
@@ -159,6 +196,35 @@ func validateXSD(t *testing.T, data []byte) {
 	out, err := exec.Command(xl, "--noout", "--schema", filepath.Join(dir, "fmi2ModelDescription.xsd"), f).CombinedOutput()
 	if err != nil {
 		t.Errorf("xmllint: %v\n%s", err, out)
+	}
+}
+
+// The validation fails, rather than skips, when it is required and
+// xmllint is missing: run with an empty PATH and MBFMU_REQUIRE_XMLLINT=1
+// in a child process.
+func TestXSDRequiredFailsWithoutXmllint(t *testing.T) {
+	if os.Getenv("MBFMU_XSD_CHILD") != "" {
+		validateXSD(t, []byte("<fmiModelDescription/>"))
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		require  string
+		wantFail bool
+	}{{"1", true}, {"", false}} {
+		cmd := exec.Command(exe, "-test.run=^TestXSDRequiredFailsWithoutXmllint$", "-test.v")
+		cmd.Env = []string{"PATH=" + t.TempDir(), "MBFMU_XSD_CHILD=1", "MBFMU_REQUIRE_XMLLINT=" + c.require, "CI=", "HOME=" + os.Getenv("HOME")}
+		out, err := cmd.CombinedOutput()
+		failed := err != nil
+		if failed != c.wantFail || !strings.Contains(string(out), "xmllint not installed") {
+			t.Errorf("MBFMU_REQUIRE_XMLLINT=%q without xmllint: failed=%v, want %v\n%s", c.require, failed, c.wantFail, out)
+		}
+		if !c.wantFail && !strings.Contains(string(out), "--- SKIP") {
+			t.Errorf("not skipped:\n%s", out)
+		}
 	}
 }
 

@@ -3,6 +3,18 @@
 // UDP feed (Writer), a column-major in-memory Table read back from CSV, and a
 // Scene that tells the viewer which result columns animate which bodies.
 //
+// # Output files
+//
+// Files are never left half-written under the requested name: CSV files
+// (CreateCSV) and workbooks are written to a temporary file beside the
+// target, synced and renamed onto it when complete (AtomicFile). Outputs
+// groups the outputs of a run: it sends each row to all of them and, at the
+// end, commits every file whose writes succeeded and discards the others, so
+// that an interrupted run keeps every whole row it computed and a full disk
+// leaves no truncated or empty file. CheckOutput validates an output name
+// before a run starts (not an input file, not a folder, a folder that
+// exists or can be created).
+//
 // The package is pure Go (excelize for the workbook) and holds no solver
 // code, so the viewer and post-processing tools can depend on it alone.
 //
@@ -28,7 +40,9 @@
 //
 // Sheet "Charts": one scatter chart (straight solid lines, no markers) per
 // (group, unit) pair, at most 8 series each, x = time, referencing exactly
-// the written data rows. Sheet "Channels": name, unit, group, description.
+// the written data rows. The legend names each channel (the name is cached
+// beside its cell reference, for viewers that do not evaluate references);
+// a chart of one series is titled with its channel ("crank.omega [rad/s]"). Sheet "Channels": name, unit, group, description.
 // Sheet "Run": the RunInfo key/value pairs. Sheet "Modes" (only if modes
 // were given): frequencies, damping ratios, eigenvalues and mode shapes.
 package results

@@ -88,7 +88,11 @@ func (x *XLSXWriter) writeCharts() error {
 		seen[k]++
 		name := withUnit(s.group, s.unit)
 		chartTitle := name
-		if total[k] > 1 {
+		switch {
+		case len(s.cols) == 1:
+			// One series: the title names the channel, as the legend does.
+			chartTitle = withUnit(x.cols[s.cols[0]].Name, s.unit)
+		case total[k] > 1:
 			chartTitle += fmt.Sprintf(" (%d/%d)", seen[k], total[k])
 		}
 		series := make([]excelize.ChartSeries, len(s.cols))

@@ -3,8 +3,10 @@ package results
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"math"
@@ -111,6 +113,8 @@ type XLSXWriter struct {
 	full   bool // rows were dropped at the worksheet row limit
 
 	nonFinite bool // some cell holds =NA()
+
+	onTemp func(name string) // told the temporary file's name (Outputs)
 
 	headStyle, unitStyle, valStyle, boldStyle int
 }
@@ -263,7 +267,10 @@ func (x *XLSXWriter) Rows() int { return x.rows }
 
 // Close writes the Charts, Channels, Run and Modes sheets and saves the
 // workbook. A workbook with no rows (or no header, e.g. modes only) is
-// still valid. Close releases the writer's temporary files even on error.
+// still valid. The workbook is written to a temporary file beside the
+// target and renamed onto it when complete (see AtomicFile): on an error
+// nothing appears under the target's name. Close releases the writer's
+// temporary files even on error.
 func (x *XLSXWriter) Close() error {
 	if x.closed {
 		return nil
@@ -277,6 +284,16 @@ func (x *XLSXWriter) Close() error {
 		return fmt.Errorf("results: xlsx: %s: %w", x.path, err)
 	}
 	return nil
+}
+
+// Abort discards the workbook: nothing is written, and the writer's
+// temporary files are released.
+func (x *XLSXWriter) Abort() error {
+	if x.closed {
+		return nil
+	}
+	x.closed = true
+	return x.f.Close()
 }
 
 func (x *XLSXWriter) finish() error {
@@ -310,31 +327,47 @@ func (x *XLSXWriter) finish() error {
 			return err
 		}
 	}
-	out, err := os.Create(x.path)
+	out, err := CreateAtomic(x.path)
 	if err != nil {
 		return err
+	}
+	if x.onTemp != nil {
+		x.onTemp(out.TempPath())
 	}
 	// excelize assembles the whole archive in a bytes.Buffer before writing
 	// it; this ZipWriter sends it straight to the file instead and fixes the
 	// chart parts on the way.
-	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return &chartFixZip{zw: zip.NewWriter(out)} })
-	_, err = f.WriteTo(io.Discard)
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	names := map[string]string{}
+	for i, c := range x.cols {
+		if col, err := excelize.ColumnNumberToName(i + 1); err == nil {
+			names[fmt.Sprintf("%s!$%s$1", SheetResults, col)] = c.Name
+		}
 	}
-	return err
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return &chartFixZip{zw: zip.NewWriter(out), names: names} })
+	if _, err := f.WriteTo(io.Discard); err != nil {
+		out.Abort()
+		return err
+	}
+	return out.Commit()
 }
 
 // scatterXRef matches the x values of a scatter series that excelize writes
 // as a string reference.
 var scatterXRef = regexp.MustCompile(`<xVal><strRef><f>([^<]*)</f></strRef></xVal>`)
 
+// seriesNameRef matches the name of a series, a reference to a header cell
+// without the cached text.
+var seriesNameRef = regexp.MustCompile(`<tx><strRef><f>([^<]*)</f></strRef></tx>`)
+
 // chartFixZip is an excelize.ZipWriter that writes to a zip.Writer and
-// rewrites the x values of scatter series in chart parts from string
-// references (as excelize writes them) to number references, which is what
-// Excel itself writes for numeric x data.
+// fixes the chart parts: it rewrites the x values of scatter series from
+// string references (as excelize writes them) to number references, which
+// is what Excel itself writes for numeric x data, and caches the name of
+// each series (the channel) beside its cell reference, so that the legend
+// names the channel also in viewers that do not evaluate references.
 type chartFixZip struct {
 	zw      *zip.Writer
+	names   map[string]string // series name reference → channel name
 	name    string
 	buf     bytes.Buffer
 	pending bool
@@ -382,7 +415,18 @@ func (z *chartFixZip) flush() error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(scatterXRef.ReplaceAll(z.buf.Bytes(), []byte(`<xVal><numRef><f>$1</f></numRef></xVal>`)))
+	b := scatterXRef.ReplaceAll(z.buf.Bytes(), []byte(`<xVal><numRef><f>$1</f></numRef></xVal>`))
+	b = seriesNameRef.ReplaceAllFunc(b, func(m []byte) []byte {
+		ref := string(seriesNameRef.FindSubmatch(m)[1])
+		name, ok := z.names[html.UnescapeString(ref)]
+		if !ok {
+			return m
+		}
+		var esc bytes.Buffer
+		xml.EscapeText(&esc, []byte(name))
+		return []byte(`<tx><strRef><f>` + ref + `</f><strCache><ptCount val="1"/><pt idx="0"><v>` + esc.String() + `</v></pt></strCache></strRef></tx>`)
+	})
+	_, err = w.Write(b)
 	return err
 }
 
@@ -398,7 +442,7 @@ func WriteXLSX(path string, t *Table, ri RunInfo, m *Modes) error {
 	if t != nil {
 		if err := t.SendTo(x); err != nil {
 			x.closed = true
-			_ = x.f.Close()
+			_ = x.Abort()
 			return err
 		}
 	}
@@ -425,7 +469,7 @@ func CSVToXLSX(csvPath, xlsxPath string, ri RunInfo) error {
 	x.SetRunInfo(ri)
 	fail := func(err error) error {
 		x.closed = true
-		_ = x.f.Close()
+		_ = x.Abort()
 		return err
 	}
 	if err := x.Header(rows.cols); err != nil {

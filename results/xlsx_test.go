@@ -55,13 +55,16 @@ func testTable(n int) *Table {
 type xChart struct {
 	Title []string `xml:"chart>title>tx>rich>p>r>t"`
 	Sers  []xSer   `xml:"chart>plotArea>scatterChart>ser"`
-	Axes  []struct {
+	// Legend is the position of the legend ("" when there is none).
+	Legend xVal `xml:"chart>legend>legendPos"`
+	Axes   []struct {
 		Title []string `xml:"title>tx>rich>p>r>t"`
 	} `xml:"chart>plotArea>valAx"`
 }
 
 type xSer struct {
 	Name    string `xml:"tx>strRef>f"`
+	Cached  string `xml:"tx>strRef>strCache>pt>v"`
 	XStr    string `xml:"xVal>strRef>f"`
 	XNum    string `xml:"xVal>numRef>f"`
 	Y       string `xml:"yVal>numRef>f"`
@@ -180,16 +183,18 @@ func TestXLSXWorkbook(t *testing.T) {
 		t.Errorf("column B width %v", w)
 	}
 
-	// Charts: one per (group, unit), at most 8 series, exact ranges.
+	// Charts: one per (group, unit), at most 8 series, exact ranges; a
+	// chart of one series is titled with the channel's name. Every chart
+	// has a legend naming each channel (cached beside the cell reference).
 	charts := readCharts(t, path)
 	type want struct {
-		title string
-		cols  string // column letters
+		title, yTitle string
+		cols          string // column letters
 	}
 	wants := []want{
-		{"position [m]", "BC"}, {"position [rad]", "D"},
-		{"velocity [m/s] (1/2)", "EFGHIJKL"}, {"velocity [m/s] (2/2)", "MN"},
-		{"force [N]", "O"}, {"energy [J]", "P"}, {"input", "Q"},
+		{"position [m]", "position [m]", "BC"}, {"a.phi [rad]", "position [rad]", "D"},
+		{"velocity [m/s] (1/2)", "velocity [m/s]", "EFGHIJKL"}, {"velocity [m/s] (2/2)", "velocity [m/s]", "MN"},
+		{"F [N]", "force [N]", "O"}, {"E [J]", "energy [J]", "P"}, {"u", "input", "Q"},
 	}
 	if len(charts) != len(wants) {
 		t.Fatalf("%d charts, want %d", len(charts), len(wants))
@@ -201,8 +206,11 @@ func TestXLSXWorkbook(t *testing.T) {
 		}
 		if len(c.Axes) != 2 || strings.Join(c.Axes[0].Title, "") != "time [s]" {
 			t.Errorf("chart %d axis titles %+v", i+1, c.Axes)
-		} else if !strings.HasPrefix(w.title, strings.Join(c.Axes[1].Title, "")) {
-			t.Errorf("chart %d y axis title %q", i+1, strings.Join(c.Axes[1].Title, ""))
+		} else if yt := strings.Join(c.Axes[1].Title, ""); yt != w.yTitle {
+			t.Errorf("chart %d y axis title %q, want %q", i+1, yt, w.yTitle)
+		}
+		if c.Legend.Val != "r" {
+			t.Errorf("chart %d: legend position %q, want r", i+1, c.Legend.Val)
 		}
 		if len(c.Sers) != len(w.cols) || len(c.Sers) > MaxSeriesPerChart {
 			t.Fatalf("chart %d has %d series, want %d", i+1, len(c.Sers), len(w.cols))
@@ -211,6 +219,9 @@ func TestXLSXWorkbook(t *testing.T) {
 			L := string(w.cols[k])
 			if s.Name != "Results!$"+L+"$1" {
 				t.Errorf("chart %d series %d name %q", i+1, k, s.Name)
+			}
+			if ci := int(L[0] - 'A'); s.Cached != tab.Cols[ci].Name {
+				t.Errorf("chart %d series %d: cached name %q, want %q", i+1, k, s.Cached, tab.Cols[ci].Name)
 			}
 			if x := s.XNum; x != "Results!$A$3:$A$1002" || s.XStr != "" {
 				t.Errorf("chart %d series %d x range %q", i+1, k, x)
@@ -415,9 +426,11 @@ func TestCSVToXLSX(t *testing.T) {
 		t.Errorf("unit D2 = %q", v)
 	}
 	charts := readCharts(t, xlsxPath)
-	// Groups guessed from units: the "u" column (no unit) becomes "other".
+	// Groups guessed from units: the "u" column (no unit) becomes "other",
+	// a chart of its own titled with the channel.
 	if len(charts) != 7 || strings.Join(charts[0].Title, "") != "position [m]" ||
-		charts[0].Sers[1].Y != "Results!$C$3:$C$52" || strings.Join(charts[6].Title, "") != "other" {
+		charts[0].Sers[1].Y != "Results!$C$3:$C$52" || strings.Join(charts[6].Title, "") != "u" ||
+		strings.Join(charts[6].Axes[1].Title, "") != "other" {
 		t.Errorf("charts %+v", charts)
 	}
 	// A bad CSV gives an error naming the file and line, and no workbook.

@@ -108,7 +108,7 @@ func TestErrors(t *testing.T) {
 		}},
 		{"settings", `<settings integrator="genalfa" end="-1" rho-inf="2" alpha="0.1" step="0" min-step="1" max-step="0.1" start="L"/>
 <settings/>`, []string{
-			`m.xml:2: integrator: unknown value "genalfa"; want one of genalpha, hht, newmark, bdf1, bdf2, rk4; did you mean "genalpha"?`,
+			`m.xml:2: integrator: unknown value "genalfa"; want one of genalpha, hht, newmark, bdf1, bdf2, rk4 (aliases: gen-alpha, generalized-alpha for genalpha; hht-alpha for hht; euler, implicit-euler for bdf1; bdf for bdf2); did you mean "genalpha"?`,
 			`m.xml:2: step: must be > 0 (got 0)`,
 			`m.xml:2: start: "L" must be a number with an optional unit; expressions are not allowed here`,
 			`m.xml:2: rho-inf: must be in [0, 1] (got 2)`,
@@ -301,7 +301,7 @@ func TestAllErrorsReported(t *testing.T) {
 	src := `<model name="m">
 <body name="a" mass="-1" inertia="1 m"/>
 <revolute name="r" i="ground.X" j="zz"/>
-<settings integrator="euler"/>
+<settings integrator="leapfrog"/>
 <table name="t" x="1 0" y="0 1"/>
 </model>`
 	ms, err := Parse([]byte(src), "all.xml")
@@ -310,7 +310,7 @@ func TestAllErrorsReported(t *testing.T) {
 		`all.xml:2: inertia: unit "m" is a length; moment of inertia needs kg*m^2 (or kg*mm^2, g*mm^2)`,
 		`all.xml:3: i: ground has no marker "X" (it has no markers)`,
 		`all.xml:3: j: unknown body "zz"`,
-		`all.xml:4: integrator: unknown value "euler"; want one of genalpha, hht, newmark, bdf1, bdf2, rk4`,
+		`all.xml:4: integrator: unknown value "leapfrog"; want one of genalpha, hht, newmark, bdf1, bdf2, rk4 (aliases: gen-alpha, generalized-alpha for genalpha; hht-alpha for hht; euler, implicit-euler for bdf1; bdf for bdf2)`,
 		`all.xml:5: x: must be strictly increasing (x[2] = 0 after x[1] = 1)`,
 	})
 	if ms == nil || len(ms.Bodies) != 1 || len(ms.Joints) != 1 {

@@ -404,7 +404,15 @@ func (p *parser) setAttr(ad *attrDef, a nodeAttr, obj any) bool {
 		}
 	case vText:
 	case vEnum:
+		if c, ok := ad.aliases[strings.TrimSpace(v)]; ok {
+			p.put(obj, ad, c, pos)
+			return true
+		}
 		if !contains(ad.enum, v) {
+			if ad.aliases != nil {
+				return fail("unknown value %q; want one of %s (aliases: %s)%s", v, strings.Join(ad.enum, ", "),
+					aliasList(ad.enum, ad.aliases), didYouMean(v, append(append([]string(nil), ad.enum...), sortedAliasNames(ad.aliases)...)))
+			}
 			return fail("unknown value %q; want one of %s%s", v, strings.Join(ad.enum, ", "), didYouMean(v, ad.enum))
 		}
 	case vRef:

@@ -1,6 +1,12 @@
 package xml
 
-import "mbfmu/spec"
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"mbfmu/spec"
+)
 
 // This file is the schema of the model format: one table row per element
 // and attribute, naming the attribute's value kind, dimension, whether it
@@ -52,6 +58,9 @@ type attrDef struct {
 	// given a single value: the planar meaning of the attribute and its
 	// spatial form.
 	hint string
+	// aliases maps other accepted names of a vEnum value to the value
+	// stored (integrator="euler" stores "bdf1").
+	aliases map[string]string
 	// field returns a pointer to the destination in the element's spec
 	// object (*string, *float64, *int, *bool, *spec.Expr,
 	// *spec.Vec, *[4]spec.Expr, *[6]spec.Expr, *[]float64,
@@ -125,10 +134,74 @@ func (e *elemDef) kind(name string) *kindDef {
 	return nil
 }
 
+// IntegratorNames returns the names of the integrators, as
+// <settings integrator="..."> and the command line's --integrator take them
+// and as results and summaries report them.
+func IntegratorNames() []string {
+	return []string{"genalpha", "hht", "newmark", "bdf1", "bdf2", "rk4"}
+}
+
+// integratorAliases maps the other names the engine knows to the names of
+// IntegratorNames.
+func integratorAliases() map[string]string {
+	return map[string]string{
+		"generalized-alpha": "genalpha", "gen-alpha": "genalpha",
+		"hht-alpha": "hht",
+		"euler":     "bdf1", "implicit-euler": "bdf1",
+		"bdf": "bdf2",
+	}
+}
+
+// CanonicalIntegrator returns the integrator called name (one of
+// IntegratorNames, or an alias: euler and implicit-euler for bdf1, bdf for
+// bdf2, hht-alpha for hht, gen-alpha and generalized-alpha for genalpha)
+// by its name in IntegratorNames. It returns an error listing the names
+// when name is none of them.
+func CanonicalIntegrator(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	for _, c := range IntegratorNames() {
+		if n == c {
+			return c, nil
+		}
+	}
+	if c, ok := integratorAliases()[n]; ok {
+		return c, nil
+	}
+	return "", fmt.Errorf("unknown integrator %q; want one of %s (aliases: %s)%s", name,
+		strings.Join(IntegratorNames(), ", "), aliasList(IntegratorNames(), integratorAliases()), didYouMean(n, append(IntegratorNames(), sortedAliasNames(integratorAliases())...)))
+}
+
+// aliasList formats the aliases of the values of enum, in its order:
+// "gen-alpha, generalized-alpha for genalpha; euler, implicit-euler for bdf1".
+func aliasList(enum []string, m map[string]string) string {
+	var parts []string
+	for _, v := range enum {
+		var names []string
+		for _, k := range sortedAliasNames(m) {
+			if m[k] == v {
+				names = append(names, k)
+			}
+		}
+		if len(names) > 0 {
+			parts = append(parts, strings.Join(names, ", ")+" for "+v)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sortedAliasNames(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // schema returns the element table, rooted at <model>. It is built on
 // each call (the package keeps no state); parsing is not a hot path.
 func schema() *elemDef {
-	integrators := []string{"genalpha", "hht", "newmark", "bdf1", "bdf2", "rk4"}
+	integrators := IntegratorNames()
 	tableKinds := []string{"linear", "spline", "akima"}
 	coords := []string{"x", "y", "angle"}
 	frames := []string{"global", "marker"}
@@ -167,7 +240,7 @@ func schema() *elemDef {
 			{name: "end", kind: vNum, dim: Time, field: func(o any) any { return &o.(*spec.Settings).End }},
 			{name: "step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*spec.Settings).Step }},
 			{name: "output-step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*spec.Settings).OutputStep }},
-			{name: "integrator", kind: vEnum, enum: integrators, field: func(o any) any { return &o.(*spec.Settings).Integrator }},
+			{name: "integrator", kind: vEnum, enum: integrators, aliases: integratorAliases(), field: func(o any) any { return &o.(*spec.Settings).Integrator }},
 			{name: "rho-inf", kind: vNum, dim: Dimensionless, field: func(o any) any { return &o.(*spec.Settings).RhoInf }},
 			{name: "alpha", kind: vNum, dim: Dimensionless, field: func(o any) any { return &o.(*spec.Settings).Alpha }},
 			{name: "beta", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*spec.Settings).Beta }},

@@ -511,6 +511,49 @@ func ParseQuantity(s string, dim Dim) (float64, error) {
 	return sc.value, nil
 }
 
+// ParseQuantityIn parses a value for a quantity declared in unit: a
+// parameter's or an input's unit as a model file records it (spec.Param.Unit,
+// an SI unit such as "N/m") or as an FMU declares it ("deg", "N/m"). A plain
+// number is taken to be in the declared unit already. A number with a unit
+// must have the declared unit's dimension and is converted to the declared
+// unit:
+//
+//	ParseQuantityIn("2 kN/m", "N/m") // 2000
+//	ParseQuantityIn("20 kg", "N/m")  // error: unit "kg" is a mass, but the quantity is in N/m (a stiffness)
+//	ParseQuantityIn("90 deg", "rad") // π/2
+//
+// When unit is empty, or not a unit this package knows, any unit is
+// accepted and the value is converted to SI.
+func ParseQuantityIn(s, unit string) (float64, error) {
+	sc, err := parseScalar(s)
+	if err != nil {
+		return 0, err
+	}
+	if sc.expr {
+		return 0, fmt.Errorf("%q is not a number (with an optional unit)", strings.TrimSpace(s))
+	}
+	if sc.unit == "" || strings.TrimSpace(unit) == "" {
+		return sc.value, nil
+	}
+	du, err := parseUnit(unit)
+	if err != nil {
+		return sc.value, nil // a unit name of an FMU we cannot check
+	}
+	if du.vec != sc.u.vec {
+		what := describeDims(du.vec)
+		what = strings.TrimPrefix(strings.TrimPrefix(what, "is "), "has ")
+		return 0, fmt.Errorf("unit %q %s, but the quantity is in %s (%s)", sc.unit, describeDims(sc.u.vec), unit, what)
+	}
+	if du.isSI() {
+		return sc.value, nil
+	}
+	v := sc.value / (du.factor * math.Pow(10, du.dec))
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("number %q is out of range", strings.TrimSpace(s))
+	}
+	return v, nil
+}
+
 // scalar is a parsed numeric attribute.
 type scalar struct {
 	expr  bool    // an expression (kept as text), not a number

@@ -2,6 +2,7 @@ package xml
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -202,5 +203,74 @@ func TestEditDistance(t *testing.T) {
 		if got := editDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// ParseQuantityIn checks a value against a declared unit: plain numbers
+// are in that unit, others are converted to it (factors by hand: 1 kN =
+// 1000 N, 1 deg = π/180 rad, 1 rpm = 2π/60 rad/s) or refused when their
+// dimension differs.
+func TestParseQuantityIn(t *testing.T) {
+	for _, c := range []struct {
+		s, unit string
+		want    float64
+	}{
+		{"20", "N/m", 20},
+		{"2 kN/m", "N/m", 2000},
+		{"2kN/m", "N/m", 2000},
+		{"500 g", "kg", 0.5},
+		{"90 deg", "rad", math.Pi / 2},
+		{"0.5 rad", "deg", 0.5 * 180 / math.Pi},
+		{"60 rpm", "rad/s", 2 * math.Pi},
+		{"5 kg", "", 5},        // undeclared unit: any, in SI
+		{"5 mm", "", 0.005},    // converted to SI
+		{"5 kg", "furlong", 5}, // a unit name we do not know: not checked
+		{"3", "deg", 3},        // a plain number is in the declared unit
+		{"1 N*m/rad", "N*m/rad", 1},
+	} {
+		got, err := ParseQuantityIn(c.s, c.unit)
+		if err != nil || math.Abs(got-c.want) > 1e-12*math.Abs(c.want) {
+			t.Errorf("ParseQuantityIn(%q, %q) = %v, %v; want %v", c.s, c.unit, got, err, c.want)
+		}
+	}
+	for _, c := range []struct{ s, unit, want string }{
+		{"20 kg", "N/m", `unit "kg" is a mass, but the quantity is in N/m (a stiffness)`},
+		{"1 N*m", "N*m/rad", "rotational stiffness"},
+		{"3 m", "rad", `unit "m" is a length, but the quantity is in rad (an angle)`},
+		{"k/2", "N/m", "not a number"},
+		{"2 kgg", "kg", "kgg"},
+	} {
+		_, err := ParseQuantityIn(c.s, c.unit)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseQuantityIn(%q, %q): %v, want %q", c.s, c.unit, err, c.want)
+		}
+	}
+}
+
+// The integrator aliases the engine knows are accepted in a model file and
+// stored under their canonical names; CanonicalIntegrator agrees.
+func TestIntegratorAliases(t *testing.T) {
+	for alias, want := range map[string]string{"euler": "bdf1", "implicit-euler": "bdf1", "bdf": "bdf2",
+		"hht-alpha": "hht", "gen-alpha": "genalpha", "generalized-alpha": "genalpha", "rk4": "rk4", "newmark": "newmark"} {
+		src := `<model name="m"><settings integrator="` + alias + `"/><ground/></model>`
+		ms, err := Parse([]byte(src), "m.xml")
+		if err != nil {
+			t.Errorf("%s: %v", alias, err)
+			continue
+		}
+		if ms.Settings.Integrator != want {
+			t.Errorf("integrator=%q stored as %q, want %q", alias, ms.Settings.Integrator, want)
+		}
+		if c, err := CanonicalIntegrator(alias); err != nil || c != want {
+			t.Errorf("CanonicalIntegrator(%q) = %q, %v", alias, c, err)
+		}
+	}
+	_, err := Parse([]byte(`<model name="m">
+<settings integrator="eulr"/><ground/></model>`), "m.xml")
+	if err == nil || !strings.Contains(err.Error(), "m.xml:2") || !strings.Contains(err.Error(), `did you mean "euler"`) {
+		t.Errorf("unknown integrator: %v", err)
+	}
+	if _, err := CanonicalIntegrator("foo"); err == nil || !strings.Contains(err.Error(), "genalpha, hht, newmark, bdf1, bdf2, rk4") {
+		t.Errorf("CanonicalIntegrator(foo): %v", err)
 	}
 }

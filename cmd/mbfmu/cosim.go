@@ -2,14 +2,14 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"mbfmu/cosim"
@@ -20,11 +20,17 @@ import (
 // described by the configuration file (docs/cosim.md), writes the results
 // (-o, --xlsx, --live), prints a summary with the macro-step latency, the
 // real-time factor and the outcome of the file's <check>s, and fails when a
-// check fails. --rt paces the run by the wall clock; --bench N runs it N
-// times as fast as possible without results and prints the medians.
+// check fails. --rt paces the run by the wall clock (with --mlock,
+// --priority and --cpu for a real-time PC); --bench N runs it N times as
+// fast as possible without results and prints the medians. SIGINT and
+// SIGTERM stop it after the current macro step with every row written.
 func cmdCosim(args []string) error {
-	fs := flag.NewFlagSet("cosim", flag.ContinueOnError)
-	out := fs.String("o", "", "results CSV `file` (\"-\" for standard output)")
+	fs := newFlagSet("cosim", "usage: mbfmu cosim config.xml [-o results.csv] [--xlsx results.xlsx] [--rt [--mlock] [--priority N] [--cpu K]] [--bench N] [options]\n\n"+
+		"Runs the co-simulation described by config.xml (see docs/cosim.md): plants (model files, FMUs),\n"+
+		"controllers (PID, LQR from the plant's linearisation, state feedback, state space), signals and\n"+
+		"UDP bridges to a rig. Prints the macro-step latency, the real-time factor and the checks.\n"+
+		"SIGINT (Ctrl-C) or SIGTERM stop it after the current macro step with every row written.")
+	out := fs.String("o", "", "results CSV `file` (\"-\" for standard output; default: none)")
 	xlsx := fs.String("xlsx", "", "results spreadsheet with charts `file`.xlsx")
 	live := fs.String("live", "", "also send the results to the viewer at `host:port` (UDP)")
 	end := new(float64)
@@ -32,38 +38,67 @@ func cmdCosim(args []string) error {
 	rt := fs.Bool("rt", false, "real time: pace the macro steps by the wall clock")
 	speed := fs.Float64("speed", 1, "with --rt: simulated seconds per wall-clock second")
 	spin := fs.Duration("spin", 200*time.Microsecond, "with --rt: poll the clock for this long before each step instead of sleeping")
+	mlock := fs.Bool("mlock", false, "with --rt: lock the process's memory (mlockall; needs CAP_IPC_LOCK or ulimit -l)")
+	priority := fs.Int("priority", 0, "with --rt: run the loop under SCHED_FIFO at priority `N` (1-99; needs CAP_SYS_NICE or ulimit -r)")
+	cpu := fs.Int("cpu", -1, "with --rt: pin the loop's thread to CPU `K` (an isolated core)")
+	keepGC := fs.Bool("keep-gc", false, "with --rt: leave the garbage collector on during the loop")
 	bench := fs.Int("bench", 0, "run `N` times without results, as fast as possible, and print the median latency and real-time factor")
 	verbose := fs.Bool("v", false, "print the components' log messages")
 	quiet := fs.Bool("q", false, "no progress output")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mbfmu cosim config.xml [-o results.csv] [--xlsx results.xlsx] [--rt] [--bench N] [options]\n\n"+
-			"Runs the co-simulation described by config.xml (see docs/cosim.md): plants (model files, FMUs),\n"+
-			"controllers (PID, LQR from the plant's linearisation, state feedback, state space), signals and\n"+
-			"UDP bridges to a rig. Prints the macro-step latency, the real-time factor and the checks.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitError(2)
+	if err := wantArgs(fs, pos, 1, "one configuration file"); err != nil {
+		return err
 	}
-	cfg, err := cosim.LoadConfig(pos[0])
+	for _, f := range []string{"speed", "spin", "mlock", "priority", "cpu", "keep-gc"} {
+		if isSet(fs, f) && !*rt {
+			return usagef("--%s: only with --rt", f)
+		}
+	}
+	switch {
+	case !(*speed > 0) || math.IsInf(*speed, 0):
+		return usagef("--speed: must be > 0, got %g", *speed)
+	case isSet(fs, "priority") && (*priority < 1 || *priority > 99):
+		return usagef("--priority: must be 1 to 99 (SCHED_FIFO), got %d", *priority)
+	case isSet(fs, "cpu") && *cpu < 0:
+		return usagef("--cpu: must be a CPU number ≥ 0, got %d", *cpu)
+	case *bench < 0:
+		return usagef("--bench: must be ≥ 0, got %d", *bench)
+	case *bench > 0 && (*out != "" || *xlsx != "" || *live != "" || *rt):
+		return usagef("--bench: runs without results and as fast as possible: drop -o, --xlsx, --live and --rt")
+	}
+	file := pos[0]
+	cfg, err := cosim.LoadConfig(file)
 	if err != nil {
+		return err
+	}
+	if isSet(fs, "end") && !(*end > cfg.Settings.Start) {
+		return usagef("--end: must be after the start time %g s, got %g s", cfg.Settings.Start, *end)
+	}
+	if *bench > 0 {
+		stop := catchQuit()
+		defer stop.Stop()
+		return cosimBench(cfg, *bench, *end)
+	}
+	// Inputs: the configuration and every file it names.
+	inputs := []string{file}
+	for _, e := range cfg.Components {
+		if p := e.Attr["path"]; p != "" {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(file), p)
+			}
+			inputs = append(inputs, p)
+		}
+	}
+	if err := checkOutputs(inputs, outputFlag{"-o", *out}, outputFlag{"--xlsx", *xlsx}); err != nil {
 		return err
 	}
 	logf := func(msg string) {
 		if *verbose {
 			fmt.Fprintln(os.Stderr, msg)
 		}
-	}
-	if *bench > 0 {
-		return cosimBench(cfg, *bench, *end)
 	}
 	wall := time.Now()
 	m, err := cosim.New(cfg, cosim.Options{Log: logf, End: *end})
@@ -75,68 +110,71 @@ func cmdCosim(args []string) error {
 	for _, n := range m.Notes() {
 		fmt.Println("  " + n)
 	}
-	var ws []results.Writer
-	var files []io.Closer
-	var targets []string
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	switch *out {
-	case "":
-	case "-":
-		ws = append(ws, results.NewCSVWriter(os.Stdout))
-	default:
-		if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-			return err
-		}
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-		ws = append(ws, results.NewCSVWriter(f))
-		targets = append(targets, *out)
-	}
-	var xw *results.XLSXWriter
-	if *xlsx != "" {
-		if err := os.MkdirAll(filepath.Dir(*xlsx), 0o755); err != nil {
-			return err
-		}
-		if xw, err = results.NewXLSXWriter(*xlsx); err != nil {
-			return err
-		}
-		ws = append(ws, xw)
-		targets = append(targets, *xlsx)
-	}
+	var conn net.Conn
 	if *live != "" {
-		conn, err := net.Dial("udp", *live)
-		if err != nil {
+		if conn, err = net.Dial("udp", *live); err != nil {
 			return fmt.Errorf("--live %s: %v", *live, err)
 		}
-		files = append(files, conn)
-		ws = append(ws, results.NewLiveWriter(conn))
+		defer conn.Close()
 	}
-	var w results.Writer
-	if len(ws) > 0 {
-		w = results.MultiWriter(ws...)
-	}
-	ro := cosim.RunOptions{Writer: w, RealTime: *rt, Speed: *speed, Spin: *spin}
-	pr := &progress{quiet: *quiet || *out == "-", start: time.Now(), what: "cosim"}
-	st := m.Settings()
-	ro.Progress = func(t float64) { pr.update(t, st.Start, st.End) }
 	if err := m.Init(); err != nil {
 		return err
 	}
+	rc, err := startRun("cosim", *out, *xlsx)
+	if err != nil {
+		return err
+	}
+	if conn != nil {
+		rc.outs.AddStream(results.NewLiveWriter(conn), "live "+*live)
+	}
+	ro := cosim.RunOptions{RealTime: *rt, Speed: *speed, Spin: *spin, Stop: rc.stopped,
+		MemLock: *mlock, Priority: *priority, KeepGC: *keepGC}
+	if rc.outs.Len() > 0 {
+		ro.Writer = rc.outs
+	}
+	if *cpu >= 0 {
+		ro.CPUs = []int{*cpu}
+	}
+	// The loop only stores the time reached; another goroutine prints it,
+	// so that a real-time loop never waits for the terminal.
+	st := m.Settings()
+	var reached atomic.Uint64
+	reached.Store(math.Float64bits(st.Start))
+	ro.Progress = func(t float64) { reached.Store(math.Float64bits(t)) }
+	pr := newProgress("cosim", *quiet || *out == "-")
+	progDone := make(chan struct{})
+	progStopped := make(chan struct{})
+	go func() {
+		defer close(progStopped)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-progDone:
+				pr.done()
+				return
+			case <-tick.C:
+				pr.update(math.Float64frombits(reached.Load()), st.Start, st.End)
+			}
+		}
+	}()
 	sum, runErr := m.Run(ro)
-	pr.done()
+	close(progDone)
+	<-progStopped
+	var re *cosim.RTError
+	if errors.As(runErr, &re) {
+		rc.outs.Abort()
+		rc.stop.Stop()
+		return usagef("--%s: %v", re.Setting, re)
+	}
 	if sum == nil {
+		rc.outs.Abort()
+		rc.stop.Stop()
 		return runErr
 	}
-	if xw != nil {
+	if rc.xw != nil {
 		var ri results.RunInfo
-		ri.Add("configuration", pos[0])
+		ri.Add("configuration", file)
 		ri.Add("co-simulation", cfg.Name)
 		for _, line := range strings.Split(strings.TrimRight(m.Describe(), "\n"), "\n") {
 			ri.Add("component", strings.TrimSpace(line))
@@ -149,22 +187,18 @@ func cmdCosim(args []string) error {
 		}
 		ri.Add("wall time", time.Since(wall).String())
 		if runErr != nil {
-			ri.Add("error", runErr.Error())
+			ri.Add("stopped", fmt.Sprintf("at t = %g s: %v", sum.End, runErr))
 		}
-		xw.SetRunInfo(ri)
-	}
-	if w != nil {
-		if err := w.Close(); err != nil && runErr == nil {
-			runErr = err
-		}
+		rc.xw.SetRunInfo(ri)
 	}
 	fmt.Print(sum.String())
 	fmt.Print(finalValues(sum))
-	if len(targets) > 0 {
-		fmt.Printf("results: %d rows → %s\n", sum.Rows, strings.Join(targets, ", "))
+	err = rc.finish(runErr, fmt.Sprintf("t = %g s (%d macro steps)", sum.End, sum.Steps))
+	if err != nil {
+		return err
 	}
-	if runErr != nil {
-		return runErr
+	if files := rc.outs.Written(); len(files) > 0 {
+		fmt.Printf("results: %d rows → %s\n", sum.Rows, strings.Join(files, ", "))
 	}
 	if err := m.Close(); err != nil {
 		return err

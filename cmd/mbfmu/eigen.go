@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"mbfmu/results"
@@ -15,15 +18,35 @@ func cmdEigen(args []string) error {
 	var at *float64
 	var noStatic *bool
 	var abcd *string
-	m, model, o, err := modelCommand("eigen", "mbfmu eigen model.xml [-o modes.csv] [--xlsx modes.xlsx] [--abcd abcd.csv] [--at t | --initial]", "", args, func(fs *flag.FlagSet) {
-		at = new(float64)
-		timeVar(fs, at, "at", math.NaN(), "linearise at this `time` of a dynamic simulation (s, or with a unit; default: about the static equilibrium)")
-		noStatic = fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
-		abcd = fs.String("abcd", "", "write the state-space matrices A, B, C, D to this CSV `file`")
-	})
+	m, model, o, err := modelCommand("eigen", "usage: mbfmu eigen model.xml [-o modes.csv] [--xlsx modes.xlsx] [--abcd abcd.csv] [--at t | --initial] [--param name=value]\n\n"+
+		"Linearises the model (about its static equilibrium, its initial state, or its state at a time\n"+
+		"of a dynamic simulation with the model's settings) and prints the eigenvalues and modes.",
+		optOut|optParam, "", args, func(fs *flag.FlagSet) {
+			at = new(float64)
+			timeVar(fs, at, "at", math.NaN(), "linearise at this `time` of a dynamic simulation with the model's settings (s, or with a unit; default: about the static equilibrium)")
+			noStatic = fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
+			abcd = fs.String("abcd", "", "write the state-space matrices A, B, C, D to this CSV `file`")
+		})
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs([]string{model}, outputFlag{"-o", o.out}, outputFlag{"--xlsx", o.xlsx}, outputFlag{"--abcd", *abcd}); err != nil {
+		return err
+	}
+	if *abcd == "-" {
+		return usagef("--abcd: give a file name")
+	}
+	st := m.Settings()
+	if !math.IsNaN(*at) {
+		if *noStatic {
+			return usagef("--at and --initial: give one of them")
+		}
+		if *at < st.Start {
+			return usagef("--at: must be at or after the start time %g s, got %g s", st.Start, *at)
+		}
+	}
+	stop := catchQuit(o.out, o.xlsx, *abcd)
+	defer stop.Stop()
 	wall := time.Now()
 	s := m.NewState()
 	if err := m.Init(s); err != nil {
@@ -47,10 +70,15 @@ func cmdEigen(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: linearised about the %s, %d degrees of freedom\n", m.Name(), point, len(lin.A.RawMatrix().Data)/max(1, lin.A.RawMatrix().Rows)/2)
-	fmt.Printf("%4s %16s %16s %12s %24s\n", "mode", "frequency (Hz)", "damped (Hz)", "damping", "eigenvalue (1/s)")
+	// The table goes to standard output unless the modes CSV does.
+	table := io.Writer(os.Stdout)
+	if o.out == "-" {
+		table = os.Stderr
+	}
+	fmt.Fprintf(table, "%s: linearised about the %s, %d degrees of freedom\n", m.Name(), point, len(lin.A.RawMatrix().Data)/max(1, lin.A.RawMatrix().Rows)/2)
+	fmt.Fprintf(table, "%4s %16s %16s %12s %24s\n", "mode", "frequency (Hz)", "damped (Hz)", "damping", "eigenvalue (1/s)")
 	for i, md := range lin.Modes {
-		fmt.Printf("%4d %16.8g %16.8g %12.6g %24s\n", i+1, md.Freq, md.DampedHz, md.Damping, fmt.Sprintf("%.6g%+.6gi", real(md.Eig), imag(md.Eig)))
+		fmt.Fprintf(table, "%4d %16.8g %16.8g %12.6g %24s\n", i+1, md.Freq, md.DampedHz, md.Damping, fmt.Sprintf("%.6g%+.6gi", real(md.Eig), imag(md.Eig)))
 	}
 	modes := &results.Modes{ShapeNames: lin.Coords}
 	for _, md := range lin.Modes {
@@ -59,8 +87,22 @@ func cmdEigen(args []string) error {
 		modes.Eig = append(modes.Eig, md.Eig)
 		modes.Shapes = append(modes.Shapes, md.Shape)
 	}
+	var written []string
+	write := func(path string, f func(w io.Writer) error) error {
+		if path == "-" {
+			return f(os.Stdout)
+		}
+		if err := results.MakeParentDirs(path); err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(path, f); err != nil {
+			return err
+		}
+		written = append(written, path)
+		return nil
+	}
 	if o.out != "" {
-		if err := writeModesCSV(o.out, lin); err != nil {
+		if err := write(o.out, func(w io.Writer) error { return writeModesCSV(w, lin) }); err != nil {
 			return err
 		}
 	}
@@ -69,25 +111,29 @@ func cmdEigen(args []string) error {
 		ri.Add("model file", model)
 		ri.Add("analysis", "linearisation about the "+point)
 		ri.Add("wall time", time.Since(wall).String())
+		if err := results.MakeParentDirs(o.xlsx); err != nil {
+			return err
+		}
 		if err := results.WriteXLSX(o.xlsx, &results.Table{}, ri, modes); err != nil {
 			return err
 		}
+		written = append(written, o.xlsx)
 	}
 	if *abcd != "" {
-		if err := writeABCD(*abcd, lin); err != nil {
+		if err := write(*abcd, func(w io.Writer) error { return writeABCD(w, lin) }); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "summary: %d modes, wall time %s\n", len(lin.Modes), time.Since(wall).Round(time.Microsecond))
+	to := ""
+	if len(written) > 0 {
+		to = " → " + strings.Join(written, ", ")
+	}
+	fmt.Fprintf(os.Stderr, "summary: %d modes, wall time %s%s\n", len(lin.Modes), time.Since(wall).Round(time.Microsecond), to)
 	return nil
 }
 
-func writeModesCSV(path string, lin *solver.Linear) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
+func writeModesCSV(w io.Writer, lin *solver.Linear) error {
+	f := bufio.NewWriter(w)
 	fmt.Fprint(f, "mode,frequency [Hz],damped frequency [Hz],damping ratio,eigenvalue real [1/s],eigenvalue imag [1/s]")
 	for _, c := range lin.Coords {
 		fmt.Fprintf(f, ",shape %s", c)
@@ -100,15 +146,11 @@ func writeModesCSV(path string, lin *solver.Linear) error {
 		}
 		fmt.Fprintln(f)
 	}
-	return f.Close()
+	return f.Flush()
 }
 
-func writeABCD(path string, lin *solver.Linear) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
+func writeABCD(w io.Writer, lin *solver.Linear) error {
+	f := bufio.NewWriter(w)
 	for _, mm := range []struct {
 		name string
 		m    interface {
@@ -129,5 +171,5 @@ func writeABCD(path string, lin *solver.Linear) error {
 		}
 	}
 	fmt.Fprintf(f, "# inputs: %v\n# outputs: %v\n", lin.Inputs, lin.Outputs)
-	return f.Close()
+	return f.Flush()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"math"
 	"os"
@@ -9,9 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
-// readCSV reads a results file: the names row, the units row, then numbers.
+// readCSV reads a results file: the names row, then numbers.
 func readCSV(t *testing.T, path string) (names []string, rows [][]float64) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -80,10 +82,24 @@ func TestSimulateOverrides(t *testing.T) {
 			t.Errorf("t = %g s: energy %g J, want ≈ 0", r[ti], r[ei])
 		}
 	}
-	// a parameter with a unit, on the spring chain: k = 2 kN/m
-	if err := cmdSimulate([]string{"../../examples/spring-chain/model.xml", "-o", out, "--end", "0.01", "-q",
-		"--param", "k=2 kN/m"}); err != nil {
+}
+
+// A parameter given with a unit is converted to the parameter's unit: the
+// spring chain's first mass, pulled by k (4 springs of k in a fixed-free
+// chain), starts from rest at its free length, so it stays put; with the
+// masses halved (500 g) and k = 2 kN/m the lowest natural frequency of the
+// chain is f1 = sqrt(k/m)·2·sin(π/18)/(2π) (fixed-free chain of 4 equal
+// masses: ω_j = 2·sqrt(k/m)·sin((2j−1)π/(2(2n+1)))), checked via eigen.
+func TestParamUnits(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "modes.csv")
+	if err := cmdEigen([]string{"../../examples/spring-chain/model.xml", "-o", out,
+		"--param", "k=2 kN/m", "--param", "m=500 g"}); err != nil {
 		t.Fatal(err)
+	}
+	_, rows := readCSV(t, out)
+	want := math.Sqrt(2000/0.5) * 2 * math.Sin(math.Pi/18) / (2 * math.Pi)
+	if len(rows) == 0 || math.Abs(rows[0][1]-want) > 1e-6*want {
+		t.Errorf("first mode %v Hz, want %g Hz", rows, want)
 	}
 }
 
@@ -97,18 +113,25 @@ func TestFlagUnits(t *testing.T) {
 			t.Errorf("time %q: %g, %v; want %g", s, v, err, want)
 		}
 	}
-	if err := f.Set("2 kg"); err == nil || !strings.Contains(err.Error(), "time") {
-		t.Errorf("time \"2 kg\": %v", err)
+	for _, s := range []string{"2 kg", "inf", "NaN"} {
+		if err := f.Set(s); err == nil {
+			t.Errorf("time %q accepted", s)
+		}
 	}
-	p := paramFlags{}
-	if err := p.Set("k=2 kN/m"); err != nil || p["k"] != 2000 {
-		t.Errorf("param k=2 kN/m: %v, %v", p["k"], err)
+	var p paramFlags
+	for _, s := range []string{"k=2 kN/m", "m=500 g", "a=0.5"} {
+		if err := p.Set(s); err != nil {
+			t.Errorf("param %s: %v", s, err)
+		}
 	}
-	if err := p.Set("m=500 g"); err != nil || p["m"] != 0.5 {
-		t.Errorf("param m=500 g: %v, %v", p["m"], err)
+	for _, s := range []string{"m=abc", "m", "=1", "m="} {
+		if err := p.Set(s); err == nil {
+			t.Errorf("param %q accepted", s)
+		}
 	}
-	if err := p.Set("m=abc"); err == nil {
-		t.Error("param m=abc accepted")
+	got, err := p.resolve([]paramDecl{{"k", "N/m"}, {"m", "kg"}, {"a", "m"}})
+	if err != nil || got["k"] != 2000 || got["m"] != 0.5 || got["a"] != 0.5 {
+		t.Errorf("resolved %v, %v", got, err)
 	}
 }
 
@@ -129,5 +152,33 @@ func TestCheck(t *testing.T) {
 	}
 	if err := cmdCheck([]string{"../../examples/pendulum/model.xml", "../../examples/andrews/model.xml"}); err != nil {
 		t.Errorf("check examples: %v", err)
+	}
+}
+
+// Progress lines: a terminal gets a line rewritten in place (carriage
+// return, erased with an escape code at the end); a file or a pipe gets
+// plain lines, without either.
+func TestProgressOnlyTerminalsGetEscapes(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var b bytes.Buffer
+		p := &progress{w: &b, tty: tty, what: "simulate", start: time.Now().Add(-time.Minute), last: time.Now().Add(-time.Minute)}
+		p.update(1, 0, 10)
+		p.done()
+		s := b.String()
+		hasEsc := strings.ContainsAny(s, "\r\x1b")
+		if hasEsc != tty || !strings.Contains(s, "simulate: t = 1 s of 10 s ( 10%)") {
+			t.Errorf("tty=%v: %q", tty, s)
+		}
+		if !tty && !strings.HasSuffix(s, "\n") {
+			t.Errorf("plain progress line not ended: %q", s)
+		}
+	}
+	if isTerminal(os.Stdin) && isTerminal(os.Stdout) && isTerminal(os.Stderr) {
+		t.Log("running on a terminal")
+	}
+	f, _ := os.CreateTemp(t.TempDir(), "x")
+	defer f.Close()
+	if isTerminal(f) {
+		t.Error("a file is a terminal")
 	}
 }

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"mbfmu/fmu"
+	"mbfmu/results"
 )
 
 // cmdPack implements `mbfmu pack model.xml [-o model.fmu] [-runtime lib.so]`:
@@ -20,38 +19,46 @@ import (
 // toolchain: the runtime library (scripts/build-runtime.sh) is found in
 // $MBFMU_RUNTIME, beside the mbfmu executable, or in ./bin.
 func cmdPack(args []string) error {
-	fs := flag.NewFlagSet("pack", flag.ContinueOnError)
+	fs := newFlagSet("pack", "usage: mbfmu pack model.xml [-o model.fmu] [-runtime libmbfmu-fmi2.so]\n\n"+
+		"Packs a model file as an FMI 2.0 Co-Simulation FMU: linux64, plus win64 when\n"+
+		"mbfmu-fmi2-win64.dll (scripts/build-runtime.sh --win64) lies beside the runtime library.\n"+
+		"The model must pass every check of 'mbfmu check' (it is assembled at its start time);\n"+
+		"otherwise no FMU is written.")
 	out := fs.String("o", "", "output FMU `file` (default: the model file's name with .fmu, in the current folder)")
 	runtime := fs.String("runtime", "", "runtime `library` libmbfmu-fmi2.so (default: $MBFMU_RUNTIME, beside mbfmu, or ./bin)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: mbfmu pack model.xml [-o model.fmu] [-runtime libmbfmu-fmi2.so]\n\n"+
-			"Packs a model file as an FMI 2.0 Co-Simulation FMU: linux64, plus win64 when\n"+
-			"mbfmu-fmi2-win64.dll (scripts/build-runtime.sh --win64) lies beside the runtime library.\n\n")
-		fs.PrintDefaults()
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	// Flags may come before or after the model file.
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return fmt.Errorf("pack: expected one model file, got %d arguments", len(pos))
+	if err := wantArgs(fs, pos, 1, "one model file"); err != nil {
+		return err
 	}
 	model := pos[0]
 	if *out == "" {
 		*out = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ".fmu"
 	}
+	inputs := []string{model}
+	if *runtime != "" {
+		inputs = append(inputs, *runtime, filepath.Join(filepath.Dir(*runtime), fmu.RuntimeLibNameWin64))
+	} else if rt, err := fmu.FindRuntime(); err == nil {
+		inputs = append(inputs, rt, filepath.Join(filepath.Dir(rt), fmu.RuntimeLibNameWin64))
+	}
+	if err := checkOutputs(inputs, outputFlag{"-o", *out}); err != nil {
+		return err
+	}
+	// Every check of 'mbfmu check', assembly at the start time included:
+	// an FMU that fails them would only fail later, in the importer's
+	// fmi2ExitInitializationMode.
+	if _, _, err := checkModel(model); err != nil {
+		printModelErrors(model, err)
+		fmt.Fprintf(os.Stderr, "mbfmu pack: %s does not pass 'mbfmu check'; no FMU written\n", model)
+		return exitError(1)
+	}
+	if err := results.MakeParentDirs(*out); err != nil {
+		return err
+	}
+	stop := catchQuit(*out)
+	defer stop.Stop()
 	d, err := fmu.PackDescribe(model, *out, *runtime)
 	if err != nil {
 		return fmt.Errorf("pack: %w", err)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,8 +16,21 @@ import (
 	"mbfmu/xml"
 )
 
-// common options of the commands that load a model and write results.
+// Options a command may offer; each command lists only those it honours.
+const (
+	optOut        = 1 << iota // -o, --xlsx
+	optParam                  // --param
+	optEnd                    // --end
+	optStep                   // --step
+	optOutputStep             // --output-step
+	optIntegrator             // --integrator
+	optQuiet                  // -q
+)
+
+// runOpts are the options of the commands that load a model and write
+// results.
 type runOpts struct {
+	fs         *flag.FlagSet
 	out, xlsx  string
 	params     paramFlags
 	end, step  float64
@@ -27,44 +39,89 @@ type runOpts struct {
 	quiet      bool
 }
 
-func (o *runOpts) register(fs *flag.FlagSet, defOut string) {
-	o.params = paramFlags{}
-	fs.StringVar(&o.out, "o", defOut, "results CSV `file` (\"-\" for standard output, \"\" for none)")
-	fs.StringVar(&o.xlsx, "xlsx", "", "also write the results as a spreadsheet with charts to `file`.xlsx")
-	fs.Var(o.params, "param", "override a parameter: `name=value` (SI, or with a unit: k=2 kN/m; repeatable)")
-	timeVar(fs, &o.end, "end", 0, "end `time` (s, or with a unit: 500ms; default: the model's)")
-	timeVar(fs, &o.step, "step", 0, "integrator step `h` (s, or with a unit: 0.5ms; default: the model's)")
-	timeVar(fs, &o.outStep, "output-step", 0, "results interval `dt` (s, or with a unit; default: the model's)")
-	fs.StringVar(&o.integrator, "integrator", "", "genalpha, hht, newmark, bdf1, bdf2 or rk4 (default: the model's)")
-	fs.BoolVar(&o.quiet, "q", false, "no progress output")
+// register defines the options of which on fs; outHelp is the help of -o.
+func (o *runOpts) register(fs *flag.FlagSet, which int, outHelp string) {
+	o.fs = fs
+	if which&optOut != 0 {
+		fs.StringVar(&o.out, "o", "", outHelp)
+		fs.StringVar(&o.xlsx, "xlsx", "", "also write the results as a spreadsheet with charts to `file`.xlsx")
+	}
+	if which&optParam != 0 {
+		fs.Var(&o.params, "param", "override a parameter: `name=value` (in the parameter's unit, or with a unit: k=2 kN/m; repeatable)")
+	}
+	if which&optEnd != 0 {
+		timeVar(fs, &o.end, "end", 0, "end `time` (s, or with a unit: 500ms; default: the model's)")
+	}
+	if which&optStep != 0 {
+		timeVar(fs, &o.step, "step", 0, "integrator step `h` (s, or with a unit: 0.5ms; default: the model's)")
+	}
+	if which&optOutputStep != 0 {
+		timeVar(fs, &o.outStep, "output-step", 0, "results interval `dt` (s, or with a unit; default: the model's)")
+	}
+	if which&optIntegrator != 0 {
+		fs.StringVar(&o.integrator, "integrator", "", "`name` of the integrator: "+strings.Join(xml.IntegratorNames(), ", ")+
+			" (also euler, bdf, hht-alpha, gen-alpha; default: the model's)")
+	}
+	if which&optQuiet != 0 {
+		fs.BoolVar(&o.quiet, "q", false, "no progress output")
+	}
 }
 
-// loadModel parses and compiles a model file, printing every problem.
+// set reports whether the option called name was given.
+func (o *runOpts) set(name string) bool { return o.fs != nil && isSet(o.fs, name) }
+
+// loadModel parses and compiles a model file with the overrides of o (nil:
+// none). Overrides are checked against the model (the end after the
+// start, steps > 0, a known integrator, parameters the model has, in
+// their units); a refused override is a usageError naming the flag.
 func loadModel(path string, o *runOpts) (*solver.Model, error) {
 	ms, err := xml.LoadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if o != nil {
-		st := &ms.Settings
-		if o.end > 0 {
-			st.End = o.end
-		}
-		if o.step > 0 {
-			st.Step = o.step
-		}
-		if o.outStep > 0 {
-			st.OutputStep = o.outStep
-		}
-		if o.integrator != "" {
-			st.Integrator = o.integrator
-		}
-	}
 	var params map[string]float64
 	if o != nil {
-		params = o.params
+		if params, err = o.apply(ms); err != nil {
+			return nil, err
+		}
 	}
 	return solver.Compile(ms, solver.CompileOptions{Params: params})
+}
+
+// apply checks the overrides of o against the model and writes them into
+// its settings; it returns the parameter overrides in SI.
+func (o *runOpts) apply(ms *spec.Model) (map[string]float64, error) {
+	st := &ms.Settings
+	if o.set("end") {
+		if !(o.end > st.Start) {
+			return nil, usagef("--end: must be after the start time %g s, got %g s", st.Start, o.end)
+		}
+		st.End = o.end
+	}
+	if o.set("step") {
+		if !(o.step > 0) {
+			return nil, usagef("--step: must be > 0, got %g s", o.step)
+		}
+		st.Step = o.step
+	}
+	if o.set("output-step") {
+		if !(o.outStep > 0) {
+			return nil, usagef("--output-step: must be > 0, got %g s", o.outStep)
+		}
+		st.OutputStep = o.outStep
+	}
+	if o.set("integrator") {
+		c, err := xml.CanonicalIntegrator(o.integrator)
+		if err != nil {
+			return nil, usagef("--integrator: %v", err)
+		}
+		st.Integrator = c
+	}
+	decl := make([]paramDecl, len(ms.Params))
+	for i, p := range ms.Params {
+		decl[i] = paramDecl{p.Name, p.Unit}
+	}
+	return o.params.resolve(decl)
 }
 
 func columns(m *solver.Model) []results.Column {
@@ -76,129 +133,54 @@ func columns(m *solver.Model) []results.Column {
 	return cols
 }
 
-// sink opens the result writers chosen by the options.
-type sink struct {
-	w      results.Writer
-	files  []io.Closer
-	xw     *results.XLSXWriter
-	ri     results.RunInfo
-	target []string
-}
-
-func openSink(o *runOpts, m *solver.Model, model string) (*sink, error) {
-	s := &sink{}
-	var ws []results.Writer
-	switch o.out {
-	case "":
-	case "-":
-		ws = append(ws, results.NewCSVWriter(os.Stdout))
-	default:
-		if dir := filepath.Dir(o.out); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, err
-			}
+// printModelErrors prints the problems of a model file, one per line
+// (file:line: field: message), on standard output, and says how many.
+func printModelErrors(path string, err error) {
+	var el spec.ErrorList
+	if errors.As(err, &el) {
+		for _, e := range el {
+			fmt.Println(e)
 		}
-		f, err := os.Create(o.out)
-		if err != nil {
-			return nil, err
-		}
-		s.files = append(s.files, f)
-		ws = append(ws, results.NewCSVWriter(f))
-		s.target = append(s.target, o.out)
-	}
-	if o.xlsx != "" {
-		xw, err := results.NewXLSXWriter(o.xlsx)
-		if err != nil {
-			return nil, err
-		}
-		s.xw = xw
-		ws = append(ws, xw)
-		s.target = append(s.target, o.xlsx)
-	}
-	s.w = results.MultiWriter(ws...)
-	s.ri.Add("model file", model)
-	s.ri.Add("model", m.Name())
-	return s, s.w.Header(columns(m))
-}
-
-func (s *sink) close() error {
-	if s.xw != nil {
-		s.xw.SetRunInfo(s.ri)
-	}
-	err := s.w.Close()
-	for _, f := range s.files {
-		if e := f.Close(); err == nil {
-			err = e
-		}
-	}
-	return err
-}
-
-// progress prints a progress line at most every half second on stderr.
-type progress struct {
-	quiet bool
-	start time.Time
-	last  time.Time
-	what  string
-}
-
-func (p *progress) update(t, t0, t1 float64) {
-	if p.quiet {
+		fmt.Printf("%s: %d problem(s)\n", path, len(el))
 		return
 	}
-	now := time.Now()
-	if now.Sub(p.last) < 500*time.Millisecond {
-		return
-	}
-	p.last = now
-	frac := (t - t0) / (t1 - t0)
-	el := now.Sub(p.start).Seconds()
-	eta := ""
-	if frac > 0.01 {
-		eta = fmt.Sprintf(", %.0f s left", el/frac-el)
-	}
-	fmt.Fprintf(os.Stderr, "\r%s: t = %.4g s of %.4g s (%3.0f%%)%s   ", p.what, t, t1, 100*frac, eta)
+	fmt.Println(err)
 }
 
-func (p *progress) done() {
-	if !p.quiet && p.last.After(p.start) {
-		fmt.Fprint(os.Stderr, "\r\033[K")
+// checkModel runs every check of `mbfmu check` on a model file: it parses
+// and compiles it and assembles it at the start time. It returns the model
+// and its assembled state.
+func checkModel(path string) (*solver.Model, *solver.State, error) {
+	m, err := loadModel(path, nil)
+	if err != nil {
+		return nil, nil, err
 	}
+	s := m.NewState()
+	if err := m.Init(s); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, s, nil
 }
 
 func cmdCheck(args []string) error {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mbfmu check model.xml...\n\nReports every problem in the model files (file:line: field: message).")
-	}
+	fs := newFlagSet("check", "usage: mbfmu check model.xml...\n\n"+
+		"Reports every problem in the model files (file:line: field: message) and assembles\n"+
+		"each model at its start time. Exit status 1 when a file has a problem.")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
+		fs.SetOutput(os.Stderr)
 		fs.Usage()
 		return exitError(2)
 	}
 	bad := 0
 	for _, p := range pos {
-		m, err := loadModel(p, nil)
+		m, s, err := checkModel(p)
 		if err != nil {
 			bad++
-			var el spec.ErrorList
-			if errors.As(err, &el) {
-				for _, e := range el {
-					fmt.Println(e)
-				}
-				fmt.Printf("%s: %d problem(s)\n", p, len(el))
-			} else {
-				fmt.Println(err)
-			}
-			continue
-		}
-		s := m.NewState()
-		if err := m.Init(s); err != nil {
-			bad++
-			fmt.Printf("%s: %v\n", p, err)
+			printModelErrors(p, err)
 			continue
 		}
 		if r := s.Redundant(); r != nil {
@@ -215,35 +197,42 @@ func cmdCheck(args []string) error {
 }
 
 // modelCommand parses the flags of a command that takes one model file
-// (flags registered by extra, after the common ones), applies the default
-// results file, and loads the model. usage is the first line of help.
-func modelCommand(name, usage, defOut string, args []string, extra func(fs *flag.FlagSet)) (*solver.Model, string, *runOpts, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// (the options of which, then those registered by extra), checks the
+// output names and loads the model. defOut is the suffix of the default
+// results file ("" for none); head is the usage text.
+func modelCommand(name, head string, which int, defOut string, args []string, extra func(fs *flag.FlagSet)) (*solver.Model, string, *runOpts, error) {
+	fs := newFlagSet(name, head)
 	o := &runOpts{}
-	o.register(fs, "\x00")
+	help := "results CSV `file` (\"-\" for standard output; default: none)"
+	switch {
+	case name == "eigen":
+		help = "modes CSV `file`: frequencies, damping ratios, eigenvalues, mode shapes (\"-\" for standard output; default: none)"
+	case defOut != "":
+		help = "results CSV `file` (\"-\" for standard output, \"\" for none; default: the model file's name with " + defOut + ", in the current folder)"
+	}
+	o.register(fs, which, help)
+	if f := fs.Lookup("xlsx"); f != nil && name == "eigen" {
+		f.Usage = "also write the modes to a spreadsheet `file`.xlsx"
+	}
 	if extra != nil {
 		extra(fs)
-	}
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: "+usage)
-		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return nil, "", nil, exitError(2)
+	if err := wantArgs(fs, pos, 1, "one model file"); err != nil {
+		return nil, "", nil, err
 	}
-	if o.out == "\x00" {
-		o.out = ""
-		if defOut != "" {
-			o.out = defaultOut(pos[0], defOut)
-		}
+	model := pos[0]
+	if !o.set("o") && defOut != "" {
+		o.out = defaultOut(model, defOut)
 	}
-	m, err := loadModel(pos[0], o)
-	return m, pos[0], o, err
+	if err := checkOutputs([]string{model}, outputFlag{"-o", o.out}, outputFlag{"--xlsx", o.xlsx}); err != nil {
+		return nil, "", nil, err
+	}
+	m, err := loadModel(model, o)
+	return m, model, o, err
 }
 
 func defaultOut(model, suffix string) string {
@@ -251,7 +240,10 @@ func defaultOut(model, suffix string) string {
 }
 
 func cmdSimulate(args []string) error {
-	m, model, o, err := modelCommand("simulate", "mbfmu simulate model.xml [-o results.csv] [--xlsx results.xlsx] [options]\n\nDynamic simulation; one results row per output step.", ".csv", args, nil)
+	m, model, o, err := modelCommand("simulate", "usage: mbfmu simulate model.xml [-o results.csv] [--xlsx results.xlsx] [options]\n\n"+
+		"Dynamic simulation; one results row per output step. SIGINT (Ctrl-C) or SIGTERM stop it\n"+
+		"when the output step in progress is done, with every row computed written (exit status 130 or 143).",
+		optOut|optParam|optEnd|optStep|optOutputStep|optIntegrator|optQuiet, ".csv", args, nil)
 	if err != nil {
 		return err
 	}
@@ -268,62 +260,76 @@ func simulate(m *solver.Model, model string, o *runOpts) error {
 	if r := s.Redundant(); r != nil {
 		fmt.Fprintf(os.Stderr, "note: redundant constraint equations removed: %s\n", strings.Join(r, ", "))
 	}
-	sk, err := openSink(o, m, model)
+	rc, err := startRun("simulate", o.out, o.xlsx)
 	if err != nil {
 		return err
 	}
-	pr := &progress{quiet: o.quiet, start: wall, last: wall, what: "simulate"}
-	rows, runErr, err := outputLoop(m, s, sk, pr, func(t float64) error { return m.AdvanceTo(s, t) })
-	if err != nil {
-		return err
-	}
+	pr := newProgress("simulate", o.quiet)
+	rows, runErr := outputLoop(m, s, rc, pr, func(t float64) error { return m.AdvanceTo(s, t) })
 	el := time.Since(wall)
 	stats := s.Stats()
-	sk.ri.Add("analysis", "dynamics")
-	addSettings(&sk.ri, st)
-	sk.ri.Add("wall time", el.String())
-	sk.ri.Add("steps", fmt.Sprint(stats.Steps))
-	sk.ri.Add("rejected steps", fmt.Sprint(stats.Rejected))
-	sk.ri.Add("Newton iterations", fmt.Sprint(stats.NewtonIters))
-	sk.ri.Add("factorizations", fmt.Sprint(stats.Factorizations))
-	if runErr != nil {
-		sk.ri.Add("error", runErr.Error())
+	if rc.xw != nil {
+		var ri results.RunInfo
+		ri.Add("model file", model)
+		ri.Add("model", m.Name())
+		ri.Add("analysis", "dynamics")
+		addSettings(&ri, st)
+		ri.Add("wall time", el.String())
+		ri.Add("steps", fmt.Sprint(stats.Steps))
+		ri.Add("rejected steps", fmt.Sprint(stats.Rejected))
+		ri.Add("Newton iterations", fmt.Sprint(stats.NewtonIters))
+		ri.Add("factorizations", fmt.Sprint(stats.Factorizations))
+		if runErr != nil {
+			ri.Add("stopped", fmt.Sprintf("at t = %g s: %v", s.T, runErr))
+		}
+		rc.xw.SetRunInfo(ri)
 	}
-	if err := sk.close(); err != nil {
-		return err
+	err = rc.finish(runErr, fmt.Sprintf("t = %g s (%d steps)", s.T, stats.Steps))
+	if err == nil {
+		to := strings.Join(rc.outs.Names(), ", ")
+		if to == "" {
+			to = "no output (-o \"\")"
+		}
+		fmt.Fprintf(os.Stderr, "%s: t = %g..%g s, %d rows → %s\n", m.Name(), st.Start, s.T, rows, to)
 	}
-	fmt.Fprintf(os.Stderr, "%s: t = %g..%g s, %d rows → %s\n", m.Name(), st.Start, s.T, rows, strings.Join(sk.target, ", "))
 	fmt.Fprintf(os.Stderr, "summary: %s %s h=%g s, %d steps, %d Newton iterations, %d rejected steps, %d factorizations, wall time %s\n",
 		st.Integrator, st.Formulation, st.Step, stats.Steps, stats.NewtonIters, stats.Rejected, stats.Factorizations, el.Round(time.Microsecond))
-	return runErr
+	return err
 }
 
 // outputLoop writes the state at the start and after advancing to every
-// output time. It returns the rows written, the error that stopped the run
-// (the rows up to it are kept) and any write error.
-func outputLoop(m *solver.Model, s *solver.State, sk *sink, pr *progress, advance func(t float64) error) (rows int, runErr, err error) {
+// output time, until the end, an error of advance or of an output, or a
+// signal (checked before each advance: the step in progress is finished).
+// It returns the rows written and what stopped the run early.
+func outputLoop(m *solver.Model, s *solver.State, rc *runControl, pr *progress, advance func(t float64) error) (rows int, runErr error) {
+	defer pr.done()
 	st := m.Settings()
+	if err := rc.outs.Header(columns(m)); err != nil {
+		return 0, err
+	}
 	row := make([]float64, len(m.Channels()))
 	m.EvalChannels(s, row)
-	if err := sk.w.Row(row); err != nil {
-		return 0, nil, err
+	if err := rc.outs.Row(row); err != nil {
+		return 0, err
 	}
 	rows = 1
 	n := max(1, int((st.End-st.Start)/st.OutputStep+0.5))
 	for k := 1; k <= n; k++ {
+		if err := rc.stopped(); err != nil {
+			return rows, err
+		}
 		t := st.Start + float64(k)*(st.End-st.Start)/float64(n)
-		if runErr = advance(t); runErr != nil {
-			break
+		if err := advance(t); err != nil {
+			return rows, err
 		}
 		m.EvalChannels(s, row)
-		if err := sk.w.Row(row); err != nil {
-			return rows, runErr, err
+		if err := rc.outs.Row(row); err != nil {
+			return rows, err
 		}
 		rows++
 		pr.update(t, st.Start, st.End)
 	}
-	pr.done()
-	return rows, runErr, nil
+	return rows, nil
 }
 
 func addSettings(ri *results.RunInfo, st solver.Settings) {
@@ -345,7 +351,10 @@ func addSettings(ri *results.RunInfo, st solver.Settings) {
 }
 
 func cmdKinematics(args []string) error {
-	m, model, o, err := modelCommand("kinematics", "mbfmu kinematics model.xml [-o results.csv] [--xlsx results.xlsx]\n\nKinematic analysis of a fully driven mechanism.", ".csv", args, nil)
+	m, model, o, err := modelCommand("kinematics", "usage: mbfmu kinematics model.xml [-o results.csv] [--xlsx results.xlsx] [options]\n\n"+
+		"Kinematic analysis of a fully driven mechanism: positions, velocities and accelerations\n"+
+		"from the drivers at every output time. SIGINT or SIGTERM stop it with every row written.",
+		optOut|optParam|optEnd|optOutputStep|optQuiet, ".csv", args, nil)
 	if err != nil {
 		return err
 	}
@@ -357,34 +366,47 @@ func cmdKinematics(args []string) error {
 	if d := m.DOF(s); d != 0 {
 		return fmt.Errorf("kinematics: %s has %d degree(s) of freedom; drive every one of them or use 'mbfmu simulate'", model, d)
 	}
-	sk, err := openSink(o, m, model)
+	rc, err := startRun("kinematics", o.out, o.xlsx)
 	if err != nil {
 		return err
 	}
-	pr := &progress{quiet: o.quiet, start: wall, last: wall, what: "kinematics"}
-	n, runErr, err := outputLoop(m, s, sk, pr, func(t float64) error {
+	pr := newProgress("kinematics", o.quiet)
+	tReached := m.Settings().Start
+	n, runErr := outputLoop(m, s, rc, pr, func(t float64) error {
 		if err := m.Kinematics(s, t); err != nil {
 			return fmt.Errorf("kinematics at t=%g s: %w", t, err)
 		}
+		tReached = t
 		return nil
 	})
-	if err != nil {
+	if rc.xw != nil {
+		var ri results.RunInfo
+		ri.Add("model file", model)
+		ri.Add("model", m.Name())
+		ri.Add("analysis", "kinematics")
+		ri.Add("wall time", time.Since(wall).String())
+		if runErr != nil {
+			ri.Add("stopped", fmt.Sprintf("at t = %g s: %v", tReached, runErr))
+		}
+		rc.xw.SetRunInfo(ri)
+	}
+	if err := rc.finish(runErr, fmt.Sprintf("t = %g s (%d positions)", tReached, n)); err != nil {
 		return err
 	}
-	sk.ri.Add("analysis", "kinematics")
-	sk.ri.Add("wall time", time.Since(wall).String())
-	if err := sk.close(); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "summary: kinematics, %d positions, wall time %s → %s\n", n, time.Since(wall).Round(time.Microsecond), strings.Join(sk.target, ", "))
-	return runErr
+	fmt.Fprintf(os.Stderr, "summary: kinematics, %d positions, wall time %s → %s\n", n, time.Since(wall).Round(time.Microsecond), strings.Join(rc.outs.Names(), ", "))
+	return nil
 }
 
 func cmdStatic(args []string) error {
-	m, model, o, err := modelCommand("static", "mbfmu static model.xml [-o results.csv] [--xlsx results.xlsx]\n\nStatic equilibrium near the initial positions.", "", args, nil)
+	m, model, o, err := modelCommand("static", "usage: mbfmu static model.xml [-o results.csv] [--xlsx results.xlsx] [--param name=value]\n\n"+
+		"Static equilibrium near the initial positions; prints the positions, forces and energies\n"+
+		"(all channels with -o file.csv).",
+		optOut|optParam, "", args, nil)
 	if err != nil {
 		return err
 	}
+	stop := catchQuit(o.out, o.xlsx)
+	defer stop.Stop()
 	s := m.NewState()
 	wall := time.Now()
 	if err := m.Init(s); err != nil {
@@ -393,20 +415,21 @@ func cmdStatic(args []string) error {
 	if err := m.Static(s); err != nil {
 		return err
 	}
-	sk, err := openSink(o, m, model)
-	if err != nil {
-		return err
-	}
 	row := make([]float64, len(m.Channels()))
 	m.EvalChannels(s, row)
-	sk.w.Row(row)
-	sk.ri.Add("analysis", "static equilibrium")
-	sk.ri.Add("wall time", time.Since(wall).String())
-	if err := sk.close(); err != nil {
-		return err
+	if o.out != "" || o.xlsx != "" {
+		var outs results.Outputs
+		if err := writeRows(&outs, o, columns(m), func(ri *results.RunInfo) {
+			ri.Add("model file", model)
+			ri.Add("model", m.Name())
+			ri.Add("analysis", "static equilibrium")
+			ri.Add("wall time", time.Since(wall).String())
+		}, row); err != nil {
+			return err
+		}
 	}
 	if o.out != "-" {
-		fmt.Printf("%s: static equilibrium (positions and forces; all channels with -o file.csv)\n", m.Name())
+		fmt.Printf("%s: static equilibrium (positions, forces and energies; all channels with -o file.csv)\n", m.Name())
 		ch := m.Channels()
 		for i, c := range ch {
 			if c.Group == "position" || c.Group == "force" || c.Group == "energy" {
@@ -422,22 +445,70 @@ func cmdStatic(args []string) error {
 	return nil
 }
 
+// writeRows writes a few rows computed at once to the -o and --xlsx
+// outputs of o, all or nothing.
+func writeRows(outs *results.Outputs, o *runOpts, cols []results.Column, info func(ri *results.RunInfo), rows ...[]float64) error {
+	var xw *results.XLSXWriter
+	var err error
+	switch o.out {
+	case "":
+	case "-":
+		outs.AddStream(results.NewCSVWriter(os.Stdout), "standard output")
+	default:
+		err = outs.AddCSV(o.out)
+	}
+	if err == nil && o.xlsx != "" {
+		xw, err = outs.AddXLSX(o.xlsx)
+	}
+	if err == nil {
+		err = outs.Header(cols)
+	}
+	for _, r := range rows {
+		if err == nil {
+			err = outs.Row(r)
+		}
+	}
+	if err != nil {
+		outs.Abort()
+		return err
+	}
+	if xw != nil {
+		var ri results.RunInfo
+		info(&ri)
+		xw.SetRunInfo(ri)
+	}
+	return outs.Close()
+}
+
 func cmdExport(args []string) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs := newFlagSet("export", "usage: mbfmu export results.csv out.xlsx\n\n"+
+		"Converts a results CSV file to a spreadsheet with charts (see docs: results).")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: mbfmu export results.csv out.xlsx")
-		return exitError(2)
-	}
-	wall := time.Now()
-	var ri results.RunInfo
-	ri.Add("source", pos[0])
-	if err := results.CSVToXLSX(pos[0], pos[1], ri); err != nil {
+	if err := wantArgs(fs, pos, 2, "a results file and a workbook name"); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s (%s)\n", pos[1], time.Since(wall).Round(time.Millisecond))
+	in, out := pos[0], pos[1]
+	if err := checkOutputs([]string{in}, outputFlag{"--xlsx", out}); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) { // name the argument, not a flag
+			return usagef("%s", strings.Replace(ue.err.Error(), "--xlsx ", "", 1))
+		}
+		return err
+	}
+	if err := results.MakeParentDirs(out); err != nil {
+		return err
+	}
+	stop := catchQuit(out)
+	defer stop.Stop()
+	wall := time.Now()
+	var ri results.RunInfo
+	ri.Add("source", in)
+	if err := results.CSVToXLSX(in, out, ri); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s (%s)\n", out, time.Since(wall).Round(time.Millisecond))
 	return nil
 }

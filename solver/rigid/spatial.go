@@ -1,20 +1,213 @@
 package rigid
 
 import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
 	"mbfmu/solver/mech"
 	"mbfmu/spec"
 )
 
-// SpatialBodies compiles the ground markers and bodies of a spatial model.
+// This file compiles the spatial rigid bodies of a model. A body has the
+// coordinates of mech.Frame's layout (centre of mass and orientation
+// quaternion; its velocity and its angular velocity in the body frame), a
+// constant mass matrix diag(m I, J) with J the inertia tensor about the
+// centre of mass in the body frame, and a gyroscopic force element
+// −ω × (J ω).
+
+// SpatialBodies compiles the ground markers and the bodies of a spatial
+// model.
 func SpatialBodies(b mech.Builder, ms *spec.Model) {
-	b.Errorf(ms.Pos, "dimension", "spatial models: in progress")
+	g := b.Gravity()
+	for _, mk := range ms.Ground.Markers {
+		R := orientation(b, &mk.Orient, "ground marker "+mk.Name)
+		f := mech.Frame{Body: -1, Q: -1, V: -1, S: vec3(b, mk.At), R: R}
+		if !b.DefineMarker("ground."+mk.Name, mech.Marker{F: f, P: mech.Point{Body: -1}}) {
+			b.Errorf(mk.Pos, "name", "duplicate ground marker %q", mk.Name)
+		}
+	}
+	for i := range ms.Bodies {
+		bs := &ms.Bodies[i]
+		if bs.Inertia.Given() {
+			b.Errorf(bs.Inertia.Pos, "inertia", "body %q: a spatial body's inertia is a tensor: inertia=\"Jxx, Jyy, Jzz\" (and optionally Jxy, Jxz, Jyz)", bs.Name)
+		}
+		if bs.Omega.Given() {
+			b.Errorf(bs.Omega.Pos, "omega", "body %q: a spatial body's angular velocity is a vector (omega=\"wx, wy, wz\")", bs.Name)
+		}
+		if bs.Shape.Outline != nil || bs.Shape.Radius != 0 {
+			b.Errorf(bs.Pos, "shape", "body %q: <shape> outlines are planar; draw spatial bodies with <box>, <cylinder>, <sphere>", bs.Name)
+		}
+		mass := b.Const(bs.Mass, math.NaN())
+		if !bs.Mass.Given() {
+			b.Errorf(bs.Pos, "mass", "body %q needs a mass", bs.Name)
+		} else if !(mass > 0) {
+			b.Errorf(bs.Mass.Pos, "mass", "mass of body %q must be positive, got %g kg", bs.Name, mass)
+		}
+		J := inertiaTensor(b, bs)
+		cm := vec3(b, bs.CM)
+		at := vec3(b, bs.At)
+		R := orientation(b, &bs.Orient, "body "+bs.Name)
+		vel := vec3(b, bs.Vel)
+		om := vec3(b, bs.AngVel)
+		var omW, omB mech.Vec3 // world and body frame
+		switch bs.AngVelFrame {
+		case "", "body":
+			omB, omW = om, mech.MulMV(&R, om)
+		case "global", "world":
+			omW, omB = om, mech.MulMTV(&R, om)
+		default:
+			b.Errorf(bs.Pos, "omega-frame", "body %q: omega-frame must be body or global, got %q", bs.Name, bs.AngVelFrame)
+		}
+		acm := mech.MulMV(&R, cm)
+		qt := b.Grow(3)
+		qr, vr := b.GrowRot()
+		q0, v0 := b.Q0(), b.V0()
+		rc := mech.Add(at, acm)
+		copy(q0[qt:qt+3], rc[:])
+		p := mech.MatQuat(&R)
+		copy(q0[qr:qr+4], p[:])
+		vc := mech.Add(vel, mech.Cross(omW, acm))
+		copy(v0[qt:qt+3], vc[:])
+		copy(v0[vr:vr+3], omB[:])
+		for k := 0; k < 3; k++ {
+			b.AddMass(qt+k, mass)
+			if mass > 0 {
+				b.AddGravity(qt+k, mass*g[k])
+			}
+		}
+		if J[1] == 0 && J[2] == 0 && J[5] == 0 {
+			for k := 0; k < 3; k++ {
+				b.AddMass(vr+k, J[4*k])
+			}
+		} else {
+			b.AddMassBlock([]int{vr, vr + 1, vr + 2}, J[:])
+		}
+		// translations and rotations must be contiguous (mech.Frame)
+		if qr != qt+3 || vr != qt+3 {
+			panic("rigid: spatial body coordinates are not contiguous")
+		}
+		info := mech.BodyInfo{Name: bs.Name, Spatial: true, Q: qt, V: qt, Mass: mass, Inertia: J, CM: cm}
+		k := b.AddBody(info)
+		frame := func(s mech.Vec3, r mech.Mat3) mech.Frame {
+			return mech.Frame{Body: k, Q: qt, V: qt, S: mech.Sub(s, cm), R: r}
+		}
+		b.DefineMarker(bs.Name, mech.Marker{F: frame(mech.Vec3{}, mech.Ident), P: mech.Point{Body: k}})
+		bi := b.BodyInfo(k)
+		for _, mk := range bs.Markers {
+			at := vec3(b, mk.At)
+			r := orientation(b, &mk.Orient, "marker "+bs.Name+"."+mk.Name)
+			if !b.DefineMarker(bs.Name+"."+mk.Name, mech.Marker{F: frame(at, r), P: mech.Point{Body: k}}) {
+				b.Errorf(mk.Pos, "name", "duplicate marker %q on body %q", mk.Name, bs.Name)
+			}
+			bi.Markers = append(bi.Markers, mk.Name)
+			bi.Local = append(bi.Local, mech.Frame{Body: k, S: at, R: r})
+		}
+		for _, sd := range bs.Solids {
+			bi.Shapes = append(bi.Shapes, solid(b, bs.Name, &sd))
+		}
+		// ω × J ω vanishes only for an isotropic tensor
+		if iso := J[1] == 0 && J[2] == 0 && J[5] == 0 && J[0] == J[4] && J[4] == J[8]; !iso {
+			b.AddForce(bs.Name+"#gyro", &gyroscopic{j: J, d: [3]int{vr, vr + 1, vr + 2}})
+		}
+	}
 }
 
-// SpatialJoint compiles a spatial joint.
-func SpatialJoint(b mech.Builder, j spec.Joint) {}
+// inertiaTensor reads a spatial body's inertia tensor (body frame, about
+// the centre of mass) and checks that it is physical: symmetric positive
+// definite with principal moments satisfying the triangle inequalities
+// (each at most the sum of the other two: a real mass distribution).
+func inertiaTensor(b mech.Builder, bs *spec.Body) mech.Mat3 {
+	it := bs.InertiaTensor
+	if !it[0].Given() && !it[1].Given() && !it[2].Given() {
+		b.Errorf(bs.Pos, "inertia", "body %q needs an inertia tensor about its centre of mass (inertia=\"Jxx, Jyy, Jzz\")", bs.Name)
+		return mech.Mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	}
+	var c [6]float64
+	for k := range c {
+		c[k] = b.Const(it[k], 0)
+	}
+	pos := it[0].Pos
+	J := mech.Mat3{c[0], c[3], c[4], c[3], c[1], c[5], c[4], c[5], c[2]}
+	if bs.InertiaOrient.Given() {
+		if c[3] != 0 || c[4] != 0 || c[5] != 0 {
+			b.Errorf(pos, "inertia", "body %q: with principal axes give the three principal moments only", bs.Name)
+		}
+		R := orientation(b, &bs.InertiaOrient, "inertia axes of body "+bs.Name)
+		D := mech.Mat3{c[0], 0, 0, 0, c[1], 0, 0, 0, c[2]}
+		RD := mech.MulMM(&R, &D)
+		Rt := mech.Transpose(&R)
+		J = mech.MulMM(&RD, &Rt)
+	}
+	ev := principal(&J)
+	if !(ev[0] > 0) {
+		b.Errorf(pos, "inertia", "inertia tensor of body %q is not positive definite (principal moments %.6g, %.6g, %.6g kg·m²)", bs.Name, ev[0], ev[1], ev[2])
+		return J
+	}
+	if ev[2] > (ev[0]+ev[1])*(1+1e-9) {
+		b.Errorf(pos, "inertia", "inertia tensor of body %q violates the triangle inequality: the largest principal moment %.6g exceeds the sum of the others %.6g + %.6g kg·m² (no mass distribution has it)", bs.Name, ev[2], ev[0], ev[1])
+	}
+	return J
+}
 
-// SpatialDriver compiles a spatial driver.
-func SpatialDriver(b mech.Builder, d spec.Driver) {}
+// principal returns the eigenvalues of a symmetric 3×3 matrix, ascending.
+func principal(J *mech.Mat3) [3]float64 {
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(3, []float64{J[0], J[1], J[2], J[1], J[4], J[5], J[2], J[5], J[8]}), false) {
+		return [3]float64{math.NaN(), math.NaN(), math.NaN()}
+	}
+	v := es.Values(nil)
+	sort.Float64s(v)
+	return [3]float64{v[0], v[1], v[2]}
+}
 
-// SpatialForce compiles a spatial force element.
-func SpatialForce(b mech.Builder, f spec.Force) {}
+// solid converts a drawing solid.
+func solid(b mech.Builder, body string, sd *spec.Solid) mech.GeomShape {
+	sh := mech.GeomShape{Kind: sd.Kind, Color: sd.Color}
+	switch sd.Kind {
+	case "box":
+		sh.Size = vec3(b, sd.Size)
+	case "cylinder":
+		sh.Radius, sh.Length = b.Const(sd.Radius, 0), b.Const(sd.Length, 0)
+	case "sphere":
+		sh.Radius = b.Const(sd.Radius, 0)
+	default:
+		b.Errorf(sd.Pos, "kind", "body %q: unknown solid %q (box, cylinder, sphere)", body, sd.Kind)
+	}
+	sh.P = vec3(b, sd.At)
+	R := orientation(b, &sd.Orient, "a "+sd.Kind+" of body "+body)
+	sh.Q = mech.MatQuat(&R)
+	return sh
+}
+
+// gyroscopic is the gyroscopic force of a spatial body in its body frame,
+// Q = −ω × (J ω), on its three rotational velocities; C = −∂Q/∂ω =
+// [ω]× J − [J ω]×, K = 0.
+type gyroscopic struct {
+	j mech.Mat3
+	d [3]int // the body's rotational velocities
+}
+
+func (e *gyroscopic) Dofs() []int { return e.d[:] }
+
+func (e *gyroscopic) Eval(x *mech.Ctx, f, k, c []float64) {
+	v := e.d[0]
+	om := mech.Vec3{x.V[v], x.V[v+1], x.V[v+2]}
+	h := mech.MulMV(&e.j, om)
+	q := mech.Cross(om, h)
+	f[0] -= q[0]
+	f[1] -= q[1]
+	f[2] -= q[2]
+	if c == nil {
+		return
+	}
+	W := mech.Skew(om)
+	WJ := mech.MulMM(&W, &e.j)
+	H := mech.Skew(h)
+	for i := range WJ {
+		c[i] += WJ[i] - H[i]
+	}
+}
+
+func (e *gyroscopic) Potential(*mech.Ctx) float64 { return 0 }

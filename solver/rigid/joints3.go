@@ -1,0 +1,390 @@
+package rigid
+
+import (
+	"math"
+
+	"mbfmu/expr"
+	"mbfmu/solver/mech"
+)
+
+// Spatial joints are built from scalar rows on a few world vectors of
+// their two marker frames — the origins pᵢ, pⱼ and the axes xᵢ … zⱼ — in
+// the manner of Haug's basic constraints:
+//
+//	pos:   Φ = c·(pⱼ − pᵢ) − F(t)          c a fixed world direction
+//	dot1:  Φ = a·b − c₀                     a an axis of i, b an axis of j
+//	dot2:  Φ = a·(pⱼ − pᵢ) − c₀ − F(t)      a an axis of i
+//	dist:  Φ = |pⱼ − pᵢ| − L
+//	angle: Φ = wrap(atan2(yᵢ·xⱼ, xᵢ·xⱼ) − c₀ − F(t))  rotation about zᵢ
+//
+// Each row is a function f(w₁, w₂, …) of world vectors with its gradient
+// gₖ = ∂f/∂wₖ and second derivatives Hₖₗ; a world vector of a body moves
+// with the body's increment (δr, δθ) as δw = Bₖ (δr, δθ), Bₖ = [I, −A[s]×]
+// for a point at s from the centre of mass and [0, −A[u]×] for an axis u,
+// both in the body frame. So, for every row:
+//
+//	J  = Σₖ gₖᵀ Bₖ    (rotational part: s × Aᵀgₖ)
+//	∂(Jᵀλ)/∂q = λ (Σₖₗ Bₖᵀ Hₖₗ Bₗ + Σₖ [s]× [Aᵀgₖ]× on the rotations of wₖ's body)
+//	γ  = F̈ − Σₖ gₖ·κₖ − Σₖₗ ẇₖᵀ Hₖₗ ẇₗ,   κ = ω × (ω × A s)
+//
+// (the second line is the derivative of the right-trivialised Jacobian:
+// Aᵀ turns into (I − [δθ]×) Aᵀ). One implementation of these rules serves
+// every joint kind; each kind is a list of rows.
+
+// wref names a world vector of a joint.
+type wref uint8
+
+const (
+	wPi wref = iota // origin of marker i
+	wPj             // origin of marker j
+	wXi             // axes of marker i: wXi + 0, 1, 2
+	wYi
+	wZi
+	wXj // axes of marker j
+	wYj
+	wZj
+)
+
+func (w wref) side() int {
+	if w == wPj || w >= wXj {
+		return 1
+	}
+	return 0
+}
+
+func (w wref) point() bool { return w <= wPj }
+
+// axis returns the local axis index of a direction.
+func (w wref) axis() int {
+	if w >= wXj {
+		return int(w - wXj)
+	}
+	return int(w - wXi)
+}
+
+type primKind uint8
+
+const (
+	pPos primKind = iota
+	pDot1
+	pDot2
+	pDist
+	pAngle
+)
+
+// prim is one row of a spatial joint.
+type prim struct {
+	kind primKind
+	a, b wref      // dot1: a (of i) · b (of j); dot2: a (of i)
+	c    mech.Vec3 // pos: the world direction
+	c0   float64   // constant: angle, product or length
+	// the prescribed value F(t) and its time derivatives (nil: zero)
+	f, df, ddf *expr.Program
+}
+
+// side3 is the kinematics of one side of a joint.
+type side3 struct {
+	on    bool      // on a body (not ground)
+	A     mech.Mat3 // the body's rotation
+	p     mech.Vec3 // marker origin (world)
+	as    mech.Vec3 // A s
+	v     mech.Vec3 // origin velocity
+	w     mech.Vec3 // angular velocity (world)
+	ax    [3]mech.Vec3
+	s     mech.Vec3    // origin from the centre of mass (body frame)
+	u     [3]mech.Vec3 // axes (body frame)
+	wdot  [3]mech.Vec3 // axes' velocities
+	kappa [3]mech.Vec3 // axes' ω × (ω × a)
+}
+
+func (k *side3) eval(f *mech.Frame, x *mech.Ctx, vel bool) {
+	var kf mech.KinFrame
+	var v []float64
+	if vel {
+		v = x.V
+	}
+	f.Eval(x.Q, v, &kf)
+	k.on = f.Body >= 0
+	k.A, k.p, k.as, k.v, k.w, k.s = kf.A, kf.P, kf.AS, kf.V, kf.W, f.S
+	for a := 0; a < 3; a++ {
+		k.u[a] = f.LocalAxis(a)
+		k.ax[a] = mech.MulMV(&kf.A, k.u[a])
+		if vel {
+			k.wdot[a] = mech.Cross(k.w, k.ax[a])
+			k.kappa[a] = mech.Cross(k.w, k.wdot[a])
+		}
+	}
+}
+
+// vec returns a world vector's value, velocity, centripetal term and
+// local vector (s or u).
+func (e *joint3) vec(ks *[2]side3, w wref) (val, dot, kappa, loc mech.Vec3) {
+	k := &ks[w.side()]
+	if w.point() {
+		return k.p, k.v, mech.Cross(k.w, mech.Cross(k.w, k.as)), k.s
+	}
+	a := w.axis()
+	return k.ax[a], k.wdot[a], k.kappa[a], k.u[a]
+}
+
+// rowDiff is a row's value and derivatives with respect to its world
+// vectors.
+type rowDiff struct {
+	phi float64
+	n   int
+	in  [3]wref
+	g   [3]mech.Vec3
+	h   [3][3]mech.Mat3
+	hz  [3][3]bool // h[k][l] is nonzero
+}
+
+func (d *rowDiff) setH(k, l int, m mech.Mat3) {
+	d.h[k][l], d.hz[k][l] = m, true
+	if k != l {
+		d.h[l][k], d.hz[l][k] = mech.Transpose(&m), true
+	}
+}
+
+// outer returns a bᵀ.
+func outer(a, b mech.Vec3) mech.Mat3 {
+	return mech.Mat3{a[0] * b[0], a[0] * b[1], a[0] * b[2], a[1] * b[0], a[1] * b[1], a[1] * b[2], a[2] * b[0], a[2] * b[1], a[2] * b[2]}
+}
+
+func scaleM(s float64, m mech.Mat3) mech.Mat3 {
+	for i := range m {
+		m[i] *= s
+	}
+	return m
+}
+
+func addM(a, b mech.Mat3) mech.Mat3 {
+	for i := range a {
+		a[i] += b[i]
+	}
+	return a
+}
+
+// diff evaluates row r's function and its derivatives.
+func (e *joint3) diff(r *prim, ks *[2]side3, x *mech.Ctx) rowDiff {
+	var d rowDiff
+	val := func(w wref) mech.Vec3 { v, _, _, _ := e.vec(ks, w); return v }
+	F := 0.0
+	if r.f != nil {
+		F = r.f.Eval(x.Vars, x)
+	}
+	I := mech.Ident
+	switch r.kind {
+	case pPos:
+		dd := mech.Sub(val(wPj), val(wPi))
+		d.phi = mech.Dot(r.c, dd) - r.c0 - F
+		d.n, d.in = 2, [3]wref{wPj, wPi}
+		d.g[0], d.g[1] = r.c, mech.Scale(-1, r.c)
+	case pDot1:
+		a, b := val(r.a), val(r.b)
+		d.phi = mech.Dot(a, b) - r.c0
+		d.n, d.in = 2, [3]wref{r.a, r.b}
+		d.g[0], d.g[1] = b, a
+		d.setH(0, 1, I)
+	case pDot2:
+		a := val(r.a)
+		dd := mech.Sub(val(wPj), val(wPi))
+		d.phi = mech.Dot(a, dd) - r.c0 - F
+		d.n, d.in = 3, [3]wref{r.a, wPj, wPi}
+		d.g[0], d.g[1], d.g[2] = dd, a, mech.Scale(-1, a)
+		d.setH(0, 1, I)
+		d.setH(0, 2, scaleM(-1, I))
+	case pDist:
+		dd := mech.Sub(val(wPj), val(wPi))
+		l := mech.Norm(dd)
+		d.phi = l - r.c0
+		d.n, d.in = 2, [3]wref{wPj, wPi}
+		if l > 0 {
+			u := mech.Scale(1/l, dd)
+			d.g[0], d.g[1] = u, mech.Scale(-1, u)
+			P := scaleM(1/l, addM(I, scaleM(-1, outer(u, u))))
+			d.setH(0, 0, P)
+			d.setH(1, 1, P)
+			d.setH(0, 1, scaleM(-1, P))
+		}
+	case pAngle:
+		xi, yi, xj := val(wXi), val(wYi), val(wXj)
+		sn, cs := mech.Dot(yi, xj), mech.Dot(xi, xj)
+		rho := sn*sn + cs*cs
+		d.phi = wrapAngle(math.Atan2(sn, cs) - r.c0 - F)
+		d.n, d.in = 3, [3]wref{wXi, wYi, wXj}
+		ts, tc := cs/rho, -sn/rho // ∂θ/∂s, ∂θ/∂c
+		tss, tcc, tsc := -2*sn*cs/(rho*rho), 2*sn*cs/(rho*rho), (sn*sn-cs*cs)/(rho*rho)
+		d.g[0] = mech.Scale(tc, xj)
+		d.g[1] = mech.Scale(ts, xj)
+		d.g[2] = mech.Add(mech.Scale(ts, yi), mech.Scale(tc, xi))
+		xx := outer(xj, xj)
+		d.setH(0, 0, scaleM(tcc, xx))
+		d.setH(1, 1, scaleM(tss, xx))
+		d.setH(0, 1, scaleM(tsc, xx))
+		// ∂(θ_c xⱼ)/∂xⱼ = θ_c I + xⱼ (θ_cs yᵢ + θ_cc xᵢ)ᵀ, likewise for yᵢ
+		d.setH(0, 2, addM(scaleM(tc, I), outer(xj, mech.Add(mech.Scale(tsc, yi), mech.Scale(tcc, xi)))))
+		d.setH(1, 2, addM(scaleM(ts, I), outer(xj, mech.Add(mech.Scale(tss, yi), mech.Scale(tsc, xi)))))
+		d.setH(2, 2, addM(addM(scaleM(tss, outer(yi, yi)), scaleM(tcc, outer(xi, xi))), scaleM(tsc, addM(outer(yi, xi), outer(xi, yi)))))
+	}
+	return d
+}
+
+// wrapAngle returns a in (−π, π].
+func wrapAngle(a float64) float64 {
+	a = math.Mod(a+math.Pi, 2*math.Pi)
+	if a <= 0 {
+		a += 2 * math.Pi
+	}
+	return a - math.Pi
+}
+
+// joint3 is a spatial constraint element: rows on the twelve velocities of
+// the bodies of two marker frames (i's first; -1 for ground).
+type joint3 struct {
+	fi, fj mech.Frame
+	rows   []prim
+	d      [12]int
+}
+
+func newJoint3(fi, fj mech.Frame, rows ...prim) *joint3 {
+	e := &joint3{fi: fi, fj: fj, rows: rows}
+	for k := 0; k < 6; k++ {
+		e.d[k], e.d[6+k] = -1, -1
+		if fi.Body >= 0 {
+			e.d[k] = fi.V + k
+		}
+		if fj.Body >= 0 {
+			e.d[6+k] = fj.V + k
+		}
+	}
+	return e
+}
+
+func (e *joint3) Dofs() []int { return e.d[:] }
+func (e *joint3) Rows() int   { return len(e.rows) }
+
+func (e *joint3) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
+	var ks [2]side3
+	ks[0].eval(&e.fi, x, vel)
+	ks[1].eval(&e.fj, x, vel)
+	for r := range e.rows {
+		pr := &e.rows[r]
+		d := e.diff(pr, &ks, x)
+		out.Phi[r] = d.phi
+		jac := out.Jac[12*r : 12*r+12]
+		clear(jac)
+		for k := 0; k < d.n; k++ {
+			w := d.in[k]
+			sd := &ks[w.side()]
+			if !sd.on {
+				continue
+			}
+			o := 6 * w.side()
+			_, _, _, loc := e.vec(&ks, w)
+			if w.point() {
+				jac[o] += d.g[k][0]
+				jac[o+1] += d.g[k][1]
+				jac[o+2] += d.g[k][2]
+			}
+			rt := mech.Cross(loc, mech.MulMTV(&sd.A, d.g[k]))
+			jac[o+3] += rt[0]
+			jac[o+4] += rt[1]
+			jac[o+5] += rt[2]
+		}
+		var df, ddf float64
+		if pr.df != nil {
+			df = pr.df.Eval(x.Vars, x)
+		}
+		out.Phit[r] = -df
+		if !vel {
+			out.Gamma[r] = 0
+			continue
+		}
+		if pr.ddf != nil {
+			ddf = pr.ddf.Eval(x.Vars, x)
+		}
+		g := ddf
+		for k := 0; k < d.n; k++ {
+			_, dk, kk, _ := e.vec(&ks, d.in[k])
+			g -= mech.Dot(d.g[k], kk)
+			for l := 0; l < d.n; l++ {
+				if d.hz[k][l] {
+					_, dl, _, _ := e.vec(&ks, d.in[l])
+					g -= mech.Dot(dk, mech.MulMV(&d.h[k][l], dl))
+				}
+			}
+		}
+		out.Gamma[r] = g
+	}
+}
+
+func (e *joint3) Hess(x *mech.Ctx, lam []float64, h []float64) {
+	var ks [2]side3
+	ks[0].eval(&e.fi, x, false)
+	ks[1].eval(&e.fj, x, false)
+	// B of each input: translation block (identity or zero) and rotation
+	// block −A [loc]×
+	for r := range e.rows {
+		l := lam[r]
+		if l == 0 {
+			continue
+		}
+		d := e.diff(&e.rows[r], &ks, x)
+		var rot [3]mech.Mat3
+		for k := 0; k < d.n; k++ {
+			sd := &ks[d.in[k].side()]
+			_, _, _, loc := e.vec(&ks, d.in[k])
+			S := mech.Skew(loc)
+			rot[k] = scaleM(-1, mech.MulMM(&sd.A, &S))
+		}
+		for k := 0; k < d.n; k++ {
+			wk := d.in[k]
+			if !ks[wk.side()].on {
+				continue
+			}
+			ok := 6 * wk.side()
+			// own term [loc]× [Aᵀ g]× on the rotations of wₖ's body
+			_, _, _, loc := e.vec(&ks, wk)
+			S := mech.Skew(loc)
+			G := mech.Skew(mech.MulMTV(&ks[wk.side()].A, d.g[k]))
+			SG := mech.MulMM(&S, &G)
+			addBlock(h, ok+3, ok+3, l, &SG)
+			for m := 0; m < d.n; m++ {
+				if !d.hz[k][m] {
+					continue
+				}
+				wm := d.in[m]
+				if !ks[wm.side()].on {
+					continue
+				}
+				om := 6 * wm.side()
+				H := &d.h[k][m]
+				// Bₖᵀ H Bₘ: translations of points are the identity
+				HR := mech.MulMM(H, &rot[m])
+				RkT := mech.Transpose(&rot[k])
+				if wk.point() && wm.point() {
+					addBlock(h, ok, om, l, H)
+				}
+				if wk.point() {
+					addBlock(h, ok, om+3, l, &HR)
+				}
+				if wm.point() {
+					RH := mech.MulMM(&RkT, H)
+					addBlock(h, ok+3, om, l, &RH)
+				}
+				RHR := mech.MulMM(&RkT, &HR)
+				addBlock(h, ok+3, om+3, l, &RHR)
+			}
+		}
+	}
+}
+
+// addBlock adds s·B to the 3×3 block of h (12×12) at (r, c).
+func addBlock(h []float64, r, c int, s float64, B *mech.Mat3) {
+	for i := 0; i < 3; i++ {
+		row := h[(r+i)*12+c : (r+i)*12+c+3]
+		row[0] += s * B[3*i]
+		row[1] += s * B[3*i+1]
+		row[2] += s * B[3*i+2]
+	}
+}

@@ -1,0 +1,217 @@
+package rigid
+
+import (
+	"math"
+
+	"mbfmu/solver/mech"
+	"mbfmu/spec"
+)
+
+// SpatialJoint compiles a joint of a spatial model. Axes are the markers'
+// z axes: a revolute turns about them, a prismatic and a cylindrical slide
+// along them, a planar joint keeps them parallel with j's origin on i's xy
+// plane, a universal joint's cross has the arms zᵢ and zⱼ.
+func SpatialJoint(b mech.Builder, j spec.Joint) {
+	b.Claim(j.Name, j.Pos, "joint")
+	mi, ok1 := b.Marker(j.I, j.Pos, "i")
+	mj, ok2 := b.Marker(j.J, j.Pos, "j")
+	if !ok1 || !ok2 {
+		return
+	}
+	fi, fj := mi.F, mj.F
+	if fi.Body == fj.Body {
+		b.Errorf(j.Pos, "j", "joint %q connects %s to itself", j.Name, j.I)
+		return
+	}
+	if j.Distance.Given() && j.Kind != "distance" {
+		b.Errorf(j.Distance.Pos, "distance", "joint %q: distance belongs to distance joints", j.Name)
+	}
+	ji := mech.JointInfo{Name: j.Name, Kind: j.Kind, I: mi, J: mj}
+	// initial values of the rows that fix a relative orientation
+	q0 := b.Q0()
+	var ki, kj side3
+	x0 := &mech.Ctx{Q: q0}
+	ki.eval(&fi, x0, false)
+	kj.eval(&fj, x0, false)
+	dot0 := func(a, c int) float64 { return mech.Dot(ki.ax[a], kj.ax[c]) }
+	spherical := []prim{
+		{kind: pPos, c: mech.Vec3{1, 0, 0}},
+		{kind: pPos, c: mech.Vec3{0, 1, 0}},
+		{kind: pPos, c: mech.Vec3{0, 0, 1}},
+	}
+	// zⱼ ∥ zᵢ: zⱼ ⟂ xᵢ and yᵢ
+	parallelZ := []prim{{kind: pDot1, a: wXi, b: wZj}, {kind: pDot1, a: wYi, b: wZj}}
+	// pⱼ on the zᵢ axis
+	onAxis := []prim{{kind: pDot2, a: wXi}, {kind: pDot2, a: wYi}}
+	var rows []prim
+	switch j.Kind {
+	case "spherical":
+		rows = spherical
+	case "revolute":
+		ji.Coord = &angle3{fi: fi, fj: fj}
+		rows = append(spherical, parallelZ...)
+	case "universal":
+		if c := dot0(2, 2); math.Abs(c) > 1e-6 {
+			b.Errorf(j.Pos, "j", "joint %q: the universal joint's arms (the z axes of %s and %s) must start perpendicular, their cosine is %.3g", j.Name, j.I, j.J, c)
+		}
+		rows = append(spherical, prim{kind: pDot1, a: wZi, b: wZj})
+	case "cylindrical":
+		ji.Coord = &angle3{fi: fi, fj: fj}
+		ji.Coord2 = &disp3{fi: fi, fj: fj}
+		rows = append(append([]prim{}, onAxis...), parallelZ...)
+	case "prismatic", "translational":
+		ji.Kind = "prismatic"
+		ji.Coord = &disp3{fi: fi, fj: fj}
+		rows = append(append(append([]prim{}, onAxis...), parallelZ...), prim{kind: pDot1, a: wXi, b: wYj, c0: dot0(0, 1)})
+	case "fixed":
+		rows = append(append([]prim{}, spherical...),
+			prim{kind: pDot1, a: wXi, b: wZj, c0: dot0(0, 2)},
+			prim{kind: pDot1, a: wYi, b: wZj, c0: dot0(1, 2)},
+			prim{kind: pDot1, a: wXi, b: wYj, c0: dot0(0, 1)})
+	case "planar":
+		rows = append([]prim{{kind: pDot2, a: wZi}}, parallelZ...)
+	case "distance":
+		l0 := mech.Norm(mech.Sub(kj.p, ki.p))
+		L := b.Const(j.Distance, l0)
+		if !(L > 0) {
+			b.Errorf(j.Distance.Pos, "distance", "joint %q: the distance must be positive, got %g m", j.Name, L)
+			return
+		}
+		rows = []prim{{kind: pDist, c0: L}}
+	default:
+		b.Errorf(j.Pos, "kind", "unknown joint kind %q (fixed, revolute, prismatic, cylindrical, spherical, universal, planar, distance)%s", j.Kind,
+			mech.Suggest(j.Kind, []string{"fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar", "distance"}))
+		return
+	}
+	owner := b.AddJoint(ji)
+	b.AddConstraint(newJoint3(fi, fj, rows...), owner)
+}
+
+// revAngle is the angle of xⱼ about zᵢ from xᵢ.
+func revAngle(ki, kj *side3) float64 {
+	return math.Atan2(mech.Dot(ki.ax[1], kj.ax[0]), mech.Dot(ki.ax[0], kj.ax[0]))
+}
+
+// SpatialDriver compiles a driver of a spatial model: a revolute's or
+// cylindrical joint's angle, a prismatic's or cylindrical joint's
+// displacement, or a body frame's x, y or z, as a function of time.
+func SpatialDriver(b mech.Builder, d spec.Driver) {
+	b.Claim(d.Name, d.Pos, "driver")
+	if !d.Value.Given() {
+		b.Errorf(d.Pos, "value", "driver %q needs a value (a function of time)", d.Name)
+		return
+	}
+	prog := b.Program(d.Value)
+	if prog == nil {
+		return
+	}
+	f, df, ddf := timeDerivs(prog)
+	ji := mech.JointInfo{Name: d.Name, Kind: "driver", Value: mech.Param{P: prog}}
+	var r prim
+	var fi, fj mech.Frame
+	switch {
+	case d.Joint != "" && d.Body != "":
+		b.Errorf(d.Pos, "joint", "driver %q names both a joint and a body: choose one", d.Name)
+		return
+	case d.Joint != "":
+		jt, _, ok := b.Joint(d.Joint)
+		if !ok || jt.Kind == "driver" {
+			b.Errorf(d.Pos, "joint", "driver %q: unknown joint %q", d.Name, d.Joint)
+			return
+		}
+		fi, fj = jt.I.F, jt.J.F
+		ji.I, ji.J, ji.Of = jt.I, jt.J, d.Joint
+		coord := d.Coord
+		switch jt.Kind {
+		case "revolute":
+			if coord == "" {
+				coord = "angle"
+			}
+		case "prismatic":
+			if coord == "" {
+				coord = "disp"
+			}
+		case "cylindrical":
+			if coord == "" {
+				b.Errorf(d.Pos, "coord", "driver %q: a cylindrical joint has two coordinates: give coord=\"angle\" or coord=\"disp\"", d.Name)
+				return
+			}
+		default:
+			b.Errorf(d.Pos, "joint", "driver %q: a %s joint has no coordinate to drive (revolute, prismatic, cylindrical)", d.Name, jt.Kind)
+			return
+		}
+		switch {
+		case coord == "angle" && jt.Kind != "prismatic":
+			ji.Driver = "joint-angle"
+			r = prim{kind: pAngle}
+		case coord == "disp" && jt.Kind != "revolute":
+			ji.Driver = "joint-disp"
+			r = prim{kind: pDot2, a: wZi}
+		default:
+			b.Errorf(d.Pos, "coord", "driver %q: a %s joint has no coordinate %q", d.Name, jt.Kind, coord)
+			return
+		}
+	case d.Body != "":
+		mj, ok := b.Marker(d.Body, d.Pos, "body")
+		if !ok {
+			return
+		}
+		fi, fj = mech.Frame{Body: -1, Q: -1, V: -1, R: mech.Ident}, mj.F
+		ji.I, ji.J = mech.Marker{F: fi, P: mech.Point{Body: -1}}, mj
+		axis := map[string]int{"x": 0, "y": 1, "z": 2}
+		k, ok := axis[d.Coord]
+		if !ok {
+			hint := ""
+			if d.Coord == "angle" {
+				hint = " (a spatial body has no single angle: drive a revolute joint instead)"
+			}
+			b.Errorf(d.Pos, "coord", "driver %q: coord must be x, y or z, got %q%s", d.Name, d.Coord, hint)
+			return
+		}
+		ji.Driver = "body-" + d.Coord
+		var c mech.Vec3
+		c[k] = 1
+		r = prim{kind: pPos, c: c}
+	default:
+		b.Errorf(d.Pos, "joint", "driver %q needs a joint or a body to drive", d.Name)
+		return
+	}
+	r.f, r.df, r.ddf = f, df, ddf
+	owner := b.AddJoint(ji)
+	b.AddConstraint(newJoint3(fi, fj, r), owner)
+}
+
+// angle3 is the rotation of marker j about marker i's z axis: the angle
+// from xᵢ to xⱼ, in (−π, π].
+type angle3 struct{ fi, fj mech.Frame }
+
+func (c *angle3) Value(x *mech.Ctx) (float64, float64) {
+	var ki, kj side3
+	ki.eval(&c.fi, x, true)
+	kj.eval(&c.fj, x, true)
+	th := revAngle(&ki, &kj)
+	// rate: (ωⱼ − ωᵢ)·zᵢ for axes kept parallel
+	return th, mech.Dot(mech.Sub(kj.w, ki.w), ki.ax[2])
+}
+
+func (c *angle3) Unit() string { return "rad" }
+
+// disp3 is the displacement of marker j's origin along marker i's z axis.
+type disp3 struct{ fi, fj mech.Frame }
+
+func (c *disp3) Value(x *mech.Ctx) (float64, float64) {
+	var ki, kj side3
+	ki.eval(&c.fi, x, true)
+	kj.eval(&c.fj, x, true)
+	d := mech.Sub(kj.p, ki.p)
+	z := ki.ax[2]
+	return mech.Dot(z, d), mech.Dot(z, mech.Sub(kj.v, ki.v)) + mech.Dot(mech.Cross(ki.w, z), d)
+}
+
+func (c *disp3) Unit() string { return "m" }
+
+// SpatialForce compiles a force element of a spatial model.
+func SpatialForce(b mech.Builder, f spec.Force) {
+	b.Claim(f.Name, f.Pos, "force")
+	b.Errorf(f.Pos, "kind", "force %q: spatial forces are being built", f.Name)
+}
