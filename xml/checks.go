@@ -265,6 +265,7 @@ type pendingDriver struct {
 	joint, body, coord string
 	value              string // raw value, "" if invalid
 	valuePos           spec.Pos
+	elemPos, coordPos  spec.Pos // of the element and its coord (spatial)
 }
 
 // resolve checks what needs the whole file: marker references, joint
@@ -316,6 +317,9 @@ func (p *parser) resolve() {
 	}
 	for _, d := range p.drivers {
 		p.resolveDriver(d)
+	}
+	for _, r := range p.revRefs {
+		p.resolveRevolute(r)
 	}
 	for _, ch := range p.channels {
 		p.resolveChannel(ch)
@@ -373,6 +377,11 @@ func (p *parser) resolveDriver(d pendingDriver) {
 		case e.family != "joint":
 			p.errs.Add(d.pos, "joint", "%q is a <%s>, not a joint", d.joint, e.tag)
 			return
+		case p.dim == 3:
+			var ok bool
+			if want, ok = p.jointDriverDim(d, e); !ok {
+				return
+			}
 		case e.tag == "revolute":
 			want = Angle
 		case e.tag == "translational":

@@ -9,6 +9,8 @@
 // converted to SI; expressions are kept as text in spec.Expr for the
 // solver to compile.
 //
-// The format's elements and attributes are one table, built by schema in
-// schema.go.
+// The format's elements and attributes are tables: schema (schema.go) for
+// planar models and schema3 (schema3d.go) for spatial ones, chosen by
+// <model dimension="3">. The parser (parse.go) is generic over them; the
+// rules of single elements are in checks.go and checks3d.go.
 package xml

@@ -31,40 +31,56 @@ func TestDocExamplesParse(t *testing.T) {
 }
 
 // The attribute tables of the reference match the schema: the same
-// attributes, value types, units and required flags.
+// attributes, value types, units and required flags. An element of the
+// spatial schema is documented under "`<name>` (spatial)", or under the
+// planar heading when both have the same attributes.
 func TestDocTablesMatchSchema(t *testing.T) {
 	doc := readDoc(t)
 	type section struct {
-		heading string
-		attrs   []attrDef
+		headings []string // the first found is checked
+		attrs    []attrDef
 	}
 	var sections []section
-	seen := map[string]bool{}
-	var walk func(d *elemDef, heading string)
-	walk = func(d *elemDef, heading string) {
-		if seen[heading] {
-			return
-		}
-		seen[heading] = true
-		if d.kinds == nil {
-			sections = append(sections, section{heading, d.attrs})
-		}
-		for _, c := range d.children {
-			walk(c, "`<"+c.name+">`")
-		}
-		for _, k := range d.kinds {
-			sections = append(sections, section{"`<" + d.name + ` kind="` + k.name + `">` + "`", allAttrs(d, &k)})
-			for _, c := range k.children {
-				walk(c, "`<"+c.name+">` (in a "+d.name+")")
+	walkSchema := func(root *elemDef, suffix string) {
+		seen := map[string]bool{}
+		var walk func(d *elemDef, heading string)
+		walk = func(d *elemDef, heading string) {
+			if seen[heading] {
+				return
+			}
+			seen[heading] = true
+			headings := []string{heading}
+			if suffix != "" {
+				headings = []string{heading + suffix, heading}
+			}
+			if d.kinds == nil {
+				sections = append(sections, section{headings, d.attrs})
+			}
+			for _, c := range d.children {
+				walk(c, "`<"+c.name+">`")
+			}
+			for _, k := range d.kinds {
+				sections = append(sections, section{[]string{"`<" + d.name + ` kind="` + k.name + `">` + "`"}, allAttrs(d, &k)})
+				for _, c := range k.children {
+					walk(c, "`<"+c.name+">` (in a "+d.name+")")
+				}
 			}
 		}
+		walk(root, "`<model>`")
 	}
-	walk(schema(), "`<model>`")
+	walkSchema(schema(), "")
+	walkSchema(schema3(), " (spatial)")
 
 	for _, s := range sections {
-		rows, ok := docTable(doc, s.heading)
+		var rows map[string][3]string
+		ok := false
+		for _, h := range s.headings {
+			if rows, ok = docTable(doc, h); ok {
+				break
+			}
+		}
 		if !ok {
-			t.Errorf("no section %s in %s", s.heading, docPath)
+			t.Errorf("no section %s in %s", s.headings[0], docPath)
 			continue
 		}
 		if len(s.attrs) == 0 {
@@ -78,13 +94,13 @@ func TestDocTablesMatchSchema(t *testing.T) {
 				continue
 			}
 			if r[0] != a.kind.String() {
-				t.Errorf("%s %s: type %q in the doc, %q in the schema", s.heading, a.name, r[0], a.kind.String())
+				t.Errorf("%s %s: type %q in the doc, %q in the schema", s.headings[0], a.name, r[0], a.kind.String())
 			}
 			if u := unitCell(a); r[1] != u {
-				t.Errorf("%s %s: unit %q in the doc, %q in the schema", s.heading, a.name, r[1], u)
+				t.Errorf("%s %s: unit %q in the doc, %q in the schema", s.headings[0], a.name, r[1], u)
 			}
 			if strings.HasPrefix(r[2], "yes") != a.req {
-				t.Errorf("%s %s: required %q in the doc, %v in the schema", s.heading, a.name, r[2], a.req)
+				t.Errorf("%s %s: required %q in the doc, %v in the schema", s.headings[0], a.name, r[2], a.req)
 			}
 		}
 		for name := range rows {
@@ -93,7 +109,7 @@ func TestDocTablesMatchSchema(t *testing.T) {
 		sort.Strings(want)
 		sort.Strings(got)
 		if strings.Join(want, " ") != strings.Join(got, " ") {
-			t.Errorf("%s: attributes in the doc %v, in the schema %v", s.heading, got, want)
+			t.Errorf("%s: attributes in the doc %v, in the schema %v", s.headings[0], got, want)
 		}
 	}
 }
@@ -165,7 +181,10 @@ func docTable(doc, heading string) (map[string][3]string, bool) {
 // unitCell is what the unit column of the reference says for an attribute.
 func unitCell(a attrDef) string {
 	switch a.kind {
-	case vExpr, vVec, vNum, vInt, vManual, vPoints, vUnit:
+	case vVec6:
+		// Translations, then rotations.
+		return a.dims[0].SI() + ", " + a.dims[3].SI()
+	case vExpr, vVec, vNum, vInt, vManual, vPoints, vUnit, vQuat, vTensor:
 		switch a.dim {
 		case Any:
 			return "any"

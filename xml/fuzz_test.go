@@ -17,6 +17,15 @@ func FuzzParse(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(full)
+	spatial, err := os.ReadFile("testdata/spatial.xml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(spatial)
+	f.Add([]byte(`<model name="m" dimension="3">` + base3 + `<spherical name="s" i="ground.O" j="a.p"/>` +
+		`<body name="c" mass="1" inertia="1, 2, 2.5, 0.1, 0, 0" inertia-angles="0 0 1" inertia-sequence="zxz" quaternion="1 0 0 0">` +
+		`<marker name="m" x-axis="1 0 0" y-axis="0, 1, 0"/><box size="1 1 1 mm"/></body>` +
+		`<bushing name="b" i="a" j="b" k="1 N/m, 1 N/m, 1 N/m, 1, 1, 1 N*m/deg"/></model>`))
 	f.Add([]byte(`<model name="m">` + base + `<revolute name="r" i="ground.O" j="a.p"/></model>`))
 	f.Add([]byte(`<model name="m"><table name="t">0 0; 1 1</table><output name="o" channel="a.x"/></model>`))
 	f.Add([]byte(`<model name="m"><beam kind="ancf" name="b" at="0, 0"><marker name="e" s="1 m"/></beam></model>`))
@@ -41,7 +50,8 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, b := range ms.Bodies {
-			for _, e := range []spec.Expr{b.Mass, b.Inertia, b.CM[0], b.At[1], b.Angle, b.Omega} {
+			for _, e := range []spec.Expr{b.Mass, b.Inertia, b.CM[0], b.At[1], b.At[2], b.Angle, b.Omega,
+				b.InertiaTensor[0], b.InertiaTensor[5], b.AngVel[2], b.Orient.Quaternion[3], b.Orient.Angle} {
 				if e.Given() && (e.Pos.Line < 1 || e.Field == "") {
 					t.Fatalf("expression without position: %+v", e)
 				}

@@ -45,7 +45,13 @@ func Parse(data []byte, filename string) (*spec.Model, error) {
 	case root.name != "model":
 		p.errs.Add(p.pos(root.line), "<"+root.name+">", "the root element must be <model>")
 	default:
-		p.element(schema(), root, nil)
+		// The root's dimension chooses the schema, so it is read first
+		// (and checked with the other attributes by checkModel).
+		p.dim, p.root = 2, schema()
+		if d, _ := root.get("dimension"); strings.TrimSpace(d) == "3" {
+			p.dim, p.root = 3, schema3()
+		}
+		p.element(p.root, root, nil)
 	}
 	if err == nil {
 		p.resolve()
@@ -61,6 +67,8 @@ type parser struct {
 	file  string
 	spec  *spec.Model
 	errs  spec.ErrorList
+	dim   int               // 2 (planar) or 3 (spatial): the number of vector components
+	root  *elemDef          // the schema of that dimension
 	elems map[string]*entry // bodies, joints, drivers, forces, beams, contacts
 	vars  map[string]*entry // parameters, inputs, tables, outputs
 
@@ -69,6 +77,7 @@ type parser struct {
 	pairs    []jointPair
 	drivers  []pendingDriver
 	channels []pendingRef
+	revRefs  []pendingRef // joints a spatial <rspring> acts on
 }
 
 // entry is a declared name.
@@ -120,7 +129,9 @@ func (p *parser) element(def *elemDef, n *node, parent any) {
 	if def.kinds != nil {
 		if k, ok := n.get("kind"); ok {
 			kind = def.kind(k)
-			if kind == nil {
+			if h, ok := def.planarHints["kind:"+k]; ok && kind == nil {
+				p.errs.Add(c.attrPos(p, "kind"), "kind", "%s", h)
+			} else if kind == nil {
 				names := make([]string, len(def.kinds))
 				for i, kd := range def.kinds {
 					names[i] = kd.name
@@ -155,7 +166,7 @@ func (p *parser) element(def *elemDef, n *node, parent any) {
 		ad := def.attr(a.name, kind)
 		if ad == nil {
 			if !unchecked {
-				p.errs.Add(p.pos(a.line), a.name, "unknown attribute of <%s>%s", def.name, didYouMean(a.name, attrNames(def, kind)))
+				p.errs.Add(p.pos(a.line), a.name, "%s", p.unknownAttr(a.name, def, kind))
 			}
 			continue
 		}
@@ -221,14 +232,83 @@ func (p *parser) element(def *elemDef, n *node, parent any) {
 
 // unknownElement words the error for an element that is not allowed in def.
 func (p *parser) unknownElement(name string, def *elemDef, allowed []*elemDef) string {
+	if h, ok := def.planarHints["<"+name+">"]; ok {
+		return h
+	}
 	names := make([]string, len(allowed))
 	for i, d := range allowed {
 		names[i] = d.name
 	}
 	// Is it an element of the format that belongs elsewhere?
 	var parents []string
-	var walk func(d *elemDef, seen map[*elemDef]bool)
-	walk = func(d *elemDef, seen map[*elemDef]bool) {
+	for _, d := range parentsOf(p.root, name) {
+		if !contains(parents, "<"+d.name+">") {
+			parents = append(parents, "<"+d.name+">")
+		}
+	}
+	if len(parents) > 0 {
+		return fmt.Sprintf("<%s> is not allowed inside <%s>; it belongs inside %s", name, def.name, strings.Join(parents, " or "))
+	}
+	msg := fmt.Sprintf("unknown element inside <%s>", def.name)
+	if len(parentsOf(p.otherSchema(), name)) > 0 {
+		return msg + "; <" + name + "> " + p.otherDimension()
+	}
+	if c := nearest(name, names); c != "" {
+		msg += "; did you mean <" + c + ">?"
+	}
+	return msg
+}
+
+// unknownAttr words the error for an attribute that def (of kind k) does
+// not have.
+func (p *parser) unknownAttr(name string, def *elemDef, k *kindDef) string {
+	if h, ok := def.planarHints[name]; ok {
+		return h
+	}
+	msg := "unknown attribute of <" + def.name + ">"
+	for _, parent := range parentsOf(p.otherSchema(), def.name) {
+		for _, d := range parent.children {
+			if d.name != def.name {
+				continue
+			}
+			var dk *kindDef
+			if k != nil {
+				if dk = d.kind(k.name); dk == nil {
+					continue
+				}
+			}
+			if d.attr(name, dk) != nil {
+				return msg + "; " + name + " " + p.otherDimension()
+			}
+		}
+	}
+	return msg + didYouMean(name, attrNames(def, k))
+}
+
+// otherSchema returns the schema of the other dimension (for messages).
+func (p *parser) otherSchema() *elemDef {
+	if p.dim == 3 {
+		return schema()
+	}
+	return schema3()
+}
+
+// otherDimension says where an element or attribute that is not in this
+// model's schema belongs.
+func (p *parser) otherDimension() string {
+	if p.dim == 3 {
+		return "is planar: it belongs to models without dimension=\"3\""
+	}
+	return "is spatial: it belongs to models with <model dimension=\"3\">"
+}
+
+// parentsOf returns the elements of the schema rooted at root that have a
+// child element called name.
+func parentsOf(root *elemDef, name string) []*elemDef {
+	var parents []*elemDef
+	seen := map[*elemDef]bool{}
+	var walk func(d *elemDef)
+	walk = func(d *elemDef) {
 		if seen[d] {
 			return
 		}
@@ -238,21 +318,14 @@ func (p *parser) unknownElement(name string, def *elemDef, allowed []*elemDef) s
 			children = append(children[:len(children):len(children)], k.children...)
 		}
 		for _, c := range children {
-			if c.name == name && !contains(parents, "<"+d.name+">") {
-				parents = append(parents, "<"+d.name+">")
+			if c.name == name && (len(parents) == 0 || parents[len(parents)-1] != d) {
+				parents = append(parents, d)
 			}
-			walk(c, seen)
+			walk(c)
 		}
 	}
-	walk(schema(), map[*elemDef]bool{})
-	if len(parents) > 0 {
-		return fmt.Sprintf("<%s> is not allowed inside <%s>; it belongs inside %s", name, def.name, strings.Join(parents, " or "))
-	}
-	msg := fmt.Sprintf("unknown element inside <%s>", def.name)
-	if c := nearest(name, names); c != "" {
-		msg += "; did you mean <" + c + ">?"
-	}
-	return msg
+	walk(root)
+	return parents
 }
 
 func allAttrs(def *elemDef, k *kindDef) []attrDef {
@@ -293,6 +366,8 @@ func setPos(obj any, pos spec.Pos) {
 	case *spec.Table:
 		o.Pos = pos
 	case *spec.Marker:
+		o.Pos = pos
+	case *spec.Solid:
 		o.Pos = pos
 	case *spec.Ground:
 		o.Pos = pos
@@ -375,11 +450,20 @@ func (p *parser) setAttr(ad *attrDef, a nodeAttr, obj any) bool {
 		p.put(obj, ad, e, pos)
 		return true
 	case vVec:
-		vec, ok := p.vector(ad, v, pos)
+		comps, ok := p.components(ad, v, pos)
 		if !ok {
 			return false
 		}
+		var vec spec.Vec
+		copy(vec[:], comps)
 		p.put(obj, ad, vec, pos)
+		return true
+	case vQuat, vTensor, vVec6:
+		comps, ok := p.components(ad, v, pos)
+		if !ok {
+			return false
+		}
+		p.put(obj, ad, comps, pos)
 		return true
 	case vNum:
 		sc, err := parseScalar(v)
@@ -457,6 +541,10 @@ func (p *parser) put(obj any, ad *attrDef, v any, pos spec.Pos) {
 			*dst = v.(spec.Expr)
 		case *spec.Vec:
 			*dst = v.(spec.Vec)
+		case *[4]spec.Expr:
+			copy(dst[:], v.([]spec.Expr))
+		case *[6]spec.Expr:
+			copy(dst[:], v.([]spec.Expr))
 		case *[]float64:
 			*dst = v.([]float64)
 		case *[][2]float64:
@@ -478,6 +566,9 @@ func (p *parser) put(obj any, ad *attrDef, v any, pos spec.Pos) {
 		m[ad.name] = x
 	case spec.Vec:
 		m[ad.name+".x"], m[ad.name+".y"] = x[0], x[1]
+		if p.dim == 3 {
+			m[ad.name+".z"] = x[2]
+		}
 	case string:
 		m[ad.name] = spec.Expr{Src: x, Pos: pos, Field: ad.name}
 	case float64:
@@ -493,112 +584,235 @@ func (p *parser) put(obj any, ad *attrDef, v any, pos spec.Pos) {
 // (converted to SI, dimension checked, positivity checked if asked) or an
 // expression (kept as written).
 func (p *parser) scalarExpr(ad *attrDef, v string, pos spec.Pos, positive bool) (spec.Expr, bool) {
+	return p.scalarExprDim(ad.name, "", ad.dim, v, pos, positive)
+}
+
+// scalarExprDim is scalarExpr for one value of dimension dim in
+// attribute field; what (such as "component 4 (rotation about x): ")
+// starts the messages about it.
+func (p *parser) scalarExprDim(field, what string, dim Dim, v string, pos spec.Pos, positive bool) (spec.Expr, bool) {
 	sc, err := parseScalar(v)
 	if err != nil {
-		p.errs.Add(pos, ad.name, "%v", err)
+		p.errs.Add(pos, field, "%s%v", what, err)
 		return spec.Expr{}, false
 	}
-	e := spec.Expr{Pos: pos, Field: ad.name}
+	e := spec.Expr{Pos: pos, Field: field}
 	if sc.expr {
 		e.Src = strings.TrimSpace(v)
 		return e, true
 	}
 	if sc.unit != "" {
-		if err := checkDim(sc.unit, sc.u, ad.dim); err != nil {
-			p.errs.Add(pos, ad.name, "%v", err)
+		if err := checkDim(sc.unit, sc.u, dim); err != nil {
+			p.errs.Add(pos, field, "%s%v", what, err)
 			return e, false
 		}
 	}
 	if positive && !(sc.value > 0) {
-		p.errs.Add(pos, ad.name, "must be > 0 (got %s)", strings.TrimSpace(v))
+		p.errs.Add(pos, field, "%smust be > 0 (got %s)", what, strings.TrimSpace(v))
 		return e, false
 	}
 	e.Src = formatNumber(sc.value)
 	return e, true
 }
 
-// vector reads a vector attribute: "x y [unit]" with numbers, or
-// "expr, expr" (each part may carry its own unit).
-func (p *parser) vector(ad *attrDef, v string, pos spec.Pos) (spec.Vec, bool) {
-	var vec spec.Vec
-	bad := func() (spec.Vec, bool) {
-		p.errs.Add(pos, ad.name, "bad vector %q: want two numbers and an optional unit (\"500 0 mm\") or two expressions separated by a comma (\"L/2, 0\")", strings.TrimSpace(v))
-		return vec, false
+// compSpec says how many components a vector-like attribute takes and how
+// its errors are worded.
+type compSpec struct {
+	noun   string // "vector", "quaternion", ...
+	counts []int  // accepted numbers of components
+	dims   []Dim  // dimension of each component (nil: the attribute's)
+	want   string // what to write, for the message of a bad value
+}
+
+// countWord spells a component count.
+func countWord(n int) string {
+	if n >= 0 && n < 7 {
+		return [...]string{"zero", "one", "two", "three", "four", "five", "six"}[n]
+	}
+	return strconv.Itoa(n)
+}
+
+// compSpecOf returns the component rules of a vector-like attribute in
+// this model (vectors have two components in a planar model, three in a
+// spatial one).
+func (p *parser) compSpecOf(ad *attrDef) compSpec {
+	switch ad.kind {
+	case vQuat:
+		return compSpec{noun: "quaternion", counts: []int{4},
+			want: `want four numbers (w x y z, scalar first: "1 0 0 0") or four expressions separated by commas ("cos(a/2), 0, 0, sin(a/2)")`}
+	case vTensor:
+		return compSpec{noun: "inertia", counts: []int{3, 6},
+			want: `want three numbers Jxx Jyy Jzz or six Jxx Jyy Jzz Jxy Jxz Jyz, with an optional unit ("40 60 80 kg*mm^2"), or as many expressions separated by commas ("Jt, Jt, Ja")`}
+	case vVec6:
+		ex := make([]string, len(ad.dims))
+		for i, d := range ad.dims {
+			ex[i] = "1 " + d.SI()
+		}
+		return compSpec{noun: "value", counts: []int{6}, dims: ad.dims,
+			want: fmt.Sprintf(`want six numbers in SI units (translations x, y, z, then rotations x, y, z) or six values separated by commas, each with its own unit (%q)`, strings.Join(ex, ", "))}
+	}
+	if p.dim == 3 {
+		return compSpec{noun: "vector", counts: []int{3},
+			want: `want three numbers and an optional unit ("0 0 500 mm") or three expressions separated by commas ("L/2, 0, h")`}
+	}
+	return compSpec{noun: "vector", counts: []int{2},
+		want: `want two numbers and an optional unit ("500 0 mm") or two expressions separated by a comma ("L/2, 0")`}
+}
+
+// compLabel names component i of a value with mixed dimensions in
+// messages: "component 4 (rotation about x): ".
+func compLabel(cs compSpec, i int) string {
+	if cs.dims == nil {
+		return ""
+	}
+	axis := string("xyz"[i%3])
+	what := "translation along " + axis
+	if i >= 3 {
+		what = "rotation about " + axis
+	}
+	return fmt.Sprintf("component %d (%s): ", i+1, what)
+}
+
+// isSingle reports whether v is one value (a number with an optional unit,
+// or one expression) rather than the components of a vector.
+func isSingle(v string) bool {
+	if len(splitTopLevel(v, ',')) > 1 {
+		return false
+	}
+	sc, err := parseScalar(v)
+	return err == nil && (!sc.expr || len(strings.Fields(v)) == 1 || strings.ContainsAny(v, "*/+-()^"))
+}
+
+// components reads a vector-like attribute (vector, quaternion, inertia,
+// six-vector): numbers separated by spaces with an optional shared unit
+// ("1 2 3 mm"), or expressions separated by commas, each of which may be a
+// number with its own unit ("L/2, 0, 5 mm").
+func (p *parser) components(ad *attrDef, v string, pos spec.Pos) ([]spec.Expr, bool) {
+	cs := p.compSpecOf(ad)
+	dimOf := func(i int) Dim {
+		if cs.dims != nil {
+			return cs.dims[i]
+		}
+		return ad.dim
+	}
+	fail := func(format string, args ...any) ([]spec.Expr, bool) {
+		p.errs.Add(pos, ad.name, format, args...)
+		return nil, false
+	}
+	bad := func() ([]spec.Expr, bool) {
+		return fail("bad %s %q: %s", cs.noun, strings.TrimSpace(v), cs.want)
+	}
+	maxCount := cs.counts[len(cs.counts)-1]
+	more := func() ([]spec.Expr, bool) {
+		return fail("bad %s %q: more than %s numbers", cs.noun, strings.TrimSpace(v), countWord(maxCount))
+	}
+	if ad.hint != "" && isSingle(v) {
+		return fail("%s", ad.hint)
 	}
 	if parts := splitTopLevel(v, ','); len(parts) > 1 {
-		if len(parts) != 2 {
+		if !containsInt(cs.counts, len(parts)) {
 			return bad()
 		}
+		out := make([]spec.Expr, len(parts))
 		ok := true
 		for i, s := range parts {
 			if strings.TrimSpace(s) == "" {
 				return bad()
 			}
-			e, good := p.scalarExpr(ad, s, pos, false)
-			vec[i], ok = e, ok && good
+			e, good := p.scalarExprDim(ad.name, compLabel(cs, i), dimOf(i), s, pos, false)
+			out[i], ok = e, ok && good
 		}
-		return vec, ok
+		return out, ok
 	}
 	f := strings.Fields(v)
-	switch {
-	case len(f) == 2:
+	if containsInt(cs.counts, len(f)) {
+		// One number per field, each with an optional unit ("1mm").
+		out := make([]spec.Expr, len(f))
 		for i, s := range f {
 			sc, err := parseScalar(s)
 			if err != nil {
-				p.errs.Add(pos, ad.name, "%v", err)
-				return vec, false
+				return fail("%s%v", compLabel(cs, i), err)
 			}
 			if sc.expr {
 				return bad()
 			}
 			if sc.unit != "" {
-				if err := checkDim(sc.unit, sc.u, ad.dim); err != nil {
-					p.errs.Add(pos, ad.name, "%v", err)
-					return vec, false
+				if err := checkDim(sc.unit, sc.u, dimOf(i)); err != nil {
+					return fail("%s%v", compLabel(cs, i), err)
 				}
 			}
-			vec[i] = spec.Expr{Src: formatNumber(sc.value), Pos: pos, Field: ad.name}
+			out[i] = spec.Expr{Src: formatNumber(sc.value), Pos: pos, Field: ad.name}
 		}
-		return vec, true
-	case len(f) >= 3:
-		var x [2]float64
-		for i := range x {
-			n := numberPrefix(f[i])
-			if n != len(f[i]) {
-				return bad()
-			}
-			val, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				p.errs.Add(pos, ad.name, "number %q is out of range", f[i])
-				return vec, false
-			}
-			x[i] = val
-		}
-		unit := strings.Join(f[2:], " ")
-		if numberPrefix(f[2]) > 0 && !strings.HasPrefix(f[2], "1/") && f[2] != "1" {
-			p.errs.Add(pos, ad.name, "bad vector %q: more than two numbers", strings.TrimSpace(v))
-			return vec, false
-		}
-		u, err := parseUnit(unit)
-		if err != nil {
-			p.errs.Add(pos, ad.name, "%v", err)
-			return vec, false
-		}
-		if err := checkDim(unit, u, ad.dim); err != nil {
-			p.errs.Add(pos, ad.name, "%v", err)
-			return vec, false
-		}
-		for i := range x {
-			si := u.toSI(x[i])
-			if math.IsInf(si, 0) {
-				p.errs.Add(pos, ad.name, "number %q is out of range", f[i])
-				return vec, false
-			}
-			vec[i] = spec.Expr{Src: formatNumber(si), Pos: pos, Field: ad.name}
-		}
-		return vec, true
+		return out, true
 	}
-	return bad()
+	// Numbers followed by a shared unit. With a single accepted count the
+	// first that many fields must be numbers; otherwise the count is that
+	// of the leading numbers.
+	n := cs.counts[0]
+	if len(cs.counts) > 1 {
+		n = 0
+		for n < len(f) && numberPrefix(f[n]) == len(f[n]) {
+			n++
+		}
+		switch {
+		case n > maxCount:
+			return more()
+		case !containsInt(cs.counts, n):
+			return bad()
+		}
+	}
+	if len(f) <= n {
+		return bad()
+	}
+	x := make([]float64, n)
+	for i := range x {
+		if numberPrefix(f[i]) != len(f[i]) {
+			return bad()
+		}
+		val, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return fail("number %q is out of range", f[i])
+		}
+		x[i] = val
+	}
+	unit := strings.Join(f[n:], " ")
+	// "1/s" and "1 / s" are units; a lone "1" is one number too many.
+	if numberPrefix(f[n]) > 0 && !strings.HasPrefix(f[n], "1/") && (f[n] != "1" || len(f) == n+1) {
+		return more()
+	}
+	u, err := parseUnit(unit)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if cs.dims != nil {
+		for i := 1; i < n; i++ {
+			if cs.dims[i] != cs.dims[0] {
+				return fail("one unit (%q) cannot serve every component (%s and %s): write the values in SI without a unit, or give each its own unit and separate them by commas",
+					unit, cs.dims[0].SI(), cs.dims[i].SI())
+			}
+		}
+	}
+	if err := checkDim(unit, u, dimOf(0)); err != nil {
+		return fail("%v", err)
+	}
+	out := make([]spec.Expr, n)
+	for i := range x {
+		si := u.toSI(x[i])
+		if math.IsInf(si, 0) {
+			return fail("number %q is out of range", f[i])
+		}
+		out[i] = spec.Expr{Src: formatNumber(si), Pos: pos, Field: ad.name}
+	}
+	return out, true
+}
+
+func containsInt(list []int, n int) bool {
+	for _, x := range list {
+		if x == n {
+			return true
+		}
+	}
+	return false
 }
 
 // splitTopLevel splits s at sep outside parentheses.

@@ -33,12 +33,16 @@ const (
 	vUnit                   // a unit ("N/m"), checked against dim unless Any
 	vChannel                // output channel name (checked after the walk)
 	vManual                 // read by the element's check function
+	vQuat                   // [4]spec.Expr: a quaternion "w x y z" or "w, x, y, z"
+	vTensor                 // [6]spec.Expr: inertia "Jxx Jyy Jzz [Jxy Jxz Jyz] [unit]"
+	vVec6                   // [6]spec.Expr: six components of the dimensions attrDef.dims
 )
 
 // String names the value kind as the reference documentation does.
 func (k valKind) String() string {
 	return [...]string{"name", "text", "enum", "marker ref", "name ref", "expr", "vector",
-		"number", "integer", "bool", "list", "points", "unit", "channel", "number"}[k]
+		"number", "integer", "bool", "list", "points", "unit", "channel", "number",
+		"quaternion", "tensor", "6-vector"}[k]
 }
 
 // attrDef is one attribute of an element.
@@ -49,13 +53,19 @@ type attrDef struct {
 	req      bool
 	positive bool     // plain numbers must be > 0
 	enum     []string // vEnum: allowed values
+	dims     []Dim    // vVec6: the dimension of each component (dim is unused)
+	// hint replaces the bad-vector message when a vector attribute is
+	// given a single value: the planar meaning of the attribute and its
+	// spatial form.
+	hint string
 	// aliases maps other accepted names of a vEnum value to the value
 	// stored (integrator="euler" stores "bdf1").
 	aliases map[string]string
 	// field returns a pointer to the destination in the element's spec
 	// object (*string, *float64, *int, *bool, *spec.Expr,
-	// *spec.Vec, *[]float64, *[][2]float64). nil: the Attr map of a
-	// beam or contact (vectors as name.x and name.y).
+	// *spec.Vec, *[4]spec.Expr, *[6]spec.Expr, *[]float64,
+	// *[][2]float64). nil: the Attr map of a beam or contact (vectors as
+	// name.x, name.y and, in a spatial model, name.z).
 	field func(obj any) any
 }
 
@@ -83,6 +93,10 @@ type elemDef struct {
 	new   func(parent any) any
 	add   func(parent, obj any)
 	check func(p *parser, c *elemCtx)
+	// planarHints holds the messages for what a spatial element refuses
+	// because it is planar: an attribute ("t"), a child ("<shape>") or a
+	// kind ("kind:circle-line"), each saying what to write instead.
+	planarHints map[string]string
 }
 
 // kindDef is a kind of <beam> or <contact>: its own attributes and
@@ -439,14 +453,22 @@ func schema() *elemDef {
 		check: (*parser).checkOutput,
 	}
 	return &elemDef{
-		name: "model",
-		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Model).Name }},
-			{name: "description", kind: vText, field: func(o any) any { return &o.(*spec.Model).Description }},
-		},
+		name:  "model",
+		attrs: modelAttrs(),
 		children: []*elemDef{settings, parameter, input, table, ground, body,
 			joint("revolute"), joint("translational"), joint("fixed"),
 			driver, pointForce, torque, spring, rspring, beam, contact, output},
+		check: (*parser).checkModel,
+	}
+}
+
+// modelAttrs are the attributes of <model>, planar or spatial. Parse reads
+// dimension before anything else to choose the schema.
+func modelAttrs() []attrDef {
+	return []attrDef{
+		{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Model).Name }},
+		{name: "description", kind: vText, field: func(o any) any { return &o.(*spec.Model).Description }},
+		{name: "dimension", kind: vInt, field: func(o any) any { return &o.(*spec.Model).Dimension }},
 	}
 }
 
@@ -508,21 +530,7 @@ func beamKinds() []kindDef {
 // segment or circle on the body of marker j, with the same force-law and
 // friction attributes.
 func contactKinds() []kindDef {
-	common := func(extra ...attrDef) []attrDef {
-		return append(extra,
-			attrDef{name: "law", kind: vEnum, enum: []string{"spring-damper", "hertz", "hunt-crossley"}},
-			attrDef{name: "k", kind: vExpr, dim: Any, req: true, positive: true},
-			attrDef{name: "exponent", kind: vExpr, dim: Dimensionless, positive: true},
-			attrDef{name: "c", kind: vExpr, dim: Any},
-			attrDef{name: "dmax", kind: vExpr, dim: Length, positive: true},
-			attrDef{name: "restitution", kind: vExpr, dim: Dimensionless, positive: true},
-			attrDef{name: "friction", kind: vEnum, enum: []string{"none", "coulomb", "regularized"}},
-			attrDef{name: "mu-static", kind: vExpr, dim: Dimensionless},
-			attrDef{name: "mu-dynamic", kind: vExpr, dim: Dimensionless},
-			attrDef{name: "v-static", kind: vExpr, dim: Velocity, positive: true},
-			attrDef{name: "v-dynamic", kind: vExpr, dim: Velocity, positive: true},
-		)
-	}
+	common := func(extra ...attrDef) []attrDef { return append(extra, contactLaw()...) }
 	i := attrDef{name: "i", kind: vRef, req: true}
 	j := attrDef{name: "j", kind: vRef, req: true}
 	jEnd := attrDef{name: "j-end", kind: vRef, req: true}
@@ -540,6 +548,24 @@ func contactKinds() []kindDef {
 		{name: "point-circle", attrs: common(i, j,
 			attrDef{name: "radius-j", kind: vExpr, dim: Length, req: true},
 		)},
+	}
+}
+
+// contactLaw lists the force-law and friction attributes every contact
+// kind takes, planar or spatial.
+func contactLaw() []attrDef {
+	return []attrDef{
+		{name: "law", kind: vEnum, enum: []string{"spring-damper", "hertz", "hunt-crossley"}},
+		{name: "k", kind: vExpr, dim: Any, req: true, positive: true},
+		{name: "exponent", kind: vExpr, dim: Dimensionless, positive: true},
+		{name: "c", kind: vExpr, dim: Any},
+		{name: "dmax", kind: vExpr, dim: Length, positive: true},
+		{name: "restitution", kind: vExpr, dim: Dimensionless, positive: true},
+		{name: "friction", kind: vEnum, enum: []string{"none", "coulomb", "regularized"}},
+		{name: "mu-static", kind: vExpr, dim: Dimensionless},
+		{name: "mu-dynamic", kind: vExpr, dim: Dimensionless},
+		{name: "v-static", kind: vExpr, dim: Velocity, positive: true},
+		{name: "v-dynamic", kind: vExpr, dim: Velocity, positive: true},
 	}
 }
 

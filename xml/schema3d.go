@@ -1,0 +1,257 @@
+package xml
+
+import "mbfmu/spec"
+
+// This file is the schema of spatial models (<model dimension="3">). It
+// shares <settings>, <parameter>, <input>, <table>, <spring> and <output>
+// with the planar schema (their vectors take three components in a
+// spatial model); bodies, markers, joints, drivers, forces and contacts
+// have spatial definitions, and what is planar only is refused with a
+// message that names the spatial equivalent (planarHints).
+
+// rotationSequences are the twelve sequences of three rotations about the
+// axes of the moving frame: six Cardan (Tait–Bryan) and six Euler ones.
+func rotationSequences() []string {
+	return []string{"xyz", "xzy", "yxz", "yzx", "zxy", "zyx", "xyx", "xzx", "yxy", "yzy", "zxz", "zyz"}
+}
+
+// orientAttrs are the attributes of the orientation forms, named with
+// prefix ("" for a frame's orientation, "inertia-" for the principal axes
+// of a body): quaternion; axis and angle; angles and sequence; two of
+// x-axis, y-axis, z-axis. checkOrient checks that one form is complete.
+func orientAttrs(prefix string, get func(obj any) *spec.Orientation) []attrDef {
+	return []attrDef{
+		{name: prefix + "quaternion", kind: vQuat, dim: Dimensionless, field: func(o any) any { return &get(o).Quaternion }},
+		{name: prefix + "axis", kind: vVec, dim: Dimensionless, field: func(o any) any { return &get(o).Axis }},
+		{name: prefix + "angle", kind: vExpr, dim: Angle, field: func(o any) any { return &get(o).Angle }},
+		{name: prefix + "angles", kind: vVec, dim: Angle, field: func(o any) any { return &get(o).Angles }},
+		{name: prefix + "sequence", kind: vEnum, enum: rotationSequences(), field: func(o any) any { return &get(o).Sequence }},
+		{name: prefix + "x-axis", kind: vVec, dim: Dimensionless, field: func(o any) any { return &get(o).XAxis }},
+		{name: prefix + "y-axis", kind: vVec, dim: Dimensionless, field: func(o any) any { return &get(o).YAxis }},
+		{name: prefix + "z-axis", kind: vVec, dim: Dimensionless, field: func(o any) any { return &get(o).ZAxis }},
+	}
+}
+
+// schema3 returns the element table of spatial models, rooted at <model>.
+func schema3() *elemDef {
+	planar := map[string]*elemDef{}
+	for _, c := range schema().children {
+		planar[c.name] = c
+	}
+	attrs := func(lists ...[]attrDef) []attrDef {
+		var all []attrDef
+		for _, l := range lists {
+			all = append(all, l...)
+		}
+		return all
+	}
+
+	marker := &elemDef{
+		name: "marker",
+		attrs: attrs([]attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Marker).Name }},
+			{name: "at", kind: vVec, dim: Length, field: func(o any) any { return &o.(*spec.Marker).At }},
+		}, orientAttrs("", func(o any) *spec.Orientation { return &o.(*spec.Marker).Orient })),
+		new: func(any) any { return &spec.Marker{} },
+		add: func(parent, obj any) {
+			m := *obj.(*spec.Marker)
+			switch p := parent.(type) {
+			case *spec.Body:
+				p.Markers = append(p.Markers, m)
+			case *spec.Ground:
+				p.Markers = append(p.Markers, m)
+			}
+		},
+		check: (*parser).checkMarker3,
+	}
+	ground := &elemDef{
+		name: "ground", once: true,
+		children: []*elemDef{marker},
+		new:      func(parent any) any { return &parent.(*spec.Model).Ground },
+		check:    (*parser).checkMarkers,
+	}
+
+	solidAttr := func(name string, kind valKind, dim Dim, req, positive bool, field func(*spec.Solid) any) attrDef {
+		return attrDef{name: name, kind: kind, dim: dim, req: req, positive: positive, field: func(o any) any { return field(o.(*spec.Solid)) }}
+	}
+	solidOrient := orientAttrs("", func(o any) *spec.Orientation { return &o.(*spec.Solid).Orient })
+	at := solidAttr("at", vVec, Length, false, false, func(s *spec.Solid) any { return &s.At })
+	color := solidAttr("color", vText, 0, false, false, func(s *spec.Solid) any { return &s.Color })
+	radius := solidAttr("radius", vExpr, Length, true, true, func(s *spec.Solid) any { return &s.Radius })
+	solid := func(name string, a []attrDef) *elemDef {
+		return &elemDef{
+			name: name, attrs: a,
+			new: func(any) any { return &spec.Solid{Kind: name} },
+			add: func(parent, obj any) {
+				b := parent.(*spec.Body)
+				b.Solids = append(b.Solids, *obj.(*spec.Solid))
+			},
+			check: (*parser).checkSolid,
+		}
+	}
+	box := solid("box", attrs([]attrDef{
+		solidAttr("size", vVec, Length, true, false, func(s *spec.Solid) any { return &s.Size }), at,
+	}, solidOrient, []attrDef{color}))
+	cylinder := solid("cylinder", attrs([]attrDef{
+		radius, solidAttr("length", vExpr, Length, true, true, func(s *spec.Solid) any { return &s.Length }), at,
+	}, solidOrient, []attrDef{color}))
+	sphere := solid("sphere", []attrDef{radius, at, color})
+
+	bodyOrient := func(o any) *spec.Orientation { return &o.(*spec.Body).Orient }
+	inertiaOrient := func(o any) *spec.Orientation { return &o.(*spec.Body).InertiaOrient }
+	body := &elemDef{
+		name: "body", family: "body", ns: nsElement,
+		attrs: attrs([]attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Body).Name }},
+			{name: "mass", kind: vExpr, dim: Mass, req: true, positive: true, field: func(o any) any { return &o.(*spec.Body).Mass }},
+			{name: "inertia", kind: vTensor, dim: Inertia, req: true, field: func(o any) any { return &o.(*spec.Body).InertiaTensor },
+				hint: `a single moment of inertia is planar; a spatial body takes inertia="Jxx, Jyy, Jzz" (moments about its axes, or principal moments with inertia-quaternion and the like) or "Jxx, Jyy, Jzz, Jxy, Jxz, Jyz" (the tensor)`},
+		}, orientAttrs("inertia-", inertiaOrient), []attrDef{
+			{name: "cm", kind: vVec, dim: Length, field: func(o any) any { return &o.(*spec.Body).CM }},
+			{name: "at", kind: vVec, dim: Length, field: func(o any) any { return &o.(*spec.Body).At }},
+		}, orientAttrs("", bodyOrient), []attrDef{
+			{name: "velocity", kind: vVec, dim: Velocity, field: func(o any) any { return &o.(*spec.Body).Vel }},
+			{name: "omega", kind: vVec, dim: AngularVelocity, field: func(o any) any { return &o.(*spec.Body).AngVel },
+				hint: `a single angular velocity is planar; in a spatial model omega is the vector "wx, wy, wz", in the body frame (or the world frame with omega-frame="global")`},
+			{name: "omega-frame", kind: vEnum, enum: []string{"body", "global"}, field: func(o any) any { return &o.(*spec.Body).AngVelFrame }},
+		}),
+		children: []*elemDef{marker, box, cylinder, sphere},
+		new:      func(any) any { return &spec.Body{} },
+		add: func(parent, obj any) {
+			s := parent.(*spec.Model)
+			s.Bodies = append(s.Bodies, *obj.(*spec.Body))
+		},
+		check: (*parser).checkBody3,
+		planarHints: map[string]string{
+			"<shape>": "<shape> is planar drawing geometry; a spatial body is drawn with <box>, <cylinder> and <sphere>",
+		},
+	}
+
+	joint := func(name, kind string, extra ...attrDef) *elemDef {
+		return &elemDef{
+			name: name, family: "joint", ns: nsElement,
+			attrs: append([]attrDef{
+				{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Joint).Name }},
+				{name: "i", kind: vRef, req: true, field: func(o any) any { return &o.(*spec.Joint).I }},
+				{name: "j", kind: vRef, req: true, field: func(o any) any { return &o.(*spec.Joint).J }},
+			}, extra...),
+			new: func(any) any { return &spec.Joint{Kind: kind} },
+			add: func(parent, obj any) {
+				s := parent.(*spec.Model)
+				s.Joints = append(s.Joints, *obj.(*spec.Joint))
+			},
+			check: (*parser).checkJoint,
+		}
+	}
+	distance := attrDef{name: "distance", kind: vExpr, dim: Length, positive: true, field: func(o any) any { return &o.(*spec.Joint).Distance }}
+
+	driver := &elemDef{
+		name: "driver", family: "driver", ns: nsElement,
+		attrs: []attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Driver).Name }},
+			{name: "joint", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Joint }},
+			{name: "body", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Body }},
+			{name: "coord", kind: vEnum, enum: []string{"x", "y", "z", "angle", "disp"}, field: func(o any) any { return &o.(*spec.Driver).Coord }},
+			{name: "value", kind: vExpr, dim: Any, req: true, field: func(o any) any { return &o.(*spec.Driver).Value }},
+		},
+		new: func(any) any { return &spec.Driver{} },
+		add: func(parent, obj any) {
+			s := parent.(*spec.Model)
+			s.Drivers = append(s.Drivers, *obj.(*spec.Driver))
+		},
+		check: (*parser).checkDriver3,
+	}
+
+	force := func(kind string, attrs ...attrDef) *elemDef {
+		return &elemDef{
+			name: kind, family: "force", ns: nsElement,
+			attrs: append([]attrDef{{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Force).Name }}}, attrs...),
+			new:   func(any) any { return &spec.Force{Kind: kind} },
+			add: func(parent, obj any) {
+				s := parent.(*spec.Model)
+				s.Forces = append(s.Forces, *obj.(*spec.Force))
+			},
+		}
+	}
+	fAttr := func(name string, kind valKind, dim Dim, req bool, field func(*spec.Force) any) attrDef {
+		return attrDef{name: name, kind: kind, dim: dim, req: req, field: func(o any) any { return field(o.(*spec.Force)) }}
+	}
+	fI := fAttr("i", vRef, 0, true, func(f *spec.Force) any { return &f.I })
+	fJ := func(req bool) attrDef { return fAttr("j", vRef, 0, req, func(f *spec.Force) any { return &f.J }) }
+	frame := attrDef{name: "frame", kind: vEnum, enum: []string{"global", "marker"}, field: func(o any) any { return &o.(*spec.Force).Frame }}
+	pointForce := force("force", fI,
+		fAttr("fx", vExpr, Force, false, func(f *spec.Force) any { return &f.FX }),
+		fAttr("fy", vExpr, Force, false, func(f *spec.Force) any { return &f.FY }),
+		fAttr("fz", vExpr, Force, false, func(f *spec.Force) any { return &f.FZ }),
+		frame)
+	torque := force("torque", fI, fJ(false),
+		fAttr("tx", vExpr, Torque, false, func(f *spec.Force) any { return &f.TX }),
+		fAttr("ty", vExpr, Torque, false, func(f *spec.Force) any { return &f.TY }),
+		fAttr("tz", vExpr, Torque, false, func(f *spec.Force) any { return &f.TZ }),
+		frame)
+	torque.planarHints = map[string]string{
+		"t": `t is a planar torque (about the normal of the plane); in a spatial model give the components tx, ty, tz (frame="global" or "marker")`,
+	}
+	rspring := force("rspring",
+		fAttr("joint", vElemRef, 0, true, func(f *spec.Force) any { return &f.Joint }),
+		fAttr("k", vExpr, RotStiffness, false, func(f *spec.Force) any { return &f.K }),
+		fAttr("c", vExpr, RotDamping, false, func(f *spec.Force) any { return &f.C }),
+		fAttr("angle", vExpr, Angle, false, func(f *spec.Force) any { return &f.Angle }),
+		fAttr("preload", vExpr, Torque, false, func(f *spec.Force) any { return &f.Preload }))
+	rspring.check = (*parser).checkRSpring3
+	onJoint := `a spatial <rspring> acts about the axis of a revolute joint: give joint="..." (the revolute) instead of i and j`
+	rspring.planarHints = map[string]string{"i": onJoint, "j": onJoint}
+	kDims := []Dim{Stiffness, Stiffness, Stiffness, RotStiffness, RotStiffness, RotStiffness}
+	cDims := []Dim{Damping, Damping, Damping, RotDamping, RotDamping, RotDamping}
+	bushing := force("bushing", fI, fJ(true),
+		attrDef{name: "k", kind: vVec6, dims: kDims, field: func(o any) any { return &o.(*spec.Force).KV }},
+		attrDef{name: "c", kind: vVec6, dims: cDims, field: func(o any) any { return &o.(*spec.Force).CV }})
+	bushing.check = (*parser).checkBushing
+
+	contact := &elemDef{
+		name: "contact", family: "contact", ns: nsElement,
+		attrs: []attrDef{
+			{name: "kind", kind: vEnum, req: true}, // read first, by element
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Contact).Name }},
+		},
+		kinds: spatialContactKinds(),
+		new:   func(any) any { return &spec.Contact{Attr: map[string]spec.Expr{}} },
+		add: func(parent, obj any) {
+			s := parent.(*spec.Model)
+			s.Contacts = append(s.Contacts, *obj.(*spec.Contact))
+		},
+		planarHints: map[string]string{},
+	}
+	for _, k := range contactKinds() {
+		contact.planarHints["kind:"+k.name] = `"` + k.name + `" is a planar contact kind; a spatial model has sphere-plane and sphere-sphere`
+	}
+
+	return &elemDef{
+		name:  "model",
+		attrs: modelAttrs(),
+		children: []*elemDef{planar["settings"], planar["parameter"], planar["input"], planar["table"], ground, body,
+			joint("fixed", "fixed"), joint("revolute", "revolute"), joint("prismatic", "prismatic"),
+			joint("translational", "prismatic"), joint("cylindrical", "cylindrical"), joint("spherical", "spherical"),
+			joint("universal", "universal"), joint("planar", "planar"), joint("distance", "distance", distance),
+			driver, pointForce, torque, planar["spring"], rspring, bushing, contact, planar["output"]},
+		check: (*parser).checkModel,
+		planarHints: map[string]string{
+			"<beam>": "beams are planar-only for now: a spatial model (dimension=\"3\") cannot hold a <beam>",
+		},
+	}
+}
+
+// spatialContactKinds lists the contact kinds of spatial models, with the
+// force-law and friction attributes of the planar kinds.
+func spatialContactKinds() []kindDef {
+	common := func(extra ...attrDef) []attrDef { return append(extra, contactLaw()...) }
+	i := attrDef{name: "i", kind: vRef, req: true}
+	j := attrDef{name: "j", kind: vRef, req: true}
+	return []kindDef{
+		{name: "sphere-plane", attrs: common(i,
+			attrDef{name: "radius", kind: vExpr, dim: Length, req: true, positive: true}, j)},
+		{name: "sphere-sphere", attrs: common(i,
+			attrDef{name: "radius-i", kind: vExpr, dim: Length, req: true, positive: true}, j,
+			attrDef{name: "radius-j", kind: vExpr, dim: Length, req: true, positive: true})},
+	}
+}
