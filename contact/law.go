@@ -87,6 +87,9 @@ func (k LawKind) String() string {
 type NormalLaw struct {
 	Kind           LawKind
 	K, N, C, E, V0 float64
+	// Dmax ramps the damping of LawLinear in over the penetrations
+	// [0, Dmax] (a cubic step; 0: full damping at once).
+	Dmax float64
 }
 
 // Validate reports whether the parameters are usable for the law's kind.
@@ -152,27 +155,57 @@ func (l NormalLaw) Force(delta, deltaDot float64) (f, dfdDelta, dfdDeltaDot floa
 	if delta <= 0 {
 		return 0, 0, 0
 	}
-	switch l.Kind {
-	case LawLinear:
-		f = l.K*delta + l.C*deltaDot
-		dfdDelta, dfdDeltaDot = l.K, l.C
-	case LawHertzExtended:
-		p, dp := powN(delta, l.N)
-		f = l.K*p + l.C*delta*deltaDot
-		dfdDelta = l.K*dp + l.C*deltaDot
-		dfdDeltaDot = l.C * delta
-	default:
-		a := l.Alpha()
-		p, dp := powN(delta, l.N)
-		g := 1 + a*deltaDot
-		f = l.K * p * g
-		dfdDelta = l.K * dp * g
-		dfdDeltaDot = l.K * p * a
-	}
+	f, dfdDelta, dfdDeltaDot = l.Smooth(delta, deltaDot)
 	if f <= 0 {
 		return 0, 0, 0
 	}
 	return f, dfdDelta, dfdDeltaDot
+}
+
+// Smooth returns the law's force without the clamp max(·, 0), its elastic
+// part extended to δ < 0 as an odd function (k·sign(δ)|δ|^N), with its
+// partial derivatives: a smooth function for integrators that locate the
+// instants where the clamped force switches (event-located contact). For
+// LawLinear, N (default 1) is the exponent of the elastic part and Dmax
+// ramps the damping in.
+func (l NormalLaw) Smooth(delta, deltaDot float64) (f, dfdDelta, dfdDeltaDot float64) {
+	n := l.N
+	if n == 0 && l.Kind == LawLinear {
+		n = 1
+	}
+	p, dp := powAbs(delta, n)
+	switch l.Kind {
+	case LawLinear:
+		s, ds := 1.0, 0.0
+		if l.Dmax > 0 && delta < l.Dmax {
+			u := math.Max(delta, 0) / l.Dmax
+			s = u * u * (3 - 2*u)
+			if delta > 0 {
+				ds = 6 * u * (1 - u) / l.Dmax
+			}
+		}
+		return l.K*p + l.C*s*deltaDot, l.K*dp + l.C*ds*deltaDot, l.C * s
+	case LawHertzExtended:
+		return l.K*p + l.C*delta*deltaDot, l.K*dp + l.C*deltaDot, l.C * delta
+	}
+	a := l.Alpha()
+	g := 1 + a*deltaDot
+	return l.K * p * g, l.K * dp * g, l.K * p * a
+}
+
+// powAbs returns sign(x)|x|^n and its derivative n|x|^(n−1).
+func powAbs(x, n float64) (p, dp float64) {
+	if x == 0 {
+		if n == 1 {
+			return 0, 1
+		}
+		return 0, 0
+	}
+	p, dp = powN(math.Abs(x), n)
+	if x < 0 {
+		p = -p
+	}
+	return p, dp
 }
 
 // powN returns x^n and its derivative n·x^(n−1) for x > 0, with fast paths

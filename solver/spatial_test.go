@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mbfmu/spec"
+	"mbfmu/xml"
 )
 
 func vec3(x, y, z float64) spec.Vec { return spec.Vec{num(x), num(y), num(z)} }
@@ -105,4 +106,31 @@ func TestSpatialJacobians(t *testing.T) {
 	}
 	m.addTo(s.q, e, 1)
 	checkElementDerivatives(t, m, s, rng)
+}
+
+// Every spatial joint, driver, force and contact element against finite
+// differences at random poses (testdata/spatial_elements.xml).
+func TestSpatialElementDerivatives(t *testing.T) {
+	ms, err := xml.LoadFile("testdata/spatial_elements.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustCompile(t, ms)
+	rng := rand.New(rand.NewSource(7))
+	for trial := 0; trial < 3; trial++ {
+		s := m.NewState()
+		copy(s.q, m.q0)
+		e := make([]float64, m.nv)
+		for i := range e {
+			e[i] = 0.2 * rng.NormFloat64()
+			s.v[i] = rng.NormFloat64()
+			s.a[i] = rng.NormFloat64()
+		}
+		for i := range s.lam {
+			s.lam[i] = rng.NormFloat64()
+		}
+		m.addTo(s.q, e, 1)
+		s.setTime(0.3 + float64(trial))
+		checkElementDerivatives(t, m, s, rng)
+	}
 }

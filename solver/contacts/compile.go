@@ -294,6 +294,3 @@ func nonNeg(c mech.Builder, p mech.Param, e spec.Expr) {
 		c.Errorf(e.Pos, e.Field, "must not be negative, got %g", p.C)
 	}
 }
-
-// CompileSpatial compiles the contact pairs of a spatial model.
-func CompileSpatial(c mech.Builder, ms *spec.Model) {}

@@ -271,54 +271,30 @@ func (e *Elem) Touching(x *mech.Ctx, delta, rate float64) bool {
 	return f > 0
 }
 
-// law evaluates the normal force law without the clamp max(·, 0) and with
-// the elastic part extended to δ < 0 as an odd function, so that it is
-// smooth across the events; it returns F, ∂F/∂δ and ∂F/∂δ'.
+// LawForce evaluates the normal force law without the clamp max(·, 0)
+// and with the elastic part extended to δ < 0 as an odd function, so that
+// it is smooth across the events; it returns F, ∂F/∂δ and ∂F/∂δ'.
 func (e *Elem) LawForce(x *mech.Ctx, delta, rate float64) (f, fd, fv float64) {
-	k, c := e.K.Get(x), e.c.Get(x)
-	p, dp := powExp(math.Abs(delta), e.exp)
-	if delta < 0 {
-		p = -p
-	}
-	switch e.LawKind {
-	case LawHertz: // k δ^n + c δ δ' (seed 003)
-		return k*p + c*delta*rate, k*dp + c*rate, c * delta
-	case LawHuntCrossley: // k δ^n (1 + α δ')
-		a := c
-		if e.Restitution > 0 {
-			a = x.CS[e.Idx*Stride+SlotAlpha]
-		}
-		g := 1 + a*rate
-		return k * p * g, k * dp * g, k * p * a
-	}
-	// spring–damper with an optional cubic ramp of the damping over [0, dmax]
-	s, ds := 1.0, 0.0
-	if e.dmax > 0 && delta < e.dmax {
-		u := math.Max(delta, 0) / e.dmax
-		s = u * u * (3 - 2*u)
-		if delta > 0 {
-			ds = 6 * u * (1 - u) / e.dmax
-		}
-	}
-	return k*p + c*s*rate, k*dp + c*ds*rate, c * s
+	return e.normalLaw(x).Smooth(delta, rate)
 }
 
-// powExp returns x^e and e·x^(e−1) for x ≥ 0.
-func powExp(x, e float64) (p, dp float64) {
-	switch e {
-	case 1:
-		return x, 1
-	case 1.5:
-		s := math.Sqrt(x)
-		return x * s, 1.5 * s
-	case 2:
-		return x * x, 2 * x
+// normalLaw is the contact's force law at x (its parameters may be
+// expressions; a Hunt–Crossley law with a restitution takes the damping
+// set at the last impact from the contact state).
+func (e *Elem) normalLaw(x *mech.Ctx) contact.NormalLaw {
+	l := contact.NormalLaw{K: e.K.Get(x), N: e.exp, C: e.c.Get(x), Dmax: e.dmax}
+	switch e.LawKind {
+	case LawHertz:
+		l.Kind = contact.LawHertzExtended
+	case LawHuntCrossley:
+		l.Kind = contact.LawHysteresis
+		if e.Restitution > 0 {
+			l.C = x.CS[e.Idx*Stride+SlotAlpha]
+		}
+	default:
+		l.Kind = contact.LawLinear
 	}
-	if x <= 0 {
-		return 0, 0
-	}
-	p = math.Pow(x, e)
-	return p, e * p / x
+	return l
 }
 
 // friction returns the friction force on A along T for the current mode
@@ -426,15 +402,14 @@ func (e *Elem) Hessians(k *Kin, hj, hw *[6][6]float64) {
 	}
 }
 
-// potential is the elastic energy stored in the contact: ∫ F_el dδ.
+// Potential is the elastic energy stored in the contact: ∫ F_el dδ.
 func (e *Elem) Potential(x *mech.Ctx) float64 {
 	var k Kin
 	e.Kin(x, &k)
 	if k.Delta <= 0 {
 		return 0
 	}
-	p, _ := powExp(k.Delta, e.exp)
-	return e.K.Get(x) * p * k.Delta / (e.exp + 1)
+	return e.K.Get(x) * math.Pow(k.Delta, e.exp+1) / (e.exp + 1)
 }
 
 // Channel quantities of a contact.

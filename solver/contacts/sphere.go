@@ -1,0 +1,362 @@
+package contacts
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"mbfmu/contact"
+	"mbfmu/solver/mech"
+	"mbfmu/spec"
+)
+
+// Spatial contacts: a sphere on the body of marker i (centre at the
+// marker's origin) against the xy plane of marker j (its z axis the
+// outward normal), or against a sphere about marker j's origin. The normal
+// force is one of the planar contacts' laws, clamped at zero; friction is
+// regularised Coulomb along the slip velocity (Stribeck between the static
+// and the dynamic coefficient). These contacts are smooth force elements
+// (no events): their tangent is taken by finite differences.
+
+// sphereAttrs lists the attributes of each spatial contact kind.
+var sphereAttrs = map[string][]string{
+	"sphere-plane":  {"i", "radius", "j"},
+	"sphere-sphere": {"i", "radius-i", "j", "radius-j"},
+}
+
+// CompileSpatial compiles the contact pairs of a spatial model.
+func CompileSpatial(c mech.Builder, ms *spec.Model) {
+	for i := range ms.Contacts {
+		k := &ms.Contacts[i]
+		c.Claim(k.Name, k.Pos, "contact")
+		if e := newSphere(c, k); e != nil {
+			c.AddForce(k.Name, e)
+		}
+	}
+}
+
+// sphere is a spatial contact element.
+type sphere struct {
+	name   string
+	plane  bool // sphere–plane; else sphere–sphere
+	fi, fj mech.Frame
+	ri, rj float64
+	law    contact.NormalLaw // K, C filled from k, c at each evaluation
+	k, c   mech.Param
+	fric   bool
+	mus    mech.Param
+	mud    mech.Param
+	vs, vd float64
+	d      [12]int
+}
+
+func newSphere(c mech.Builder, k *spec.Contact) *sphere {
+	attrs, ok := sphereAttrs[k.Kind]
+	if !ok {
+		kinds := []string{"sphere-plane", "sphere-sphere"}
+		c.Errorf(k.Pos, "kind", "contact %q: unknown spatial kind %q (%s)%s", k.Name, k.Kind, strings.Join(kinds, ", "), mech.Suggest(k.Kind, kinds))
+		return nil
+	}
+	allowed := map[string]bool{}
+	for _, a := range append(attrs, contactCommon...) {
+		allowed[a] = true
+	}
+	keys := make([]string, 0, len(k.Attr))
+	for a := range k.Attr {
+		keys = append(keys, a)
+	}
+	sort.Strings(keys)
+	for _, a := range keys {
+		if !allowed[a] {
+			c.Errorf(k.Attr[a].Pos, a, "contact %q: a %s contact has no attribute %q", k.Name, k.Kind, a)
+			return nil
+		}
+	}
+	get := func(a string) spec.Expr {
+		x := k.Attr[a]
+		if x.Pos == (spec.Pos{}) {
+			x.Pos = k.Pos
+		}
+		if x.Field == "" {
+			x.Field = a
+		}
+		return x
+	}
+	text := func(a string) string { return strings.TrimSpace(k.Attr[a].Src) }
+	ref := func(a string) (mech.Frame, bool) {
+		if text(a) == "" {
+			c.Errorf(k.Pos, a, "contact %q needs %s", k.Name, a)
+			return mech.Frame{}, false
+		}
+		m, ok := c.Marker(text(a), get(a).Pos, a)
+		return m.F, ok
+	}
+	radius := func(a string) float64 {
+		if !k.Attr[a].Given() {
+			c.Errorf(k.Pos, a, "contact %q needs %s", k.Name, a)
+			return 0
+		}
+		v := c.Const(get(a), 0)
+		if !(v > 0) {
+			c.Errorf(get(a).Pos, a, "contact %q: %s must be > 0, got %g m", k.Name, a, v)
+		}
+		return v
+	}
+	e := &sphere{name: k.Name, plane: k.Kind == "sphere-plane"}
+	var ok1, ok2 bool
+	e.fi, ok1 = ref("i")
+	e.fj, ok2 = ref("j")
+	if e.plane {
+		e.ri = radius("radius")
+	} else {
+		e.ri, e.rj = radius("radius-i"), radius("radius-j")
+	}
+	if !ok1 || !ok2 {
+		return nil
+	}
+	if e.fi.Body == e.fj.Body {
+		c.Errorf(k.Pos, "j", "contact %q: i and j are on the same body", k.Name)
+		return nil
+	}
+	e.d = [12]int{}
+	for a := 0; a < 6; a++ {
+		e.d[a], e.d[6+a] = -1, -1
+		if e.fi.Body >= 0 {
+			e.d[a] = e.fi.V + a
+		}
+		if e.fj.Body >= 0 {
+			e.d[6+a] = e.fj.V + a
+		}
+	}
+	// normal law
+	if !k.Attr["k"].Given() {
+		c.Errorf(k.Pos, "k", "contact %q needs a stiffness k", k.Name)
+	}
+	e.k, e.c = c.Run(get("k"), 0), c.Run(get("c"), 0)
+	nonNeg(c, e.k, get("k"))
+	nonNeg(c, e.c, get("c"))
+	switch law := text("law"); law {
+	case "", "spring-damper":
+		e.law.Kind = contact.LawLinear
+		e.law.N = c.Const(get("exponent"), 1)
+		if k.Attr["dmax"].Given() {
+			e.law.Dmax = c.Const(get("dmax"), 0)
+			if !(e.law.Dmax > 0) {
+				c.Errorf(get("dmax").Pos, "dmax", "contact %q: dmax must be > 0, got %g", k.Name, e.law.Dmax)
+			}
+		}
+	case "hertz":
+		e.law.Kind = contact.LawHertzExtended
+		e.law.N = c.Const(get("exponent"), 1.5)
+	case "hunt-crossley":
+		e.law.Kind = contact.LawHysteresis
+		e.law.N = c.Const(get("exponent"), 1.5)
+		if k.Attr["restitution"].Given() {
+			c.Errorf(get("restitution").Pos, "restitution", "contact %q: a spatial contact has no impact memory for a restitution: give c, the hysteresis damping α in s/m (restitution e ≈ 1 − (2/3) α v at impact speed v; contact.HysteresisDamping)", k.Name)
+		}
+	default:
+		c.Errorf(get("law").Pos, "law", "contact %q: unknown law %q (spring-damper, hertz, hunt-crossley)%s", k.Name, law,
+			mech.Suggest(law, []string{"spring-damper", "hertz", "hunt-crossley"}))
+	}
+	if e.law.N < 1 {
+		c.Errorf(get("exponent").Pos, "exponent", "contact %q: exponent must be ≥ 1, got %g", k.Name, e.law.N)
+	}
+	if k.Attr["dmax"].Given() && e.law.Kind != contact.LawLinear {
+		c.Errorf(get("dmax").Pos, "dmax", "contact %q: dmax belongs to law=\"spring-damper\"", k.Name)
+	}
+	// friction
+	hasMu := k.Attr["mu-static"].Given() || k.Attr["mu-dynamic"].Given()
+	switch fr := text("friction"); fr {
+	case "":
+		e.fric = hasMu
+	case "none":
+	case "regularized", "regularised":
+		e.fric = true
+	case "coulomb":
+		c.Errorf(get("friction").Pos, "friction", "contact %q: exact Coulomb stick–slip is planar for now; spatial contacts take friction=\"regularized\" (a tanh of the slip speed over v-static)", k.Name)
+	default:
+		c.Errorf(get("friction").Pos, "friction", "contact %q: unknown friction %q (none, regularized)", k.Name, fr)
+	}
+	if e.fric {
+		if !hasMu {
+			c.Errorf(k.Pos, "mu-static", "contact %q: friction needs mu-static (and optionally mu-dynamic)", k.Name)
+		}
+		ms, md := get("mu-static"), get("mu-dynamic")
+		if !ms.Given() {
+			ms = md
+		}
+		if !md.Given() {
+			md = ms
+		}
+		e.mus, e.mud = c.Run(ms, 0), c.Run(md, 0)
+		e.vs = c.Const(get("v-static"), 1e-3)
+		e.vd = c.Const(get("v-dynamic"), 10*e.vs)
+		if !(e.vs > 0) || !(e.vd > 0) {
+			c.Errorf(get("v-static").Pos, "v-static", "contact %q: v-static and v-dynamic must be > 0", k.Name)
+			e.vs, e.vd = 1e-3, 1e-2
+		}
+	}
+	return e
+}
+
+func (e *sphere) Dofs() []int { return e.d[:] }
+func (e *sphere) Params() []*mech.Param {
+	return []*mech.Param{&e.k, &e.c, &e.mus, &e.mud}
+}
+
+// NumericTangent: K and C by finite differences.
+func (e *sphere) NumericTangent() bool { return true }
+
+// sphereKin is the geometry of a spatial contact at one configuration.
+type sphereKin struct {
+	ki, kj      mech.KinFrame
+	delta, rate float64   // penetration and its rate
+	n           mech.Vec3 // normal on i (pushing it away from j)
+	pa, pb      mech.Vec3 // contact points on i and j
+	vt          mech.Vec3 // slip velocity of i's point relative to j's
+}
+
+func (e *sphere) kin(x *mech.Ctx, k *sphereKin) {
+	e.fi.Eval(x.Q, x.V, &k.ki)
+	e.fj.Eval(x.Q, x.V, &k.kj)
+	ci := k.ki.P
+	if e.plane {
+		R := e.fj.Orient(&k.kj)
+		k.n = mech.Vec3{R[2], R[5], R[8]}
+		k.delta = e.ri - mech.Dot(k.n, mech.Sub(ci, k.kj.P))
+		k.pa = mech.Sub(ci, mech.Scale(e.ri, k.n))
+		k.pb = mech.Add(k.pa, mech.Scale(k.delta, k.n))
+	} else {
+		dd := mech.Sub(ci, k.kj.P)
+		l := mech.Norm(dd)
+		k.n = mech.Vec3{0, 0, 1}
+		if l > 0 {
+			k.n = mech.Scale(1/l, dd)
+		}
+		k.delta = e.ri + e.rj - l
+		k.pa = mech.Sub(ci, mech.Scale(e.ri, k.n))
+		k.pb = mech.Add(k.kj.P, mech.Scale(e.rj, k.n))
+	}
+	// velocities of the material points at the contact
+	va := pointVel(&k.ki, e.fi.Body >= 0, k.pa)
+	vb := pointVel(&k.kj, e.fj.Body >= 0, k.pb)
+	vr := mech.Sub(va, vb)
+	k.rate = -mech.Dot(k.n, vr)
+	k.vt = mech.Sub(vr, mech.Scale(mech.Dot(k.n, vr), k.n))
+}
+
+// pointVel is the velocity of the material point at p of a frame's body.
+func pointVel(k *mech.KinFrame, body bool, p mech.Vec3) mech.Vec3 {
+	if !body {
+		return mech.Vec3{}
+	}
+	rc := mech.Sub(k.P, k.AS) // centre of mass
+	vc := mech.Sub(k.V, mech.Cross(k.W, k.AS))
+	return mech.Add(vc, mech.Cross(k.W, mech.Sub(p, rc)))
+}
+
+// forces returns the normal force and the friction force (world) on i.
+func (e *sphere) forces(x *mech.Ctx, k *sphereKin) (fn float64, ft mech.Vec3) {
+	e.kin(x, k)
+	if k.delta <= 0 {
+		return 0, ft
+	}
+	l := e.law
+	l.K, l.C = e.k.Get(x), e.c.Get(x)
+	fn, _, _ = l.Force(k.delta, k.rate)
+	if !e.fric || fn == 0 {
+		return fn, ft
+	}
+	s := mech.Norm(k.vt)
+	mu, _ := contact.StribeckMu(s, e.mus.Get(x), e.mud.Get(x), e.vd)
+	// −μ F_N tanh(s/vs) vt/s, smooth at s = 0 (tanh(s/vs)/s → 1/vs)
+	g := 1 / e.vs
+	if s > 1e-12*e.vs {
+		g = math.Tanh(s/e.vs) / s
+	}
+	return fn, mech.Scale(-mu*fn*g, k.vt)
+}
+
+func (e *sphere) Eval(x *mech.Ctx, f, kk, cc []float64) {
+	var k sphereKin
+	fn, ft := e.forces(x, &k)
+	if fn == 0 {
+		return
+	}
+	F := mech.Add(mech.Scale(fn, k.n), ft)
+	apply := func(kf *mech.KinFrame, o int, p, F mech.Vec3) {
+		f[o] += F[0]
+		f[o+1] += F[1]
+		f[o+2] += F[2]
+		m := mech.Cross(mech.Sub(p, mech.Sub(kf.P, kf.AS)), F)
+		mb := mech.MulMTV(&kf.A, m)
+		f[o+3] += mb[0]
+		f[o+4] += mb[1]
+		f[o+5] += mb[2]
+	}
+	if e.fi.Body >= 0 {
+		apply(&k.ki, 0, k.pa, F)
+	}
+	if e.fj.Body >= 0 {
+		apply(&k.kj, 6, k.pb, mech.Scale(-1, F))
+	}
+}
+
+// Potential is the elastic energy of the contact: ∫ k δ^N dδ.
+func (e *sphere) Potential(x *mech.Ctx) float64 {
+	var k sphereKin
+	e.kin(x, &k)
+	if k.delta <= 0 {
+		return 0
+	}
+	n := e.law.N
+	return e.k.Get(x) * math.Pow(k.delta, n+1) / (n + 1)
+}
+
+// Channels lists the contact's channels (mech.Channeler).
+func (e *sphere) Channels(name string) []mech.ChannelInfo {
+	c := "contact " + name
+	return []mech.ChannelInfo{
+		{Name: name + ".force", Unit: "N", Group: "force", Description: c + " normal force"},
+		{Name: name + ".penetration", Unit: "m", Group: "position", Description: c + " penetration"},
+		{Name: name + ".rate", Unit: "m/s", Group: "velocity", Description: c + " penetration rate"},
+		{Name: name + ".slip", Unit: "m/s", Group: "velocity", Description: c + " slip speed"},
+		{Name: name + ".friction", Unit: "N", Group: "force", Description: c + " friction force magnitude"},
+		{Name: name + ".energy", Unit: "J", Group: "energy", Description: c + " elastic energy"},
+		{Name: name + ".px", Unit: "m", Group: "shape", Description: c + " point on i, x (for drawing)"},
+		{Name: name + ".py", Unit: "m", Group: "shape", Description: c + " point on i, y (for drawing)"},
+		{Name: name + ".pz", Unit: "m", Group: "shape", Description: c + " point on i, z (for drawing)"},
+		{Name: name + ".nx", Unit: "", Group: "shape", Description: c + " unit normal, x (for drawing)"},
+		{Name: name + ".ny", Unit: "", Group: "shape", Description: c + " unit normal, y (for drawing)"},
+		{Name: name + ".nz", Unit: "", Group: "shape", Description: c + " unit normal, z (for drawing)"},
+	}
+}
+
+// Channel evaluates channel sub (mech.Channeler).
+func (e *sphere) Channel(x *mech.Ctx, sub int) float64 {
+	var k sphereKin
+	fn, ft := e.forces(x, &k)
+	switch sub {
+	case 0:
+		return fn
+	case 1:
+		return k.delta
+	case 2:
+		return k.rate
+	case 3:
+		return mech.Norm(k.vt)
+	case 4:
+		return mech.Norm(ft)
+	case 5:
+		return e.Potential(x)
+	case 6, 7, 8:
+		return k.pa[sub-6]
+	}
+	return k.n[sub-9]
+}
+
+// Draw draws the contact point and its normal force (mech.Drawer).
+func (e *sphere) Draw(g *mech.Geometry) {
+	n := e.name
+	g.Contacts = append(g.Contacts, mech.GeomContact{Name: n, PX: n + ".px", PY: n + ".py", PZ: n + ".pz", FN: n + ".force", NX: n + ".nx", NY: n + ".ny", NZ: n + ".nz"})
+}
