@@ -54,6 +54,46 @@ func Chain(n int, h float64) *spec.Model {
 	return s
 }
 
+func vec3(x, y, z float64) spec.Vec { return spec.Vec{num(x), num(y), num(z)} }
+
+// SpatialChain is the spatial N-link chain of the benchmark: 1 kg boxes
+// 1 m × 0.1 m × 0.1 m along +x joined by spherical joints (link 0 to the
+// ground at the origin), at rest but for a rigid rotation about z at
+// 0.5 rad/s, gravity −z, generalized-α with ρ∞ = 0.9 and step h.
+func SpatialChain(n int, h float64) *spec.Model {
+	jx, jyz := 0.02/12, 1.01/12
+	s := &spec.Model{Name: "spatial_chain", Dimension: 3,
+		Settings: spec.Settings{End: 1, Step: h, Integrator: "genalpha", RhoInf: 0.9, RhoSet: true, Gravity: vec3(0, 0, -9.81)},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}}}
+	for i := 0; i < n; i++ {
+		name := "b" + strconv.Itoa(i)
+		s.Bodies = append(s.Bodies, spec.Body{Name: name, Mass: num(1),
+			InertiaTensor: [6]spec.Expr{num(jx), num(jyz), num(jyz)},
+			At:            vec3(float64(i)+0.5, 0, 0), Vel: vec3(0, 0.5*(float64(i)+0.5), 0), AngVel: vec3(0, 0, 0.5),
+			Markers:       []spec.Marker{{Name: "a", At: vec3(-0.5, 0, 0)}, {Name: "b", At: vec3(0.5, 0, 0)}}})
+		prev := "ground.O"
+		if i > 0 {
+			prev = "b" + strconv.Itoa(i-1) + ".b"
+		}
+		s.Joints = append(s.Joints, spec.Joint{Kind: "spherical", Name: "j" + strconv.Itoa(i), I: prev, J: name + ".a"})
+	}
+	return s
+}
+
+// HeavyTop is the heavy top of Arnold & Brüls (2007) (examples/heavy-top).
+func HeavyTop(h float64) *spec.Model {
+	return &spec.Model{
+		Name: "heavy_top", Dimension: 3,
+		Settings: spec.Settings{End: 2, Step: h, Gravity: vec3(0, 0, -9.81)},
+		Ground:   spec.Ground{Markers: []spec.Marker{{Name: "O"}}},
+		Bodies: []spec.Body{{Name: "top", Mass: num(15),
+			InertiaTensor: [6]spec.Expr{num(0.234375), num(0.46875), num(0.234375)},
+			CM:            vec3(0, 1, 0), AngVel: vec3(0, 150, -4.61538),
+			Markers:       []spec.Marker{{Name: "tip"}}}},
+		Joints: []spec.Joint{{Kind: "spherical", Name: "pivot", I: "ground.O", J: "top.tip"}},
+	}
+}
+
 // Row is one line of the benchmark table.
 type Row struct {
 	Case, Metric string
@@ -261,6 +301,29 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 			r.Target, r.Reference, r.Pass = "≤ 100", "363", pass(us <= 100)
 		case 1000:
 			r.Target, r.Pass = "≤ 1000", pass(us <= 1000)
+		}
+		add(r)
+	}
+	d, err = StepTime(HeavyTop(1e-3), 1e-3, rounds)
+	if err != nil {
+		return rows, err
+	}
+	us = float64(d) / 1e3
+	add(Row{"heavy top, genalpha", "one step (h = 1 ms)", us, "µs", "≤ 1", "", pass(us <= 1)})
+	for _, n := range []int{10, 100, 1000} {
+		d, err := StepTime(SpatialChain(n, 1e-3), 1e-3, rounds)
+		if err != nil {
+			return rows, err
+		}
+		us := float64(d) / 1e3
+		r := Row{fmt.Sprintf("spatial chain, N = %d", n), "one step (h = 1 ms)", us, "µs", "", "", ""}
+		switch n {
+		case 10:
+			r.Target, r.Reference, r.Pass = "≤ 25", "106", pass(us <= 25)
+		case 100:
+			r.Target, r.Reference, r.Pass = "≤ 250", "1097", pass(us <= 250)
+		case 1000:
+			r.Target, r.Pass = "≤ 2500", pass(us <= 2500)
 		}
 		add(r)
 	}

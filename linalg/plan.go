@@ -118,6 +118,24 @@ func bandCost(n, kl, ku int) float64 {
 	return bandFlopWeight*float64(c) + bandStepCost*float64(n)
 }
 
+// FactorCost estimates the cost of one Factor in the units of the kernel
+// selection (about multiply-subtracts), and SolveCost that of one Solve.
+// Callers weigh refactorisation against more iterations with old factors.
+func (pl *Plan) FactorCost() float64 {
+	if pl.kind == KindDense {
+		return denseCost(pl.n)
+	}
+	return bandCost(pl.n, pl.kl, pl.ku)
+}
+
+// SolveCost estimates the cost of one Solve (see FactorCost).
+func (pl *Plan) SolveCost() float64 {
+	if pl.kind == KindDense {
+		return 2 * float64(pl.n*pl.n)
+	}
+	return bandFlopWeight * float64(pl.n*(2*pl.kl+pl.ku+1))
+}
+
 // Pos returns the position of original entry (i, j) in the value storage
 // of every Solver made from the plan, or -1 when the plan does not store it
 // (out of range, or outside the band). Assembly loops that add to the same

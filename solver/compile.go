@@ -480,9 +480,11 @@ func (c *compiler) plan() {
 	m.compressMass()
 	m.fpos = make([][]int, len(m.forces))
 	m.fdTan = make([]bool, len(m.forces))
+	m.frot = make([][]rotCol, len(m.forces))
 	for k, f := range m.forces {
 		m.fpos[k] = pos(f.Dofs())
 		m.fdTan[k] = mech.FiniteDifferenceTangent(f)
+		m.frot[k] = m.rotCols(f.Dofs())
 	}
 	for k := range m.cons {
 		ce := &m.cons[k]
@@ -498,7 +500,17 @@ func (c *compiler) plan() {
 			}
 		}
 		ce.hpos = pos(ce.d)
+		ce.rot = m.rotCols(ce.d)
 	}
+	// a Newton iteration: one solve and the evaluation of every element
+	eval := 0.0
+	for _, f := range m.forces {
+		eval += 20 * float64(len(f.Dofs()))
+	}
+	for _, ce := range m.cons {
+		eval += 20 * float64(ce.nr*(len(ce.d)+3))
+	}
+	m.factorIters = m.plan.FactorCost() / (m.plan.SolveCost() + eval)
 	m.rdiag = make([]int, m.nc)
 	for r := range m.rdiag {
 		m.rdiag[r] = m.plan.Pos(nv+r, nv+r)

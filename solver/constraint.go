@@ -12,6 +12,7 @@ type conElem struct {
 	// storage positions in the linear solver: of each Jacobian entry
 	// (row nv+r, column d) and its transpose, and of the nd×nd Hessian
 	jpos, jtpos, hpos []int
+	rot               []rotCol // its rotation blocks (coords.go)
 }
 
 // out returns the element's slices of the State's row arrays.

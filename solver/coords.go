@@ -83,3 +83,72 @@ func (m *Model) dexpInv(w, th []float64) {
 		copy(w[r.v:r.v+3], d[:])
 	}
 }
+
+// rotCol is a rotation block among an element's coordinates: its three
+// rotational velocities start at local index at; blk indexes Model.rots.
+type rotCol struct{ at, blk int }
+
+// rotCols finds the rotation blocks among an element's coordinates.
+func (m *Model) rotCols(d []int) []rotCol {
+	var out []rotCol
+	for a := 0; a < len(d); a++ {
+		if d[a] < 0 || m.qOf[d[a]] >= 0 {
+			continue
+		}
+		for k, r := range m.rots {
+			if r.v == d[a] {
+				if a+2 >= len(d) || d[a+1] != r.v+1 || d[a+2] != r.v+2 {
+					panic("solver: an element's rotational coordinates are not consecutive")
+				}
+				out = append(out, rotCol{at: a, blk: k})
+				a += 2
+			}
+		}
+	}
+	return out
+}
+
+// setTangentOps computes the tangent operator T(Δθ) of each rotation block
+// for the step's rotation increments s.dq: q₀ ⊗ exp(Δθ + δ) =
+// q₀ ⊗ exp(Δθ) ⊗ exp(T(Δθ) δ), so a position derivative taken at the
+// current q (an element's Jacobian, K, Hessian) is right-multiplied by T
+// in the iteration matrix, whose unknown is the correction of Δθ:
+//
+//	T(θ) = I − (1 − cos a)/a² [θ]× + (a − sin a)/a³ [θ]×²,  a = |θ|.
+func (m *Model) setTangentOps(s *State) {
+	for k, r := range m.rots {
+		th := mech.Vec3{s.dq[r.v], s.dq[r.v+1], s.dq[r.v+2]}
+		a2 := mech.Dot(th, th)
+		var c1, c2 float64
+		if a2 < 1e-8 {
+			c1 = 0.5 - a2/24 + a2*a2/720
+			c2 = 1.0/6 - a2/120 + a2*a2/5040
+		} else {
+			a := math.Sqrt(a2)
+			sn, cs := math.Sincos(a)
+			c1, c2 = (1-cs)/a2, (a-sn)/(a2*a)
+		}
+		S := mech.Skew(th)
+		S2 := mech.MulMM(&S, &S)
+		T := mech.Ident
+		for i := range T {
+			T[i] += -c1*S[i] + c2*S2[i]
+		}
+		s.tops[k] = T
+	}
+}
+
+// applyT right-multiplies the rotation columns of the n-column rows of a
+// (rows × n, row-major) by the blocks' tangent operators.
+func (s *State) applyT(a []float64, n int, rc []rotCol) {
+	for _, c := range rc {
+		T := &s.tops[c.blk]
+		for r := 0; r+n <= len(a); r += n {
+			x := a[r+c.at : r+c.at+3]
+			x0, x1, x2 := x[0], x[1], x[2]
+			x[0] = x0*T[0] + x1*T[3] + x2*T[6]
+			x[1] = x0*T[1] + x1*T[4] + x2*T[7]
+			x[2] = x0*T[2] + x1*T[5] + x2*T[8]
+		}
+	}
+}

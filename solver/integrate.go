@@ -90,6 +90,9 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 		if factor && m.fdTan[k] {
 			m.fdTangent(s, f, fl, kl, cl)
 		}
+		if factor && s.useT && len(m.frot[k]) > 0 {
+			s.applyT(kl, n, m.frot[k])
+		}
 		for a, i := range d {
 			if i < 0 {
 				continue
@@ -230,8 +233,20 @@ func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 		jac := s.jac[ce.jo : ce.jo+ce.nr*nd]
 		for e, v := range jac {
 			if v != 0 && ce.jpos[e] >= 0 {
+				s.lin.AddAt(ce.jtpos[e], v) // Φqᵀ: the constraint forces
+			}
+		}
+		if s.useT && !m.index2 && len(ce.rot) > 0 {
+			// Φq of the unknown: the position derivative times T (index-2
+			// rows are velocity constraints: their derivative is Φq)
+			jt := s.hs[:len(jac)]
+			copy(jt, jac)
+			s.applyT(jt, nd, ce.rot)
+			jac = jt
+		}
+		for e, v := range jac {
+			if v != 0 && ce.jpos[e] >= 0 {
 				s.lin.AddAt(ce.jpos[e], v)
-				s.lin.AddAt(ce.jtpos[e], v)
 			}
 		}
 		if !withHess {
@@ -252,6 +267,9 @@ func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 		h := s.hs[:nd*nd]
 		clear(h)
 		ce.c.Hess(&s.x, lam, h)
+		if s.useT && len(ce.rot) > 0 {
+			s.applyT(h, nd, ce.rot)
+		}
 		for e, v := range h {
 			if v != 0 && ce.hpos[e] >= 0 {
 				s.lin.AddAt(ce.hpos[e], v)
@@ -422,8 +440,18 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	refreshed := false
 	prev := math.Inf(1)
 	it := 0
+	s.useT = in.family == famAlpha && len(m.rots) > 0
+	defer func() { s.useT = false }()
+	if s.reuseHold > 0 {
+		s.reuseHold--
+		s.needFactor = true
+	}
+	startOld := !s.needFactor
 	for {
 		factor := s.needFactor
+		if factor && s.useT {
+			m.setTangentOps(s)
+		}
 		m.newtonResidual(s, s1, cv, factor)
 		if factor {
 			s.stats.Factorizations++
@@ -498,8 +526,14 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			prev = math.Inf(1)
 			continue
 		}
-		if it > 1 && nrm > 0.5*prev {
-			s.needFactor = true // slow convergence: refresh the Jacobian
+		if it > 1 && !factor && nrm > 0.01*prev {
+			// With old factors: refresh the Jacobian when the iterations
+			// still needed at the observed rate cost more than a
+			// factorisation and two iterations (or convergence is slow).
+			rho := nrm / prev
+			if rho > 0.5 || math.Log(tol/nrm)/math.Log(rho) > 2+m.factorIters {
+				s.needFactor = true
+			}
 		}
 		prev = nrm
 	}
@@ -509,9 +543,16 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	if m.index2 {
 		m.project(s)
 	}
-	// Reuse the factorisation in the next step only if it converged fast.
-	if it > reuseIters {
+	// Reuse the factorisation in the next step only if it converged fast
+	// (large systems, whose factorisation costs many iterations, tolerate
+	// more). When old factors had to be refreshed within the step, the
+	// iteration matrix changes fast (a spinning body): refactor at the
+	// start of the next steps for a while.
+	if float64(it) > math.Max(reuseIters, m.factorIters) {
 		s.needFactor = true
+	}
+	if startOld && refreshed {
+		s.reuseHold = 8
 	}
 	s.hp = h
 	s.nhist = 1
@@ -740,6 +781,7 @@ func (m *Model) AdvanceTo(s *State, t float64) error {
 		return nil
 	}
 	s.needFactor = true
+	s.reuseHold = 0
 	if !m.settings.Adaptive {
 		h := m.settings.Step
 		n := int(math.Ceil(span/h - 1e-9))
@@ -884,3 +926,4 @@ func (m *Model) Step(s *State, h float64) error {
 // the Jacobian for the next one (2 measured fastest on the A01 pendulum and
 // the N = 100 chain: 3 iterations cost more than a refactorisation).
 const reuseIters = 2
+

@@ -56,14 +56,19 @@ type Model struct {
 	q0, v0 []float64 // approximate initial positions (nq) and velocities (nv)
 
 	plan *linalg.Plan // augmented system (nv + nc)
+	// factorIters is the cost of a factorisation in Newton iterations
+	// (residual and solve), estimated from the plan and the elements: the
+	// Jacobian is refreshed when old factors would cost more.
+	factorIters float64
 	// storage positions in the linear solver (linalg.Plan.Pos), looked up
 	// once: of the diagonal mass, of each mass block and of each force's
 	// local n×n matrix (-1 where a side is ground)
 	mpos   []int
 	blkPos [][]int
 	fpos   [][]int
-	rdiag  []int  // of each row's diagonal entry (nv+r, nv+r): a redundant row's λ = 0
-	fdTan  []bool // force elements whose tangent is taken by finite differences (readsMeasures)
+	rdiag  []int      // of each row's diagonal entry (nv+r, nv+r): a redundant row's λ = 0
+	fdTan  []bool     // force elements whose tangent is taken by finite differences (readsMeasures)
+	frot   [][]rotCol // each force element's rotation blocks (coords.go)
 	// the assembled constant mass matrix (mdiag + mblocks) in compressed
 	// rows, for M·x
 	mPtr []int32
@@ -111,6 +116,10 @@ func (m *Model) NumConstraints() int { return m.nc }
 
 // SolverKind reports the linear solver chosen for the model ("dense" or "band").
 func (m *Model) SolverKind() string { return m.plan.Kind() }
+
+// Bandwidth returns the sub- and superdiagonals of the band solver's
+// ordering of the Newton matrix (0, 0 for the dense solver).
+func (m *Model) Bandwidth() (kl, ku int) { return m.plan.Bandwidth() }
 
 // CoordNames names each velocity coordinate (the tangent space the
 // linearisation and the mode shapes are written in): "body.cm.x",

@@ -40,10 +40,13 @@ type State struct {
 	res, dx          []float64
 	fq, tmp          []float64
 	fl, kl, cl       []float64
-	fl2, fl3         []float64 // force scratch for finite-difference tangents
-	q0s, dq          []float64 // positions at the start of an implicit step; the step's increment (rotation blocks)
+	fl2, fl3         []float64   // force scratch for finite-difference tangents
+	q0s, dq          []float64   // positions at the start of an implicit step; the step's increment (rotation blocks)
+	tops             []mech.Mat3 // tangent operators T(Δθ) of the rotation blocks (coords.go)
+	useT             bool        // the iteration matrix's unknown is the step's increment: apply T
 	lin              *linalg.Solver
 	needFactor       bool
+	reuseHold        int // steps that start with a fresh factorisation (implicitStep)
 	hFact            float64
 	save, save2      []float64 // core snapshots for retries and step doubling
 	start            []float64
@@ -89,8 +92,10 @@ func (m *Model) NewState() *State {
 		nj += ce.nr * len(ce.d)
 		nh = max(nh, len(ce.d)*len(ce.d))
 	}
+	nh = max(nh, nj) // also a transformed copy of one element's Jacobian
 	s.jac, s.hs = make([]float64, nj), make([]float64, nh)
 	s.q0s, s.dq = make([]float64, nq), make([]float64, nv)
+	s.tops = make([]mech.Mat3, len(m.rots))
 	s.lin = m.plan.NewSolver()
 	s.save, s.save2 = make([]float64, len(s.core)), make([]float64, len(s.core))
 	s.start = make([]float64, len(s.core))

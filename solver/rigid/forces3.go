@@ -62,8 +62,8 @@ func SpatialForce(b mech.Builder, f spec.Force) {
 		}
 		g := newJoint3(mi.F, mj.F, prim{kind: pDist})
 		var ki, kj side3
-		ki.eval(&mi.F, &mech.Ctx{Q: b.Q0()}, false)
-		kj.eval(&mj.F, &mech.Ctx{Q: b.Q0()}, false)
+		ki.eval(&mi.F, &mech.Ctx{Q: b.Q0()}, false, 0)
+		kj.eval(&mj.F, &mech.Ctx{Q: b.Q0()}, false, 0)
 		l0 := mech.Norm(mech.Sub(kj.p, ki.p))
 		sp := &spring3{name: f.Name, g: g, k: b.Run(f.K, 0), c: b.Run(f.C, 0), l: b.Run(f.Length, l0), p: b.Run(f.Preload, 0)}
 		nonNeg(b, sp.k, f.K)
@@ -255,8 +255,7 @@ func (e *spring3) Params() []*mech.Param {
 
 // state returns l, l̇, the tension and the row's derivatives.
 func (e *spring3) state(x *mech.Ctx, jac []float64) (l, ld, f float64, d rowDiff, ks [2]side3) {
-	ks[0].eval(&e.g.fi, x, true)
-	ks[1].eval(&e.g.fj, x, true)
+	e.g.sides(x, true, &ks)
 	d = e.g.diff(&e.g.rows[0], &ks, x)
 	e.g.jacRow(&d, &ks, jac)
 	l = d.phi
@@ -357,8 +356,7 @@ func (e *rspring3) Params() []*mech.Param {
 }
 
 func (e *rspring3) state(x *mech.Ctx, jac []float64) (th, om, tq float64, d rowDiff, ks [2]side3) {
-	ks[0].eval(&e.g.fi, x, true)
-	ks[1].eval(&e.g.fj, x, true)
+	e.g.sides(x, true, &ks)
 	d = e.g.diff(&e.g.rows[0], &ks, x)
 	e.g.jacRow(&d, &ks, jac)
 	for a, i := range e.g.d {

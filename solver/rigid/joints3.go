@@ -95,9 +95,12 @@ type side3 struct {
 	u     [3]mech.Vec3 // axes (body frame)
 	wdot  [3]mech.Vec3 // axes' velocities
 	kappa [3]mech.Vec3 // axes' ω × (ω × a)
+	kp    mech.Vec3    // the origin's ω × (ω × A s)
 }
 
-func (k *side3) eval(f *mech.Frame, x *mech.Ctx, vel bool) {
+// eval evaluates the side's frame; axes is the mask of the axes the
+// joint's rows use (bit a for axis a).
+func (k *side3) eval(f *mech.Frame, x *mech.Ctx, vel bool, axes uint8) {
 	var kf mech.KinFrame
 	var v []float64
 	if vel {
@@ -106,7 +109,13 @@ func (k *side3) eval(f *mech.Frame, x *mech.Ctx, vel bool) {
 	f.Eval(x.Q, v, &kf)
 	k.on = f.Body >= 0
 	k.A, k.p, k.as, k.v, k.w, k.s = kf.A, kf.P, kf.AS, kf.V, kf.W, f.S
+	if vel {
+		k.kp = mech.Cross(k.w, mech.Cross(k.w, k.as))
+	}
 	for a := 0; a < 3; a++ {
+		if axes&(1<<a) == 0 {
+			continue
+		}
 		k.u[a] = f.LocalAxis(a)
 		k.ax[a] = mech.MulMV(&kf.A, k.u[a])
 		if vel {
@@ -121,7 +130,7 @@ func (k *side3) eval(f *mech.Frame, x *mech.Ctx, vel bool) {
 func (e *joint3) vec(ks *[2]side3, w wref) (val, dot, kappa, loc mech.Vec3) {
 	k := &ks[w.side()]
 	if w.point() {
-		return k.p, k.v, mech.Cross(k.w, mech.Cross(k.w, k.as)), k.s
+		return k.p, k.v, k.kp, k.s
 	}
 	a := w.axis()
 	return k.ax[a], k.wdot[a], k.kappa[a], k.u[a]
@@ -241,13 +250,38 @@ func wrapAngle(a float64) float64 {
 // joint3 is a spatial constraint element: rows on the twelve velocities of
 // the bodies of two marker frames (i's first; -1 for ground).
 type joint3 struct {
-	fi, fj mech.Frame
-	rows   []prim
-	d      [12]int
+	fi, fj   mech.Frame
+	rows     []prim
+	d        [12]int
+	axI, axJ uint8 // masks of the axes of i and j the rows use
 }
 
 func newJoint3(fi, fj mech.Frame, rows ...prim) *joint3 {
 	e := &joint3{fi: fi, fj: fj, rows: rows}
+	mark := func(w wref) {
+		if w.point() {
+			return
+		}
+		if w.side() == 0 {
+			e.axI |= 1 << w.axis()
+		} else {
+			e.axJ |= 1 << w.axis()
+		}
+	}
+	for _, r := range rows {
+		switch r.kind {
+		case pDot1:
+			mark(r.a)
+			mark(r.b)
+		case pDot2:
+			mark(r.a)
+		case pAngle:
+			mark(wXi)
+			mark(wYi)
+			mark(wXj)
+			mark(wZi)
+		}
+	}
 	for k := 0; k < 6; k++ {
 		e.d[k], e.d[6+k] = -1, -1
 		if fi.Body >= 0 {
@@ -263,12 +297,22 @@ func newJoint3(fi, fj mech.Frame, rows ...prim) *joint3 {
 func (e *joint3) Dofs() []int { return e.d[:] }
 func (e *joint3) Rows() int   { return len(e.rows) }
 
+// sides evaluates the joint's two frames.
+func (e *joint3) sides(x *mech.Ctx, vel bool, ks *[2]side3) {
+	ks[0].eval(&e.fi, x, vel, e.axI)
+	ks[1].eval(&e.fj, x, vel, e.axJ)
+}
+
 func (e *joint3) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
 	var ks [2]side3
-	ks[0].eval(&e.fi, x, vel)
-	ks[1].eval(&e.fj, x, vel)
+	e.sides(x, vel, &ks)
 	for r := range e.rows {
 		pr := &e.rows[r]
+		switch pr.kind {
+		case pPos, pDot1:
+			out.Phi[r], out.Phit[r], out.Gamma[r] = e.fast(x, pr, &ks, out.Jac[12*r:12*r+12], vel)
+			continue
+		}
 		d := e.diff(pr, &ks, x)
 		out.Phi[r] = d.phi
 		e.jacRow(&d, &ks, out.Jac[12*r:12*r+12])
@@ -301,14 +345,109 @@ func (e *joint3) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
 
 func (e *joint3) Hess(x *mech.Ctx, lam []float64, h []float64) {
 	var ks [2]side3
-	ks[0].eval(&e.fi, x, false)
-	ks[1].eval(&e.fj, x, false)
+	e.sides(x, false, &ks)
 	for r := range e.rows {
 		if lam[r] == 0 {
 			continue
 		}
+		switch e.rows[r].kind {
+		case pPos, pDot1:
+			e.fastHess(&e.rows[r], &ks, lam[r], h)
+			continue
+		}
 		d := e.diff(&e.rows[r], &ks, x)
 		e.hessRow(&d, &ks, lam[r], h)
+	}
+}
+
+// fast evaluates a pos or dot-1 row directly: Φ, ∂Φ/∂t, γ and the
+// Jacobian (the rules of the file comment written out for these rows).
+func (e *joint3) fast(x *mech.Ctx, pr *prim, ks *[2]side3, jac []float64, vel bool) (phi, phit, gamma float64) {
+	clear(jac)
+	ki, kj := &ks[0], &ks[1]
+	switch pr.kind {
+	case pPos:
+		c := pr.c
+		F := 0.0
+		if pr.f != nil {
+			F = pr.f.Eval(x.Vars, x)
+		}
+		phi = c[0]*(kj.p[0]-ki.p[0]) + c[1]*(kj.p[1]-ki.p[1]) + c[2]*(kj.p[2]-ki.p[2]) - pr.c0 - F
+		if kj.on {
+			jac[6], jac[7], jac[8] = c[0], c[1], c[2]
+			r := mech.Cross(kj.s, mech.MulMTV(&kj.A, c))
+			jac[9], jac[10], jac[11] = r[0], r[1], r[2]
+		}
+		if ki.on {
+			jac[0], jac[1], jac[2] = -c[0], -c[1], -c[2]
+			r := mech.Cross(ki.s, mech.MulMTV(&ki.A, c))
+			jac[3], jac[4], jac[5] = -r[0], -r[1], -r[2]
+		}
+		if vel {
+			gamma = -(c[0]*(kj.kp[0]-ki.kp[0]) + c[1]*(kj.kp[1]-ki.kp[1]) + c[2]*(kj.kp[2]-ki.kp[2]))
+		}
+	case pDot1:
+		ia, jb := pr.a.axis(), pr.b.axis()
+		a, b := ki.ax[ia], kj.ax[jb]
+		phi = mech.Dot(a, b) - pr.c0
+		if ki.on {
+			r := mech.Cross(ki.u[ia], mech.MulMTV(&ki.A, b))
+			jac[3], jac[4], jac[5] = r[0], r[1], r[2]
+		}
+		if kj.on {
+			r := mech.Cross(kj.u[jb], mech.MulMTV(&kj.A, a))
+			jac[9], jac[10], jac[11] = r[0], r[1], r[2]
+		}
+		if vel {
+			gamma = -(mech.Dot(b, ki.kappa[ia]) + mech.Dot(a, kj.kappa[jb]) + 2*mech.Dot(ki.wdot[ia], kj.wdot[jb]))
+		}
+	}
+	if pr.df != nil {
+		phit = -pr.df.Eval(x.Vars, x)
+	}
+	if vel && pr.ddf != nil {
+		gamma += pr.ddf.Eval(x.Vars, x)
+	}
+	return
+}
+
+// fastHess adds l·∂(Jᵀ)/∂q of a pos or dot-1 row into h.
+func (e *joint3) fastHess(pr *prim, ks *[2]side3, l float64, h []float64) {
+	ki, kj := &ks[0], &ks[1]
+	own := func(k *side3, o int, loc, g mech.Vec3, sc float64) {
+		S := mech.Skew(loc)
+		G := mech.Skew(mech.MulMTV(&k.A, g))
+		SG := mech.MulMM(&S, &G)
+		addBlock(h, o+3, o+3, sc*l, &SG)
+	}
+	switch pr.kind {
+	case pPos:
+		if kj.on {
+			own(kj, 6, kj.s, pr.c, 1)
+		}
+		if ki.on {
+			own(ki, 0, ki.s, pr.c, -1)
+		}
+	case pDot1:
+		ia, jb := pr.a.axis(), pr.b.axis()
+		a, b := ki.ax[ia], kj.ax[jb]
+		if ki.on {
+			own(ki, 0, ki.u[ia], b, 1)
+		}
+		if kj.on {
+			own(kj, 6, kj.u[jb], a, 1)
+		}
+		if ki.on && kj.on {
+			// (−A_i[u_a]×)ᵀ (−A_j[u_b]×) = −[u_a]× A_iᵀ A_j [u_b]×
+			Ua, Ub := mech.Skew(ki.u[ia]), mech.Skew(kj.u[jb])
+			AiT := mech.Transpose(&ki.A)
+			M := mech.MulMM(&AiT, &kj.A)
+			UM := mech.MulMM(&Ua, &M)
+			X := mech.MulMM(&UM, &Ub)
+			addBlock(h, 3, 9, -l, &X)
+			Xt := mech.Transpose(&X)
+			addBlock(h, 9, 3, -l, &Xt)
+		}
 	}
 }
 

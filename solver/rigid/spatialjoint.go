@@ -31,8 +31,8 @@ func SpatialJoint(b mech.Builder, j spec.Joint) {
 	q0 := b.Q0()
 	var ki, kj side3
 	x0 := &mech.Ctx{Q: q0}
-	ki.eval(&fi, x0, false)
-	kj.eval(&fj, x0, false)
+	ki.eval(&fi, x0, false, 7)
+	kj.eval(&fj, x0, false, 7)
 	dot0 := func(a, c int) float64 { return mech.Dot(ki.ax[a], kj.ax[c]) }
 	spherical := []prim{
 		{kind: pPos, c: mech.Vec3{1, 0, 0}},
@@ -187,8 +187,8 @@ type angle3 struct{ fi, fj mech.Frame }
 
 func (c *angle3) Value(x *mech.Ctx) (float64, float64) {
 	var ki, kj side3
-	ki.eval(&c.fi, x, true)
-	kj.eval(&c.fj, x, true)
+	ki.eval(&c.fi, x, true, 7)
+	kj.eval(&c.fj, x, true, 7)
 	th := revAngle(&ki, &kj)
 	// rate: (ωⱼ − ωᵢ)·zᵢ for axes kept parallel
 	return th, mech.Dot(mech.Sub(kj.w, ki.w), ki.ax[2])
@@ -201,8 +201,8 @@ type disp3 struct{ fi, fj mech.Frame }
 
 func (c *disp3) Value(x *mech.Ctx) (float64, float64) {
 	var ki, kj side3
-	ki.eval(&c.fi, x, true)
-	kj.eval(&c.fj, x, true)
+	ki.eval(&c.fi, x, true, 7)
+	kj.eval(&c.fj, x, true, 7)
 	d := mech.Sub(kj.p, ki.p)
 	z := ki.ax[2]
 	return mech.Dot(z, d), mech.Dot(z, mech.Sub(kj.v, ki.v)) + mech.Dot(mech.Cross(ki.w, z), d)
