@@ -167,11 +167,15 @@ func (m *Model) kinetic(v []float64, tmp []float64) float64 {
 	return 0.5 * e
 }
 
-// gravityPotential returns −q·gq (gq constant).
+// gravityPotential returns −Σ gqᵢ·q[qOf(i)] (gq constant, in velocity
+// space; gravity acts on linear coordinates only, which qOf maps to their
+// positions: with several spatial bodies the two spaces differ).
 func (m *Model) gravityPotential(q []float64) float64 {
 	e := 0.0
 	for i, g := range m.gq {
-		e -= g * q[i]
+		if qi := m.qOf[i]; qi >= 0 {
+			e -= g * q[qi]
+		}
 	}
 	return e
 }
