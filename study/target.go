@@ -270,6 +270,9 @@ type cosimTarget struct {
 	// per factor, where its value goes
 	places []place
 	fixed  []fixedPlace
+	// models parsed and compiled once for all runs (a factor that sets a
+	// model parameter compiles once per value)
+	models *cosim.ModelCache
 }
 
 // place is where a value goes in a configuration: a parameter of a
@@ -316,7 +319,7 @@ func newCosimTarget(st *Study) (*cosimTarget, map[string]float64, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s:%d: configuration %s has problems:\n%w", st.File, t.Line, t.Path, err)
 	}
-	ct := &cosimTarget{st: st, data: data, end: t.End, checks: t.Checks}
+	ct := &cosimTarget{st: st, data: data, end: t.End, checks: t.Checks, models: cosim.NewModelCache()}
 	byName := map[string]*cosim.Element{}
 	var compNames []string
 	for _, e := range cfg.Components {
@@ -593,7 +596,7 @@ func (w *cosimWorker) apply(x []float64) {
 
 func (w *cosimWorker) master(x []float64) (*cosim.Master, error) {
 	w.apply(x)
-	return cosim.New(w.cfg, cosim.Options{End: w.t.end})
+	return cosim.New(w.cfg, cosim.Options{End: w.t.end, Models: w.t.models})
 }
 
 // rowWriter passes the master's rows on (a results.Writer).
