@@ -35,7 +35,8 @@ type Regression struct {
 }
 
 // Stats are sample statistics of a response over the design's
-// successful runs.
+// successful runs where it is finite (a settling time that never came is
+// +Inf, and left out: N counts the values used).
 type Stats struct {
 	N                  int
 	Mean, SD, Min, Max float64
@@ -243,7 +244,7 @@ func (p *Prepared) statistics(runs []*Run) []Stats {
 	for r := range out {
 		var v []float64
 		for _, run := range ok {
-			if x := run.R[r]; !math.IsNaN(x) {
+			if x := run.R[r]; !math.IsNaN(x) && !math.IsInf(x, 0) {
 				v = append(v, x)
 			}
 		}

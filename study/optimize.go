@@ -255,6 +255,7 @@ func (p *Prepared) optimize(rn *runner, start []float64) (*Optimum, error) {
 			record(r)
 		}
 		rn.note = fmt.Sprintf("best %s %.6g", p.Objective.Response, best)
+		rn.extra = max(0, o.MaxRuns-newRuns())
 		return runs, nil
 	}
 	z := z0
@@ -357,6 +358,7 @@ func (p *Prepared) optimize(rn *runner, start []float64) (*Optimum, error) {
 		prevViol, prevPhi = viol, phi
 		delta = math.Max(delta/2, 1e-3)
 	}
+	rn.extra = 0
 	var runs []*Run
 	for _, e := range opt.Evals {
 		runs = append(runs, e.Run)

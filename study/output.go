@@ -198,7 +198,7 @@ func (r *Result) Summary() string {
 		if r.Objective.Maximize {
 			goal = "maximum"
 		}
-		fmt.Fprintf(&b, "best run (%s %s, feasible): run %d (%s %s): %s\n", goal, r.Objective.Response, r.Best.Index, r.Best.Phase, r.Best.Label, r.describe(r.Best))
+		fmt.Fprintf(&b, "best run (%s %s, feasible): run %d (%s): %s\n", goal, r.Objective.Response, r.Best.Index, runWhat(r.Best), r.describe(r.Best))
 	} else if r.Objective != nil {
 		fmt.Fprintf(&b, "best run: none (no feasible run with a defined %s)\n", r.Objective.Response)
 	}
@@ -237,6 +237,14 @@ func (r *Result) Summary() string {
 		}
 	}
 	return b.String()
+}
+
+// runWhat names a run's phase and label.
+func runWhat(r *Run) string {
+	if r.Label == "" {
+		return r.Phase
+	}
+	return r.Phase + ", " + r.Label
 }
 
 // perUnit writes the unit of a derivative.
@@ -632,7 +640,7 @@ func (r *Result) writeSummary(f *excelize.File, st wbStyles) error {
 		}
 		items = append(items, [2]string{"objective", goal + " " + r.Objective.Response})
 		if r.Best != nil {
-			items = append(items, [2]string{"best run", fmt.Sprintf("run %d (%s %s): %s", r.Best.Index, r.Best.Phase, r.Best.Label, r.describe(r.Best))})
+			items = append(items, [2]string{"best run", fmt.Sprintf("run %d (%s): %s", r.Best.Index, runWhat(r.Best), r.describe(r.Best))})
 		} else {
 			items = append(items, [2]string{"best run", "none feasible"})
 		}

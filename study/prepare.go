@@ -43,27 +43,11 @@ func (slotResolver) Table(string) (*expr.Table, bool) { return nil, false }
 // lines.
 func Prepare(st *Study) (*Prepared, error) {
 	p := &Prepared{Study: st}
-	var nominal map[string]float64
-	switch st.Target.Kind {
-	case "model":
-		mt, err := newModelTarget(st)
-		if err != nil {
-			return nil, err
-		}
-		p.tgt = mt
-		nominal = mt.paramVal
-	case "cosim":
-		// the nominal values of factors come from the configuration
-		resolveNominals(st, nil)
-		ct, nom, err := newCosimTarget(st)
-		if err != nil {
-			return nil, err
-		}
-		p.tgt = ct
-		nominal = nom
-	default:
-		return nil, fmt.Errorf("study %s: unknown target %q", st.File, st.Target.Kind)
+	tgt, nominal, err := loadTarget(st)
+	if err != nil {
+		return nil, err
 	}
+	p.tgt = tgt
 	p.cols = p.tgt.columns()
 	var el spec.ErrorList
 	add := func(line int, field, format string, args ...any) {
@@ -122,7 +106,15 @@ func Prepare(st *Study) (*Prepared, error) {
 		}
 		prog, err := expr.Compile(src, slots)
 		if err != nil {
-			add(line, field, "%v%s", err, channelHint(err, p.cols))
+			msg := err.Error()
+			if i := strings.Index(msg, " (a dotted name refers to a marker"); i >= 0 {
+				msg = msg[:i] // the model file's hint; here dotted names are channels
+			}
+			hint := channelHint(err, p.cols)
+			if hint == "" && strings.Contains(msg, "unknown identifier") {
+				hint = " (a signal reads result channels, factors and time; mbfmu study --check --channels lists the channels)"
+			}
+			add(line, field, "%s%s", msg, hint)
 			return -1
 		}
 		srcIndex[src] = len(p.sigs)
@@ -186,6 +178,38 @@ func Prepare(st *Study) (*Prepared, error) {
 	}
 	p.id = hex.EncodeToString(h.Sum(nil))
 	return p, nil
+}
+
+// loadTarget loads the model or co-simulation of a study, with the
+// target's values of the factors' parameters.
+func loadTarget(st *Study) (runTarget, map[string]float64, error) {
+	switch st.Target.Kind {
+	case "model":
+		mt, err := newModelTarget(st)
+		if err != nil {
+			return nil, nil, err
+		}
+		return mt, mt.paramVal, nil
+	case "cosim":
+		// a first guess of the nominal values builds the checking master
+		resolveNominals(st, nil)
+		ct, nom, err := newCosimTarget(st)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ct, nom, nil
+	}
+	return nil, nil, fmt.Errorf("study %s: unknown target %q", st.File, st.Target.Kind)
+}
+
+// Channels lists the result channels a study's signals can read (time
+// first): the model's channels, or the co-simulation's outputs.
+func Channels(st *Study) ([]results.Column, error) {
+	t, _, err := loadTarget(st)
+	if err != nil {
+		return nil, err
+	}
+	return t.columns(), nil
 }
 
 // compileSlot adds a program that reads one slot.

@@ -106,7 +106,7 @@ type runner struct {
 	newRuns                      int
 	newWall                      float64 // wall time of the runs simulated here
 	phase, note                  string
-	lastProgress                 time.Time
+	extra                        int // runs still expected (an optimisation's remaining budget)
 	simulated                    int
 }
 
@@ -368,7 +368,7 @@ func (r *runner) eval(pts []point, skip func(index int) bool) ([]*Run, error) {
 	if firstErr != nil {
 		return out, firstErr
 	}
-	if cancelled || r.ctx.Err() != nil {
+	if next < len(pending) || cancelled {
 		// runs not finished are not in the outputs
 		for _, run := range pending {
 			if run.Status == "" {
@@ -380,23 +380,20 @@ func (r *runner) eval(pts []point, skip func(index int) bool) ([]*Run, error) {
 	return out, nil
 }
 
-// report sends a progress report (at most every 200 ms unless forced).
+// report sends a progress report.
 func (r *runner) report(force bool) {
 	if r.o.Progress == nil {
 		return
 	}
 	now := time.Now()
-	if !force && now.Sub(r.lastProgress) < 200*time.Millisecond && r.ndone < r.total {
-		return
-	}
-	r.lastProgress = now
-	pr := Progress{Phase: r.phase, Done: r.ndone, Total: r.total, Failed: r.failed, Cached: r.cached,
+	pr := Progress{Phase: r.phase, Done: r.ndone, Total: r.total + r.extra, Failed: r.failed, Cached: r.cached,
 		Elapsed: now.Sub(r.t0), Left: -1, Note: r.note}
-	if r.newRuns > 0 && r.total >= r.ndone {
-		// runs left × mean time per run done here
+	if r.newRuns > 0 && pr.Total >= r.ndone {
+		// runs left × mean time per run done here (an upper bound during
+		// an optimisation, which may converge before its budget)
 		el := now.Sub(r.t0).Seconds()
 		per := el / float64(r.newRuns)
-		pr.Left = time.Duration(per * float64(r.total-r.ndone) * float64(time.Second))
+		pr.Left = time.Duration(per * float64(pr.Total-r.ndone) * float64(time.Second))
 	}
 	r.o.Progress(pr)
 }

@@ -28,7 +28,8 @@ type Options struct {
 	// study then stops after running its slice (no analysis). TaskCount 0
 	// or 1 runs everything.
 	TaskIndex, TaskCount int
-	// Progress, if set, receives progress reports (at most 5 a second).
+	// Progress, if set, receives a progress report after every run (and
+	// at the start of each batch of runs).
 	Progress func(Progress)
 }
 

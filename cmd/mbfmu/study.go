@@ -31,6 +31,7 @@ func cmdStudy(args []string) error {
 	retry := fs.Bool("retry-failed", false, "run again the runs the store holds as failed")
 	quiet := fs.Bool("q", false, "no progress output")
 	check := fs.Bool("check", false, "only check the study file and its model, print the planned runs and exit")
+	channels := fs.Bool("channels", false, "list the result channels the signals of the study can read, and exit")
 	collect := fs.Bool("collect", false, "simulate nothing: gather the runs in the store (after --slurm --no-wait) into the outputs")
 	var so slurmOpts
 	fs.BoolVar(&so.enabled, "slurm", false, "run the study as a Slurm job array (sbatch), wait for it and gather the results")
@@ -75,6 +76,16 @@ func cmdStudy(args []string) error {
 	st, err := study.Load(pos[0])
 	if err != nil {
 		return reportFileErrors(err)
+	}
+	if *channels {
+		cols, err := study.Channels(st)
+		if err != nil {
+			return reportFileErrors(err)
+		}
+		for _, c := range cols {
+			fmt.Printf("%-32s %-10s %s\n", c.Name, c.Unit, c.Description)
+		}
+		return nil
 	}
 	p, err := study.Prepare(st)
 	if err != nil {
@@ -290,6 +301,11 @@ func (s *studyProgress) update(p study.Progress) {
 		info += fmt.Sprintf(", %d from the store", p.Cached)
 	}
 	if s.tty {
+		now := time.Now()
+		if p.Done < p.Total && now.Sub(s.last) < 100*time.Millisecond {
+			return
+		}
+		s.last = now
 		const width = 28
 		n := int(frac*width + 0.5)
 		bar := strings.Repeat("#", n) + strings.Repeat(".", width-n)
