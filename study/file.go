@@ -542,7 +542,7 @@ func (p *parser) factor(n *node) *Factor {
 		return nil
 	}
 	if !isIdent(name) {
-		p.errf(n.attrLine("name"), "name", "%q is not a name (a letter or _, then letters, digits and _)", name)
+		p.errf(n.attrLine("name"), "name", "%q is not a name (a letter or _, then letters, digits and _; not pi, e, t or time)", name)
 		return nil
 	}
 	f := &Factor{Name: name, Line: n.line, Min: math.NaN(), Max: math.NaN(), Nominal: math.NaN(), Mean: math.NaN()}
@@ -765,7 +765,7 @@ func (p *parser) response(n *node) *Response {
 		return nil
 	}
 	if !isIdent(name) {
-		p.errf(n.attrLine("name"), "name", "%q is not a name (a letter or _, then letters, digits and _)", name)
+		p.errf(n.attrLine("name"), "name", "%q is not a name (a letter or _, then letters, digits and _; not pi, e, t or time)", name)
 		return nil
 	}
 	r := &Response{Name: name, Line: n.line, From: math.Inf(-1), Until: math.Inf(1), At: math.NaN(), Target: math.NaN()}
