@@ -264,5 +264,8 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 		}
 		add(r)
 	}
+	if err := StudyRows(w, examples, rounds, add); err != nil {
+		fmt.Fprintf(w, "# design study: %v\n", err)
+	}
 	return rows, nil
 }
