@@ -98,6 +98,9 @@ func StudyRows(w io.Writer, examples string, rounds int, add func(Row)) error {
 	}
 	w1, w2 := median(walls[1]), median(walls[2])
 	label := "study: slider–crank PID, 200 × 1 s"
+	// what the machine gives two threads now (it is shared): the speed-up
+	// of two busy loops, the ceiling of the study's
+	add(Row{"machine: two busy loops", "speed-up on 2 threads", spinSpeedup(), "", "", "", ""})
 	add(Row{label, "wall time, 1 job", w1, "s", "", "", ""})
 	add(Row{label, "wall time, 2 jobs", w2, "s", "", "", ""})
 	sp := w1 / w2
@@ -172,4 +175,32 @@ func SlurmOverhead(examples string, k int) (time.Duration, error) {
 	}
 	slurm := time.Since(t0)
 	return time.Duration(float64(slurm-local) * float64(par) / float64(k)), nil
+}
+
+// spinSpeedup measures how much faster two threads run two busy loops
+// than one thread runs both: about 2 on an idle 2-core machine, less when
+// other processes hold a core.
+func spinSpeedup() float64 {
+	spin := func() float64 {
+		x := 0.0
+		for i := 0; i < 200_000_000; i++ {
+			x += float64(i) * 1e-9
+		}
+		return x
+	}
+	var sink [2]float64
+	t0 := time.Now()
+	sink[0] = spin()
+	sink[1] = spin()
+	one := time.Since(t0)
+	t0 = time.Now()
+	done := make(chan float64)
+	go func() { done <- spin() }()
+	go func() { done <- spin() }()
+	sink[0], sink[1] = <-done, <-done
+	two := time.Since(t0)
+	if sink[0] != sink[1] {
+		panic("bench: busy loops disagree")
+	}
+	return float64(one) / float64(two)
 }
