@@ -636,7 +636,7 @@ func spaced(a, b float64, k int, log bool) []float64 {
 	for i := range v {
 		s := float64(i) / float64(k-1)
 		if log {
-			v[i] = math.Exp(math.Log(a) + s*(math.Log(b)-math.Log(a)))
+			v[i] = a * math.Pow(b/a, s)
 		} else {
 			v[i] = a + s*(b-a)
 		}
