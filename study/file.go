@@ -1,7 +1,6 @@
 package study
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -249,8 +248,9 @@ func Load(path string) (*Study, error) {
 
 // parser collects errors while reading a study file.
 type parser struct {
-	file string
-	errs spec.ErrorList
+	file     string
+	errs     spec.ErrorList
+	rootLine int
 }
 
 func (p *parser) errf(line int, field, format string, args ...any) {
@@ -358,6 +358,7 @@ func Parse(data []byte, file string) (*Study, error) {
 		return nil, p.errs
 	}
 	st := &Study{File: file}
+	p.rootLine = root.line
 	p.attrs(root, "name", "description")
 	st.Name, _ = root.get("name")
 	st.Description, _ = root.get("description")
@@ -981,13 +982,13 @@ func (p *parser) crossCheck(st *Study) {
 		rnames = append(rnames, r.Name)
 	}
 	if len(st.Responses) == 0 {
-		p.errf(0, "<study>", "no <response>: say what to compute from each run")
+		p.errf(p.rootLine, "<study>", "no <response>: say what to compute from each run")
 	}
 	if len(st.Factors) == 0 {
-		p.errf(0, "<study>", "no <factor>: say what the study varies")
+		p.errf(p.rootLine, "<study>", "no <factor>: say what the study varies")
 	}
 	if st.Design == nil && st.Optimize == nil && st.Sensitivity == nil {
-		p.errf(0, "<study>", "nothing to run: add a <design>, an <optimize> or a <sensitivity>")
+		p.errf(p.rootLine, "<study>", "nothing to run: add a <design>, an <optimize> or a <sensitivity>")
 	}
 	if d := st.Design; d != nil {
 		for _, f := range st.Factors {
@@ -1176,5 +1177,3 @@ func fmtValue(v float64, unit string) string {
 	}
 	return s
 }
-
-var _ = fmt.Sprintf
