@@ -334,3 +334,38 @@ func TestFailedRunsRecorded(t *testing.T) {
 		t.Errorf("--retry-failed ran %d runs, want 1", retry.Simulated)
 	}
 }
+
+// TestRunIDsIgnorePaths checks that a run's identity depends on the
+// files' contents, not on the path they are reached by (a Slurm task
+// gets absolute paths, the user may give relative ones).
+func TestRunIDsIgnorePaths(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := os.ReadFile("testdata/oscillator.xml")
+	os.WriteFile(filepath.Join(dir, "oscillator.xml"), data, 0o644)
+	os.WriteFile(filepath.Join(dir, "s.xml"), []byte(goodStudy), 0o644)
+	os.Mkdir(filepath.Join(dir, "testdata"), 0o755)
+	os.WriteFile(filepath.Join(dir, "testdata", "oscillator.xml"), data, 0o644)
+	ids := func(path string) []string {
+		st, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Prepare(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, pt := range p.designPoints() {
+			out = append(out, p.RunID(pt.x))
+		}
+		return out
+	}
+	abs := ids(filepath.Join(dir, "s.xml"))
+	t.Chdir(dir)
+	rel := ids("s.xml")
+	for i := range abs {
+		if abs[i] != rel[i] {
+			t.Fatalf("run %d: id %s by an absolute path, %s by a relative one", i+1, abs[i], rel[i])
+		}
+	}
+}

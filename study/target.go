@@ -51,17 +51,16 @@ type runFailure struct {
 
 func (f *runFailure) Error() string { return f.msg }
 
-// fileHash adds a file's contents to h.
+// fileHash adds a file's contents (not its path: the same files reached
+// by another path, as an array task does, give the same runs) to h.
 func fileHash(h io.Writer, path string) error {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	fmt.Fprintf(h, "file %d\n", len(path))
-	_, err = io.Copy(h, f)
-	fmt.Fprintf(h, "\n")
-	return err
+	fmt.Fprintf(h, "file %d\n", len(data))
+	h.Write(data)
+	return nil
 }
 
 func fbits(v float64) string { return strconv.FormatUint(math.Float64bits(v), 16) }

@@ -181,7 +181,8 @@ func TestStudySlurm(t *testing.T) {
 	}
 	// submit, wait, gather
 	viaSlurm := filepath.Join(dir, "slurm.csv")
-	cmd := exec.Command(exe, "study", st, "--slurm", "--array-size", "3", "-o", viaSlurm, "--xlsx", filepath.Join(dir, "slurm.xlsx"))
+	// relative paths here, absolute ones in the tasks: the same runs
+	cmd := exec.Command(exe, "study", filepath.Base(st), "--slurm", "--array-size", "3", "-o", "slurm.csv", "--xlsx", "slurm.xlsx")
 	cmd.Dir = dir
 	res, err := cmd.CombinedOutput()
 	if err != nil {
