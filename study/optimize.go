@@ -167,6 +167,7 @@ func (p *Prepared) optimize(rn *runner, start []float64) (*Optimum, error) {
 		}
 		z0[j] = math.Acos(1 - 2*u)
 	}
+	rn.extra = o.MaxRuns - 1
 	// scales, from the starting point
 	first, err := rn.eval([]point{{x: toX(z0), phase: "optimize", label: "start"}}, nil)
 	if err != nil {

@@ -318,6 +318,9 @@ func (s *studyProgress) update(p study.Progress) {
 		return
 	}
 	// plain lines: every 10 % or 10 s, and at the end of a phase
+	if p.Done == 0 {
+		return
+	}
 	now := time.Now()
 	if p.Done < p.Total && frac-s.lastFrac < 0.1 && now.Sub(s.last) < 10*time.Second {
 		return
