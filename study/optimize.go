@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -28,8 +27,6 @@ import (
 //
 // A failed run (or an undefined objective) counts as +∞. Every evaluated
 // point is a run of the study, kept in the outputs.
-
-var debugOpt = os.Getenv("MBFMU_DEBUG_OPT") != ""
 
 // feasTol is the relative tolerance of constraint satisfaction.
 const feasTol = 1e-6
@@ -342,9 +339,6 @@ func (p *Prepared) optimize(rn *runner, start []float64) (*Optimum, error) {
 		for i, g := range gvec(r) {
 			viol = math.Max(viol, g)
 			lam[i] = math.Max(0, lam[i]+mu*g)
-		}
-		if debugOpt {
-			fmt.Fprintf(os.Stderr, "pass %d: %d runs, status %v, x %v, phi %.9g, viol %.3g, lam %v, mu %g, delta %g\n", outer, newRuns(), res.Status, r.X, phi, viol, lam, mu, delta)
 		}
 		converged := viol <= feasTol && math.Abs(prevPhi-phi) <= o.Tol*math.Max(1, math.Abs(phi))
 		if len(p.Constraints) == 0 && outer > 0 && math.Abs(prevPhi-phi) <= o.Tol*math.Max(1, math.Abs(phi)) {

@@ -369,3 +369,49 @@ func TestRunIDsIgnorePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestOneAtATime checks the runs and main effects of a one-at-a-time
+// design: each factor's effect is read on its own runs and the nominal
+// one (vmax = x0 √k with the other factor nominal: k = 100 N/m from the
+// model, x0 = 0.1 m).
+func TestOneAtATime(t *testing.T) {
+	p, dir := prepareSrc(t, strings.Replace(goodStudy, `kind="full-factorial"`, `kind="one-at-a-time"`, 1))
+	res := execute(t, p, Options{Jobs: 2, Store: filepath.Join(dir, "store")})
+	if len(res.Runs) != 5 || res.Runs[0].Label != "nominal" || res.Runs[0].X[0] != 100 || res.Runs[0].X[1] != 0.1 {
+		t.Fatalf("runs: %d, first %+v", len(res.Runs), res.Runs[0])
+	}
+	for _, e := range res.Effects {
+		f := res.Factors[e.Factor]
+		for l, v := range e.Levels {
+			k, x0 := 100.0, 0.1
+			if f.Name == "k" {
+				k = v
+			} else {
+				x0 = v
+			}
+			near(t, "vmax at "+f.Name+" level", e.Mean[l][1], x0*math.Sqrt(k), 1e-4*x0*math.Sqrt(k))
+		}
+		if want := map[string]int{"k": 4, "x0": 2}[f.Name]; len(e.Levels) != want {
+			t.Errorf("factor %s: %d levels in its main effect, want %d", f.Name, len(e.Levels), want)
+		}
+	}
+}
+
+// TestCases runs a list of cases: values with units, labels, a factor
+// left out takes its nominal value.
+func TestCases(t *testing.T) {
+	src := strings.Replace(goodStudy, `<design kind="full-factorial"/>`, `<design kind="cases">
+    <case label="soft" k="0.05 kN/m"/>
+    <case label="stiff" k="400" x0="20 mm"/>
+  </design>`, 1)
+	p, dir := prepareSrc(t, src)
+	res := execute(t, p, Options{Jobs: 1, Store: filepath.Join(dir, "store")})
+	if len(res.Runs) != 2 {
+		t.Fatalf("%d runs", len(res.Runs))
+	}
+	a, b := res.Runs[0], res.Runs[1]
+	if a.Label != "soft" || a.X[0] != 50 || a.X[1] != 0.1 || b.Label != "stiff" || b.X[0] != 400 || b.X[1] != 0.02 {
+		t.Errorf("cases %q %v, %q %v", a.Label, a.X, b.Label, b.X)
+	}
+	near(t, "vmax of the stiff case", b.R[1], 0.02*20, 1e-4*0.4)
+}
