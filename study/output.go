@@ -417,7 +417,7 @@ func (r *Result) writeRuns(f *excelize.File, st wbStyles) (bool, error) {
 // effectRef locates the level means of one (factor, response) pair in the
 // Effects sheet.
 type effectRef struct {
-	x, y string
+	x, y, name string
 }
 
 func (r *Result) writeEffects(f *excelize.File, st wbStyles) (map[[2]int]effectRef, error) {
@@ -450,6 +450,7 @@ func (r *Result) writeEffects(f *excelize.File, st wbStyles) (map[[2]int]effectR
 		if err := f.SetCellStyle(SheetEffects, cellName(1, row-1), cellName(len(head), row-1), st.bold); err != nil {
 			return nil, err
 		}
+		headRow := row - 1
 		first := row
 		for l, v := range e.Levels {
 			cells := []any{v, e.Count[l]}
@@ -464,8 +465,9 @@ func (r *Result) writeEffects(f *excelize.File, st wbStyles) (map[[2]int]effectR
 		for k := range r.Responses {
 			col := colName(3 + k)
 			refs[[2]int{e.Factor, k}] = effectRef{
-				x: fmt.Sprintf("%s!$A$%d:$A$%d", SheetEffects, first, last),
-				y: fmt.Sprintf("%s!$%s$%d:$%s$%d", SheetEffects, col, first, col, last),
+				x:    fmt.Sprintf("%s!$A$%d:$A$%d", SheetEffects, first, last),
+				y:    fmt.Sprintf("%s!$%s$%d:$%s$%d", SheetEffects, col, first, col, last),
+				name: fmt.Sprintf("%s!$%s$%d", SheetEffects, col, headRow),
 			}
 		}
 		range_ := []any{"range", ""}
@@ -774,9 +776,9 @@ func (r *Result) writeCharts(f *excelize.File, eff map[[2]int]effectRef) error {
 		ch := &excelize.Chart{
 			Type: excelize.Scatter,
 			Series: []excelize.ChartSeries{
-				{Name: "evaluations", Categories: xs, Values: fmt.Sprintf("%s!$C$2:$C$%d", SheetOptimization, last),
+				{Name: SheetOptimization + "!$C$1", Categories: xs, Values: fmt.Sprintf("%s!$C$2:$C$%d", SheetOptimization, last),
 					Line: excelize.LineOptions{Type: excelize.LineNone}, Marker: marker("circle")},
-				{Name: "best feasible so far", Categories: xs, Values: fmt.Sprintf("%s!$D$2:$D$%d", SheetOptimization, last),
+				{Name: SheetOptimization + "!$D$1", Categories: xs, Values: fmt.Sprintf("%s!$D$2:$D$%d", SheetOptimization, last),
 					Line: excelize.LineOptions{Type: excelize.LineSolid, Width: 1.5}, Marker: marker("none")},
 			},
 			Title:     chartTitle("convergence of the optimisation: " + obj.Name),
@@ -817,8 +819,10 @@ func (r *Result) writeCharts(f *excelize.File, eff map[[2]int]effectRef) error {
 				break
 			}
 			xcol := colName(1 + 3 + j)
+			// series names are cell references (excelize writes a name
+			// as a reference formula)
 			series := []excelize.ChartSeries{{
-				Name:       "runs",
+				Name:       fmt.Sprintf("%s!$%s$1", SheetRuns, ycol),
 				Categories: fmt.Sprintf("%s!$%s$%d:$%s$%d", SheetRuns, xcol, first, xcol, last),
 				Values:     fmt.Sprintf("%s!$%s$%d:$%s$%d", SheetRuns, ycol, first, ycol, last),
 				Line:       excelize.LineOptions{Type: excelize.LineNone},
@@ -826,7 +830,7 @@ func (r *Result) writeCharts(f *excelize.File, eff map[[2]int]effectRef) error {
 			}}
 			if ref, ok := eff[[2]int{j, q}]; ok {
 				series = append(series, excelize.ChartSeries{
-					Name: "main effect (mean by level)", Categories: ref.x, Values: ref.y,
+					Name: ref.name, Categories: ref.x, Values: ref.y,
 					Line: excelize.LineOptions{Type: excelize.LineSolid, Width: 1.5}, Marker: marker("diamond"),
 				})
 			}

@@ -6,12 +6,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
 )
+
+var seriesName = regexp.MustCompile(`<tx><strRef><f>([^<]*)</f>`)
 
 // TestOutputs writes the CSV and the workbook of a study with an
 // objective and a constraint and reads them back: the same numbers, the
@@ -117,6 +120,13 @@ func TestOutputs(t *testing.T) {
 			}
 			if !strings.Contains(x, "Effects!") {
 				t.Errorf("%s has no main-effect series", file.Name)
+			}
+			// series names must be references (a plain text there is an
+			// invalid formula for Excel)
+			for _, m := range seriesName.FindAllStringSubmatch(x, -1) {
+				if !strings.Contains(m[1], "!$") {
+					t.Errorf("%s: series name %q is not a cell reference", file.Name, m[1])
+				}
 			}
 		}
 	}
