@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -110,7 +111,7 @@ func cmdStudy(args []string) error {
 	}
 	o := study.Options{Jobs: *jobs, Store: *store, KeepResults: *keep, RetryFailed: *retry, Collect: *collect}
 	if so.enabled || so.scriptOnly {
-		so.study, so.store, so.jobs, so.keep, so.retry = pos[0], *store, *jobs, *keep, *retry
+		so.study, so.store, so.keep, so.retry = pos[0], *store, *keep, *retry
 		done, err := runSlurm(p, &so, *quiet)
 		if err != nil || !done {
 			return err
@@ -217,21 +218,24 @@ func taskStoreFile(task int) string {
 	return fmt.Sprintf("task-%s-%d.jsonl", job, task)
 }
 
-// signalContext returns a context cancelled by SIGINT or SIGTERM, and a
-// function that tells which signal came. A second signal exits at once
-// (the runs finished are in the store already).
+// signalContext returns a context cancelled by SIGINT or SIGTERM, a
+// function that stops listening, and one that tells which signal came
+// (nil if none). A second signal exits at once (the runs finished are in
+// the store already).
 func signalContext() (context.Context, func(), func() os.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var mu sync.Mutex
 	var got os.Signal
-	gotCh := make(chan os.Signal, 1)
 	go func() {
 		s, ok := <-ch
 		if !ok {
 			return
 		}
-		gotCh <- s
+		mu.Lock()
+		got = s
+		mu.Unlock()
 		fmt.Fprintf(os.Stderr, "\nmbfmu: %v: stopping; the runs finished are kept (again to quit at once)\n", s)
 		cancel()
 		if s2, ok := <-ch; ok {
@@ -244,12 +248,8 @@ func signalContext() (context.Context, func(), func() os.Signal) {
 		cancel()
 	}
 	caught := func() os.Signal {
-		if got == nil {
-			select {
-			case got = <-gotCh:
-			default:
-			}
-		}
+		mu.Lock()
+		defer mu.Unlock()
 		return got
 	}
 	return ctx, stop, caught
@@ -346,7 +346,7 @@ func (s *studyProgress) done() {
 type slurmOpts struct {
 	enabled, noWait, scriptOnly bool
 	partition, time             string
-	arraySize, cpus, jobs       int
+	arraySize, cpus             int
 	study, store                string
 	keep, retry                 bool
 }
