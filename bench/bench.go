@@ -70,7 +70,7 @@ func SpatialChain(n int, h float64) *spec.Model {
 		s.Bodies = append(s.Bodies, spec.Body{Name: name, Mass: num(1),
 			InertiaTensor: [6]spec.Expr{num(jx), num(jyz), num(jyz)},
 			At:            vec3(float64(i)+0.5, 0, 0), Vel: vec3(0, 0.5*(float64(i)+0.5), 0), AngVel: vec3(0, 0, 0.5),
-			Markers:       []spec.Marker{{Name: "a", At: vec3(-0.5, 0, 0)}, {Name: "b", At: vec3(0.5, 0, 0)}}})
+			Markers: []spec.Marker{{Name: "a", At: vec3(-0.5, 0, 0)}, {Name: "b", At: vec3(0.5, 0, 0)}}})
 		prev := "ground.O"
 		if i > 0 {
 			prev = "b" + strconv.Itoa(i-1) + ".b"
@@ -89,7 +89,7 @@ func HeavyTop(h float64) *spec.Model {
 		Bodies: []spec.Body{{Name: "top", Mass: num(15),
 			InertiaTensor: [6]spec.Expr{num(0.234375), num(0.46875), num(0.234375)},
 			CM:            vec3(0, 1, 0), AngVel: vec3(0, 150, -4.61538),
-			Markers:       []spec.Marker{{Name: "tip"}}}},
+			Markers: []spec.Marker{{Name: "tip"}}}},
 		Joints: []spec.Joint{{Kind: "spherical", Name: "pivot", I: "ground.O", J: "top.tip"}},
 	}
 }
@@ -326,6 +326,9 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 			r.Target, r.Pass = "≤ 2500", pass(us <= 2500)
 		}
 		add(r)
+	}
+	if err := StudyRows(w, examples, rounds, add); err != nil {
+		fmt.Fprintf(w, "# design study: %v\n", err)
 	}
 	return rows, nil
 }

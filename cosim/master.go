@@ -115,6 +115,9 @@ type Options struct {
 	Log func(msg string)
 	// End, if positive, overrides the configured end time.
 	End float64
+	// Models, if set, caches the parsed and compiled model files of
+	// <model> components across masters (see ModelCache).
+	Models *ModelCache
 }
 
 // New builds the components of cfg and resolves the connections. Nothing
@@ -140,7 +143,7 @@ func New(cfg *Config, o Options) (*Master, error) {
 			if (e.Kind == "lqr") != (pass == 1) {
 				continue
 			}
-			c := buildComponent(el, cfg, e, built)
+			c := buildComponent(el, cfg, e, built, o.Models)
 			if c == nil {
 				continue
 			}
@@ -168,11 +171,11 @@ func New(cfg *Config, o Options) (*Master, error) {
 }
 
 // buildComponent builds one component from its element.
-func buildComponent(el *errList, cfg *Config, e *Element, built map[string]component) component {
+func buildComponent(el *errList, cfg *Config, e *Element, built map[string]component, cache *ModelCache) component {
 	var c component
 	switch e.Kind {
 	case "model":
-		if x := newModelComp(el, cfg, e); x != nil {
+		if x := newModelComp(el, cfg, e, cache); x != nil {
 			c = x
 		}
 	case "fmu":

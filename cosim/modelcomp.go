@@ -6,7 +6,6 @@ import (
 
 	"mbfmu/solver"
 	"mbfmu/spec"
-	"mbfmu/xml"
 )
 
 // modelComp is a model file of this project run in-process directly on the
@@ -19,16 +18,17 @@ type modelComp struct {
 	params map[string]float64
 	m      *solver.Model
 	s      *solver.State
+	cache  *ModelCache
 }
 
-func newModelComp(el *errList, cfg *Config, e *Element) *modelComp {
-	c := &modelComp{comp: comp{name: e.Name, kind: e.Kind, line: e.Line}, params: map[string]float64{}}
+func newModelComp(el *errList, cfg *Config, e *Element, cache *ModelCache) *modelComp {
+	c := &modelComp{comp: comp{name: e.Name, kind: e.Kind, line: e.Line}, params: map[string]float64{}, cache: cache}
 	c.path = cfg.path(e.str("path"))
 	if c.path == "" {
 		el.add(e.Line, "<model> needs path=\"model.xml\"")
 		return nil
 	}
-	ms, err := xml.LoadFile(c.path)
+	ms, err := cache.load(c.path)
 	if err != nil {
 		el.add(e.Line, "model %s: %v", c.path, err)
 		return nil
@@ -85,14 +85,14 @@ func newModelComp(el *errList, cfg *Config, e *Element) *modelComp {
 // compile compiles the model with the file's parameters over the run's
 // span (the span sets the solver's defaults, e.g. its largest step).
 func (c *modelComp) compile() (*solver.Model, error) {
-	return solver.Compile(c.spec, solver.CompileOptions{Params: c.params})
+	return c.cache.compile(c.path, c.spec, c.params)
 }
 
 func (c *modelComp) start(m *Master) error {
 	st := m.cfg.Settings
 	ms := *c.spec
 	ms.Settings.Start, ms.Settings.End = st.Start, st.End
-	mod, err := solver.Compile(&ms, solver.CompileOptions{Params: c.params})
+	mod, err := c.cache.compile(c.path, &ms, c.params)
 	if err != nil {
 		return err
 	}

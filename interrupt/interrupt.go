@@ -66,6 +66,7 @@ func Is(err error) (*Interrupted, bool) {
 // step.
 type Catcher struct {
 	err   atomic.Pointer[Interrupted]
+	done  chan struct{} // closed at the first signal (Done)
 	ch    chan os.Signal
 	stop  chan struct{}
 	w     io.Writer
@@ -84,7 +85,7 @@ type Catcher struct {
 func Catch(w io.Writer) *Catcher { return start(w, false, nil) }
 
 func start(w io.Writer, quit bool, cleanup func()) *Catcher {
-	c := &Catcher{ch: make(chan os.Signal, 2), stop: make(chan struct{}), w: w, exit: os.Exit, quit: quit, force: cleanup}
+	c := &Catcher{ch: make(chan os.Signal, 2), stop: make(chan struct{}), done: make(chan struct{}), w: w, exit: os.Exit, quit: quit, force: cleanup}
 	signal.Notify(c.ch, syscall.SIGINT, syscall.SIGTERM)
 	go c.loop()
 	return c
@@ -105,6 +106,7 @@ func (c *Catcher) loop() {
 			sig, _ := s.(syscall.Signal)
 			e := &Interrupted{Signal: sig}
 			if c.err.CompareAndSwap(nil, e) && !c.quit {
+				close(c.done)
 				if c.w != nil {
 					fmt.Fprintf(c.w, "\n%s: stopping after the current step and writing the results (send it again to quit at once)\n", SignalName(sig))
 				}
@@ -153,6 +155,15 @@ func (c *Catcher) Err() error {
 		return e
 	}
 	return nil
+}
+
+// Done returns a channel closed when the first signal is caught, for runs
+// that wait on channels or contexts (a pool of workers) rather than poll.
+func (c *Catcher) Done() <-chan struct{} {
+	if c == nil {
+		return nil
+	}
+	return c.done
 }
 
 // Requested reports whether a signal was caught.

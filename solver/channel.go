@@ -300,9 +300,9 @@ func (m *Model) EvalChannels(s *State, dst []float64) {
 }
 
 // reaction writes the reaction of joint j on the body of marker i into r:
-// force (world) then torque about marker i (world); planar r[5] is the
-// torque. When marker i is on the ground it is minus the reaction on the
-// body of marker j, about marker j. The joint's constraint elements are
+// force (world) then torque about marker i's origin (world); planar r[5]
+// is the torque. When marker i is on the ground it is minus the reaction
+// on the body of marker j, moved to marker i. The joint's constraint elements are
 // evaluated into work (phi, phit, gamma, jac of its rows).
 func (m *Model) reaction(x *mech.Ctx, j int, work []float64, r []float64) {
 	clear(r[:6])
@@ -334,6 +334,12 @@ func (m *Model) reaction(x *mech.Ctx, j int, work []float64, r []float64) {
 		F := mech.Vec3{g[0], g[1], g[2]}
 		T := mech.MulMV(&kf.A, mech.Vec3{g[3], g[4], g[5]}) // body → world, about the centre of mass
 		T = mech.Sub(T, mech.Cross(kf.AS, F))               // about the marker
+		if sign < 0 {
+			// about marker i (on the ground): T + (pⱼ − pᵢ) × F
+			var ki mech.KinFrame
+			ji.I.F.Eval(x.Q, nil, &ki)
+			T = mech.Add(T, mech.Cross(mech.Sub(kf.P, ki.P), F))
+		}
 		for a := 0; a < 3; a++ {
 			r[a], r[3+a] = sign*F[a], sign*T[a]
 		}
@@ -341,8 +347,16 @@ func (m *Model) reaction(x *mech.Ctx, j int, work []float64, r []float64) {
 	}
 	var kp mech.KinPoint
 	mk.P.Eval(x.Q, nil, &kp)
-	r[0], r[1] = sign*g[0], sign*g[1]
-	r[5] = sign * (g[2] - mech.Cross2(kp.AS, [2]float64{g[0], g[1]}))
+	F := [2]float64{g[0], g[1]}
+	tq := g[2] - mech.Cross2(kp.AS, F)
+	if sign < 0 {
+		// about marker i (on the ground)
+		var ki mech.KinPoint
+		ji.I.P.Eval(x.Q, nil, &ki)
+		tq += mech.Cross2(mech.Sub2(kp.R, ki.R), F)
+	}
+	r[0], r[1] = sign*F[0], sign*F[1]
+	r[5] = sign * tq
 }
 
 func (m *Model) evalChannel(s *State, k int) float64 {

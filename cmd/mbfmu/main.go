@@ -37,6 +37,7 @@ commands:
   pack model.xml [-o m.fmu]       pack an FMI 2.0 Co-Simulation FMU
   export results.csv out.xlsx     convert a results file to a spreadsheet with charts
   cosim config.xml                run a co-simulation (plants, controllers, FMUs) [--rt for real time]
+  study study.xml [-o runs.csv]   design study: sweeps, DOE, optimisation, sensitivities (--jobs N, --slurm)
   bench                           print the benchmark table
 
 Run 'mbfmu <command> -h' for the options of a command.
@@ -69,6 +70,8 @@ func main() {
 		err = cmdExport(args)
 	case "cosim":
 		err = cmdCosim(args)
+	case "study":
+		err = cmdStudy(args)
 	case "bench":
 		err = cmdBench(args)
 	case "help", "-h", "--help":
