@@ -51,3 +51,8 @@ if [ -f examples/furuta/cosim.xml ]; then
 	bin/mbfmu cosim examples/furuta/cosim.xml -o out/furuta.csv --xlsx out/furuta.xlsx
 	echo "results: out/furuta.xlsx and out/furuta.csv"
 fi
+if [ -f examples/robot-arm/cosim.xml ]; then
+	echo "== robot arm following a joint trajectory under PID through dist/robot-arm.fmu"
+	bin/mbfmu cosim examples/robot-arm/cosim.xml --xlsx out/robot-arm.xlsx
+	echo "results: out/robot-arm.xlsx"
+fi
