@@ -21,7 +21,7 @@ import (
 
 // furutaGain is the state feedback of the loop, u = Σ gₖ·yₖ on the outputs
 // theta, theta_dot, alpha, alpha_dot: the LQR of the reference example
-// (/work/refs/furuta.md, Q = I, R = 1, u = −K·x), which
+// (examples/furuta/README.md, Q = I, R = 1, u = −K·x), which
 // examples/furuta/cosim.xml designs from the engine's linearisation.
 var furutaGain = []struct {
 	name string

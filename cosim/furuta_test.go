@@ -28,8 +28,9 @@ const furutaDir = "../examples/furuta/"
 type furuta struct{ m1, L1, m2, L2, r2, g float64 }
 
 // furutaExample holds the values of examples/furuta/model.xml: those of the
-// numeric example of the reference note (arm 0.2 kg, 0.2 m; pendulum 0.1 kg,
-// 0.3 m) with a 6 mm pendulum rod.
+// numeric example of the project's reference note on the Furuta pendulum
+// (issue 11: arm 0.2 kg, 0.2 m; pendulum 0.1 kg, 0.3 m; thin rods pivoted
+// at their ends) with a 6 mm pendulum rod.
 var furutaExample = furuta{m1: 0.2, L1: 0.2, m2: 0.1, L2: 0.3, r2: 0.003, g: 9.81}
 
 func (p furuta) params() map[string]float64 {
@@ -147,10 +148,11 @@ func compareMatrix(t *testing.T, what string, got, want mat.Matrix, rel float64)
 	return worst
 }
 
-// The closed form reproduces the numeric example of the reference note
-// (its A, B, open-loop eigenvalues and the LQR for Q = I, R = 1 computed
-// with scipy.linalg.solve_continuous_are), so the formulas above are the
-// note's, and control.LQR solves the same Riccati equation as scipy.
+// The closed form reproduces the numeric example of the reference note of
+// issue 11 (its A, B, open-loop eigenvalues and the LQR for Q = I, R = 1
+// computed with scipy.linalg.solve_continuous_are), so the formulas above
+// are the note's, and control.LQR solves the same Riccati equation as
+// scipy.
 func TestFurutaReferenceExample(t *testing.T) {
 	ref := furuta{m1: 0.2, L1: 0.2, m2: 0.1, L2: 0.3, r2: 0, g: 9.81}
 	A, B := ref.linear()

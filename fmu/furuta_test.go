@@ -44,8 +44,9 @@ func newFuruta(tb testing.TB) (in *Instance, vrTau uint32, vrOut []uint32) {
 }
 
 // furutaLaw is a stabilising state feedback of the Furuta pendulum (the
-// LQR gain of /work/refs/furuta.md, Q = I, R = 1, on θ, α, θ̇, α̇), so that
-// the steady-state steps below are those of the balancing loop.
+// LQR gain of the reference example of examples/furuta/README.md, Q = I,
+// R = 1, on θ, α, θ̇, α̇), so that the steady-state steps below are those
+// of the balancing loop.
 func furutaLaw(y []float64) float64 {
 	return 1.0*y[0] + 1.3164218028*y[1] + 18.3030000516*y[2] + 2.7748074401*y[3]
 }
