@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: build the mbfmu command and the FMI runtime library, pack
 # every example as an FMU into dist/, and run the flagship closed-loop
-# example (inverted pendulum on a cart, LQR through the packed FMU) with its
-# results in out/cartpole.xlsx. Needs only Go and gcc. Where it can, it also
+# examples (inverted pendulum on a cart, and the spatial Furuta pendulum,
+# LQR through the packed FMUs) with their results in out/cartpole.xlsx and
+# out/furuta.xlsx. Needs only Go and gcc. Where it can, it also
 # fetches zig from the npm registry (once, into .cache/zig) to link the
 # Linux runtime against glibc 2.17 (the FMU then loads on older
 # distributions; MBFMU_PORTABLE=0 uses gcc), and installs the MinGW-w64
@@ -44,4 +45,14 @@ if [ -f examples/cartpole/cosim.xml ]; then
 	echo "== flagship: cart-pole stabilised by LQR through dist/cartpole.fmu"
 	bin/mbfmu cosim examples/cartpole/cosim.xml -o out/cartpole.csv --xlsx out/cartpole.xlsx
 	echo "results: out/cartpole.xlsx (Results, Charts, Run sheets) and out/cartpole.csv"
+fi
+if [ -f examples/furuta/cosim.xml ]; then
+	echo "== spatial flagship: Furuta pendulum stabilised by LQR through dist/furuta.fmu"
+	bin/mbfmu cosim examples/furuta/cosim.xml -o out/furuta.csv --xlsx out/furuta.xlsx
+	echo "results: out/furuta.xlsx and out/furuta.csv"
+fi
+if [ -f examples/robot-arm/cosim.xml ]; then
+	echo "== robot arm following a joint trajectory under PID through dist/robot-arm.fmu"
+	bin/mbfmu cosim examples/robot-arm/cosim.xml --xlsx out/robot-arm.xlsx
+	echo "results: out/robot-arm.xlsx"
 fi

@@ -102,13 +102,17 @@ type Connection struct {
 }
 
 // Check is an expected figure checked on the results: over every recorded
-// row with After ≤ time ≤ Until, |Signal − Near| ≤ Tol — or, with Mean,
-// |mean(Signal) − Near| ≤ Tol over those rows.
+// row with After ≤ time ≤ Until, |v − Near| ≤ Tol, with v the value of
+// Signal (minus that of Minus when given: a tracking error) — or, with
+// Mean, |mean(v) − Near| ≤ Tol over those rows, and with RMS,
+// √(mean((v − Near)²)) ≤ Tol.
 type Check struct {
 	Signal       string
+	Minus        string // "" or a second column subtracted from Signal
 	After, Until float64
 	Near, Tol    float64
 	Mean         bool
+	RMS          bool
 	Line         int
 	Description  string
 }
@@ -313,8 +317,8 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 			}
 			cfg.Connections = append(cfg.Connections, Connection{From: a["from"], To: a["to"], Line: n.line})
 		case "check":
-			a := attrMap(el, n, "signal", "after", "until", "near", "tol", "max-abs", "mean", "description")
-			c := Check{Signal: a["signal"], Line: n.line, Description: a["description"]}
+			a := attrMap(el, n, "signal", "minus", "after", "until", "near", "tol", "max-abs", "mean", "rms", "description")
+			c := Check{Signal: a["signal"], Minus: a["minus"], Line: n.line, Description: a["description"]}
 			if c.Signal == "" {
 				el.add(n.line, "<check> needs signal=\"component.port\"")
 			}
@@ -329,6 +333,16 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 					el.add(n.at("mean"), "mean: %q is not true or false", v)
 				}
 				c.Mean = b
+			}
+			if v := a["rms"]; v != "" {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					el.add(n.at("rms"), "rms: %q is not true or false", v)
+				}
+				c.RMS = b
+			}
+			if c.Mean && c.RMS {
+				el.add(n.line, "<check>: give mean or rms, not both")
 			}
 			tolAttr := "tol"
 			switch {

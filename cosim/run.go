@@ -248,7 +248,8 @@ func (h *histogram) stats() LatencyStats {
 type CheckResult struct {
 	Check
 	// Worst is the largest |value − Near| seen in the window, At its time;
-	// for a Mean check, |mean − Near| (At is then the window's end).
+	// for a Mean check, |mean − Near|, for an RMS check the root mean
+	// square of value − Near (At is then the window's end).
 	Worst, At float64
 	sum       float64
 	// Rows is the number of rows checked.
@@ -270,11 +271,24 @@ func (r CheckResult) String() string {
 		verdict = "FAIL"
 	}
 	sig := r.Signal
-	if r.Mean {
+	if r.Minus != "" {
+		sig += " − " + r.Minus
+	}
+	switch {
+	case r.Mean && r.Minus != "":
+		sig = "mean(" + sig + ")"
+	case r.Mean:
 		sig = "mean " + sig
+	case r.RMS:
+		sig = "rms(" + sig + ")"
 	}
 	what := fmt.Sprintf("|%s| ≤ %.4g", sig, r.Tol)
-	if r.Near != 0 {
+	switch {
+	case r.RMS && r.Near != 0:
+		what = fmt.Sprintf("rms(%s − %.6g) ≤ %.4g", strings.TrimSuffix(strings.TrimPrefix(sig, "rms("), ")"), r.Near, r.Tol)
+	case r.RMS:
+		what = fmt.Sprintf("%s ≤ %.4g", sig, r.Tol)
+	case r.Near != 0:
 		what = fmt.Sprintf("|%s − %.6g| ≤ %.4g", sig, r.Near, r.Tol)
 	}
 	var win string
@@ -290,7 +304,7 @@ func (r CheckResult) String() string {
 		return fmt.Sprintf("%s  %s%s: no results rows there", verdict, what, win)
 	}
 	s := fmt.Sprintf("%s  %s%s: worst %.4g at t = %.6g s", verdict, what, win, r.Worst, r.At)
-	if r.Mean {
+	if r.Mean || r.RMS {
 		s = fmt.Sprintf("%s  %s%s: %.4g over %d rows", verdict, what, win, r.Worst, r.Rows)
 	}
 	if r.Description != "" {
@@ -435,8 +449,9 @@ func (s *Summary) Histogram() string {
 
 // checker evaluates the checks on each recorded row.
 type checker struct {
-	res []CheckResult
-	col []int
+	res   []CheckResult
+	col   []int
+	minus []int // column subtracted, or -1
 }
 
 func newChecker(cfg *Config, cols []results.Column) (*checker, error) {
@@ -452,7 +467,19 @@ func newChecker(cfg *Config, cols []results.Column) (*checker, error) {
 		if k < 0 {
 			el.add(c.Line, "<check>: no signal %q (signals are component.output)", c.Signal)
 		}
+		km := -1
+		if c.Minus != "" {
+			for i, col := range cols {
+				if col.Name == c.Minus {
+					km = i
+				}
+			}
+			if km < 0 {
+				el.add(c.Line, "<check>: minus: no signal %q (signals are component.output)", c.Minus)
+			}
+		}
 		ch.col = append(ch.col, k)
+		ch.minus = append(ch.minus, km)
 		ch.res = append(ch.res, CheckResult{Check: c})
 	}
 	return ch, el.err()
@@ -465,7 +492,19 @@ func (ch *checker) add(row []float64) {
 			continue
 		}
 		v := row[ch.col[i]]
+		if k := ch.minus[i]; k >= 0 {
+			v -= row[k]
+		}
 		r.Rows++
+		if r.RMS {
+			d := v - r.Near
+			r.sum += d * d
+			r.Worst, r.At = math.Sqrt(r.sum/float64(r.Rows)), row[0]
+			if math.IsNaN(r.Worst) {
+				r.Worst = math.Inf(1)
+			}
+			continue
+		}
 		if r.Mean {
 			r.sum += v
 			r.Worst, r.At = math.Abs(r.sum/float64(r.Rows)-r.Near), row[0]

@@ -275,3 +275,75 @@ func TestChecks(t *testing.T) {
 		t.Error("summary passed with a failing check")
 	}
 }
+
+// A check with minus applies to the difference of two signals (a tracking
+// error), one with rms to the root mean square over its window.
+func TestChecksMinusRMS(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "body.xml", freeBody)
+	p := writeFile(t, dir, "chk.xml", `<cosim name="chk">
+  <settings end="1 s" step="1 ms" output-step="10 ms"/>
+  <model name="plant" path="body.xml"/>
+  <signal name="f" expr="2" unit="N"/>
+  <signal name="ramp" expr="time" unit="m/s"/>
+  <connect from="f.y" to="plant.F"/>
+  <check signal="plant.vx" rms="true" tol="0.5788"/>
+  <check signal="plant.vx" rms="true" near="1" tol="0.3"/>
+  <check signal="plant.vx" minus="ramp.y" max-abs="1e-12" description="v = t"/>
+  <check signal="plant.x" minus="plant.vx" after="0.5 s" max-abs="0.4"/>
+  <check signal="plant.x" minus="plant.vx" mean="true" near="-1.2" tol="1"/>
+</cosim>`)
+	m := newMaster(t, p, Options{})
+	sum, err := m.Run(RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sum.Checks
+	// v = t on the rows t = k/100, k = 0 … 100: mean(v²) = 100·101·201/6 /
+	// (10⁴·101) = 0.335, mean((v − 1)²) = mean(v²) − 2·mean(v) + 1 = 0.335.
+	if want := math.Sqrt(0.335); math.Abs(c[0].Worst-want) > 1e-12 || !c[0].Pass || c[0].Rows != 101 {
+		t.Errorf("rms of v: %.15g, want √0.335 = %.15g (%s)", c[0].Worst, want, c[0])
+	}
+	if want := math.Sqrt(0.335); math.Abs(c[1].Worst-want) > 1e-12 || c[1].Pass {
+		t.Errorf("rms of v − 1: %.15g, want √0.335 = %.15g and a failure (%s)", c[1].Worst, want, c[1])
+	}
+	if !c[2].Pass || c[2].Worst > 1e-12 {
+		t.Errorf("v − t: %s", c[2])
+	}
+	// x − v = t²/2 − t: largest |·| at t = 1 (0.5) on t ≥ 0.5; mean over
+	// 0 … 1 s: 0.335/2 − 0.5 = −0.3325.
+	if c[3].Pass || math.Abs(c[3].Worst-0.5) > 1e-12 || c[3].At != 1 {
+		t.Errorf("x − v: %s", c[3])
+	}
+	if !c[4].Pass || math.Abs(c[4].Worst-math.Abs(-0.3325+1.2)) > 1e-12 {
+		t.Errorf("mean(x − v): %s", c[4])
+	}
+	for i, want := range []string{
+		"PASS  rms(plant.vx) ≤ 0.5788: 0.5788 over 101 rows",
+		"FAIL  rms(plant.vx − 1) ≤ 0.3: 0.5788 over 101 rows",
+		"PASS  |plant.vx − ramp.y| ≤ 1e-12",
+		"FAIL  |plant.x − plant.vx| ≤ 0.4 for t ≥ 0.5 s: worst 0.5 at t = 1 s",
+		"PASS  |mean(plant.x − plant.vx) − -1.2| ≤ 1",
+	} {
+		if got := c[i].String(); !strings.HasPrefix(got, want) {
+			t.Errorf("check %d prints %q, want it to start with %q", i, got, want)
+		}
+	}
+	for _, bad := range []struct{ src, want string }{
+		{`<check signal="plant.x" minus="plant.nope" max-abs="1"/>`, `minus: no signal "plant.nope"`},
+		{`<check signal="plant.x" mean="true" rms="true" max-abs="1"/>`, "mean or rms, not both"},
+		{`<check signal="plant.x" rms="yes please" max-abs="1"/>`, `rms: "yes please" is not true or false`},
+	} {
+		cfg, err := ParseConfig([]byte(`<cosim><model name="plant" path="body.xml"/><signal name="f" expr="0"/><connect from="f.y" to="plant.F"/>`+bad.src+`</cosim>`), filepath.Join(dir, "c.xml"))
+		if err == nil {
+			var m *Master
+			if m, err = New(cfg, Options{End: 0.01}); err == nil {
+				_, err = m.Run(RunOptions{})
+				m.Close()
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: error %v, want %q", bad.src, err, bad.want)
+		}
+	}
+}

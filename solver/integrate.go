@@ -926,4 +926,3 @@ func (m *Model) Step(s *State, h float64) error {
 // the Jacobian for the next one (2 measured fastest on the A01 pendulum and
 // the N = 100 chain: 3 iterations cost more than a refactorisation).
 const reuseIters = 2
-

@@ -12,6 +12,14 @@
  *                                 locations, instantiate/free cycles
  *   host alloc   DIR              steady-state loop for the GC trace check
  *   host bench   DIR              ns per call through the C ABI
+ *   host loop    DIR N H VR_U VR_Y1 G1 [VR_Y2 G2 ...]
+ *                                 a feedback loop u = Σ Gk·yk over N steps
+ *                                 of H s through the C ABI (any model):
+ *                                 each step sets u, calls fmi2DoStep and
+ *                                 reads the y; prints the time of the
+ *                                 fmi2DoStep calls (median, p99, max) and
+ *                                 the last outputs; BEGIN/END markers on
+ *                                 stderr around the loop (for gctrace)
  *
  * Outputs are printed as hexadecimal floats (%a) so the Go side can compare
  * them bit for bit. Value references of the test model: tau 0 (input),
@@ -639,10 +647,54 @@ static void alloc_loop(fmu_t* f) {
     f->fmi2FreeInstance(c);
 }
 
+/* ---- loop ------------------------------------------------------------- */
+
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+static void feedback_loop(fmu_t* f, int n, double h, int argc, char** argv) {
+    if (n < 1 || !(h > 0) || argc < 3 || argc % 2 == 0) die("loop: want N H VR_U VR_Y1 G1 [VR_Y2 G2 ...]");
+    const fmi2ValueReference vu = (fmi2ValueReference)atol(argv[0]);
+    int ny = (argc - 1) / 2;
+    fmi2ValueReference vy[16];
+    double g[16], y[16], u = 0, t = 0;
+    if (ny > 16) die("loop: at most 16 outputs");
+    for (int i = 0; i < ny; i++) {
+        vy[i] = (fmi2ValueReference)atol(argv[1 + 2 * i]);
+        g[i] = atof(argv[2 + 2 * i]);
+    }
+    double* dt = calloc((size_t)n, sizeof *dt);
+    fmi2Component c = start(f);
+    CHECK(f->fmi2GetReal(c, vy, (size_t)ny, y));
+    fprintf(stderr, "BEGIN\n");
+    for (int k = 0; k < n; k++) {
+        u = 0;
+        for (int i = 0; i < ny; i++) u += g[i] * y[i];
+        CHECK(f->fmi2SetReal(c, &vu, 1, &u));
+        double t0 = now();
+        fmi2Status st = f->fmi2DoStep(c, t, h, fmi2True);
+        dt[k] = now() - t0;
+        if (st != fmi2OK) die("loop: fmi2DoStep at t = %g returned %d", t, (int)st);
+        t = (k + 1) * h;
+        CHECK(f->fmi2GetReal(c, vy, (size_t)ny, y));
+    }
+    fprintf(stderr, "END\n");
+    qsort(dt, (size_t)n, sizeof *dt, cmp_double);
+    printf("loop fmi2DoStep(h = %g s) over %d steps: median %.1f ns, p99 %.1f ns, max %.1f ns\n", h, n,
+           dt[n / 2] * 1e9, dt[(int)(0.99 * (n - 1))] * 1e9, dt[n - 1] * 1e9);
+    printf("loop last u = %.17g y =", u);
+    for (int i = 0; i < ny; i++) printf(" %.17g", y[i]);
+    printf("\n");
+    f->fmi2FreeInstance(c);
+    free(dt);
+}
+
 int main(int argc, char** argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     verbose = getenv("HOST_VERBOSE") != NULL;
-    if (argc < 3) die("usage: host run|threads|two|checks|bench DIR ...");
+    if (argc < 3) die("usage: host run|threads|two|checks|bench|loop DIR ...");
     const char* mode = argv[1];
     static fmu_t f1, f2, f3;
     load(&f1, argv[2]);
@@ -677,6 +729,8 @@ int main(int argc, char** argv) {
         alloc_loop(&f1);
     } else if (!strcmp(mode, "bench")) {
         bench(&f1);
+    } else if (!strcmp(mode, "loop") && argc >= 5) {
+        feedback_loop(&f1, atoi(argv[3]), atof(argv[4]), argc - 5, argv + 5);
     } else {
         die("bad arguments");
     }
