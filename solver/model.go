@@ -158,11 +158,16 @@ func (m *Model) kinetic(v []float64, tmp []float64) float64 {
 	return 0.5 * e
 }
 
-// gravityPotential returns −q·gq (gq constant).
+// gravityPotential returns −q·gq (gq constant). gq is in velocity space:
+// its entries are paired with their position coordinates through qOf
+// (they differ once a spatial body's quaternion precedes them); rotations
+// carry no constant gravity force.
 func (m *Model) gravityPotential(q []float64) float64 {
 	e := 0.0
 	for i, g := range m.gq {
-		e -= g * q[i]
+		if qi := m.qOf[i]; qi >= 0 && g != 0 {
+			e -= g * q[qi]
+		}
 	}
 	return e
 }
