@@ -175,3 +175,55 @@ func TestExampleHeavyTop(t *testing.T) {
 		}
 	}
 }
+
+// Conical pendulum (examples/conical-pendulum): a symmetric body on a
+// spherical joint started in steady conical motion keeps its cone angle
+// β = 30° and precesses at Ω = √(m g l / ((A − C) cos β)) = 4.5800720279
+// rad/s (A = A_cm + m l² about the pivot, C axial), with the world angular
+// velocity staying (0, 0, Ω).
+func TestExampleConicalPendulum(t *testing.T) {
+	m := exLoad(t, "conical-pendulum", nil)
+	s := exInit(t, m)
+	ch := exNewChannels(t, m, append(exChans("bob.cm"), "energy.total")...)
+	const mass, l, acm, cax, g = 2.0, 0.5, 0.05, 0.01, 9.81
+	beta := math.Pi / 6
+	omega := math.Sqrt(mass * g * l / ((acm + mass*l*l - cax) * math.Cos(beta)))
+	if math.Abs(omega-4.5800720279) > 1e-9 {
+		t.Fatalf("closed form Ω = %.10f, refs/conical_pendulum.md gives 4.5800720279", omega)
+	}
+	ch.eval(s)
+	e0 := ch.get("energy.total")
+	var worstCone, worstAz, worstW, worstE float64
+	az, prev := 0.0, 0.0 // unwrapped azimuth
+	const dt, end = 0.01, 5.0
+	for k := 0; float64(k)*dt <= end+dt/2; k++ {
+		tk := float64(k) * dt
+		if k > 0 {
+			exAdvance(t, m, s, tk)
+		}
+		ch.eval(s)
+		rc := ch.vec3("bob.cm.")
+		a := math.Atan2(rc[1], rc[0])
+		az += exWrap(a - prev)
+		prev = a
+		cone := math.Acos(-rc[2] / exNorm(rc))
+		w := ch.vec3("bob.cm.w")
+		worstCone = math.Max(worstCone, math.Abs(cone-beta))
+		worstAz = math.Max(worstAz, math.Abs(az-omega*tk))
+		worstW = math.Max(worstW, exNorm([3]float64{w[0], w[1], w[2] - omega}))
+		worstE = math.Max(worstE, math.Abs(ch.get("energy.total")-e0))
+	}
+	rate := az / end
+	st := s.Stats()
+	t.Logf("Ω closed form %.10f rad/s, mean rate over %g s %.10f rad/s (relative error %.2g); max |β(t) − β| = %.2g rad, max azimuth error %.2g rad, max |ω − Ω ẑ| = %.2g rad/s, max |ΔE| = %.2g J (%.2f Newton iterations per step)",
+		omega, end, rate, rate/omega-1, worstCone, worstAz, worstW, worstE, float64(st.NewtonIters)/float64(max(st.Steps, 1)))
+	if worstCone > 1e-6 {
+		t.Errorf("cone angle varies by %.3g rad, want ≤ 1e-6", worstCone)
+	}
+	if math.Abs(rate/omega-1) > 1e-5 || worstAz > 2e-4 {
+		t.Errorf("precession rate %.10f rad/s vs closed form %.10f (azimuth error up to %.3g rad)", rate, omega, worstAz)
+	}
+	if worstW > 1e-4 || worstE > 1e-6 {
+		t.Errorf("angular velocity off (0, 0, Ω) by %.3g rad/s (≤ 1e-4), energy by %.3g J (≤ 1e-6)", worstW, worstE)
+	}
+}
