@@ -227,3 +227,74 @@ func TestExampleConicalPendulum(t *testing.T) {
 		t.Errorf("angular velocity off (0, 0, Ω) by %.3g rad/s (≤ 1e-4), energy by %.3g J (≤ 1e-6)", worstW, worstE)
 	}
 }
+
+// Torque-free axisymmetric body (examples/torque-free, A = 2, C = 1 kg·m²,
+// ω(0) = (1, 0, 3) rad/s in the body frame): the body-frame angular
+// velocity turns about the symmetry axis at λ = (C − A) ω₃ / A = −1.5 rad/s,
+// ω(t) = (cos λt, sin λt, 3); the angular momentum H = (2, 0, 3) kg·m²/s
+// (world) is constant; the symmetry axis keeps the angle
+// θ = acos(C ω₃ / |H|) = 33.69° with H and precesses about it at
+// Ω_p = |H| / A = 1.802775637732 rad/s.
+func TestExampleTorqueFree(t *testing.T) {
+	const a, c, w1, w3 = 2.0, 1.0, 1.0, 3.0
+	lam := (c - a) * w3 / a
+	h0 := [3]float64{a * w1, 0, c * w3}
+	hn := exNorm(h0)
+	hh := [3]float64{h0[0] / hn, h0[1] / hn, h0[2] / hn}
+	theta := math.Acos(c * w3 / hn)
+	wp := hn / a
+	// reference directions normal to ĥ for the precession angle
+	u := exCross([3]float64{0, 1, 0}, hh)
+	u = [3]float64{u[0] / exNorm(u), u[1] / exNorm(u), u[2] / exNorm(u)}
+	v := exCross(hh, u)
+	var errs []float64
+	for _, step := range []float64{1e-3, 5e-4} { // the file's step, then half
+		m := exLoad(t, "torque-free", func(s *spec.Settings) { s.Step = step })
+		s := exInit(t, m)
+		ch := exNewChannels(t, m, append(exChans("body"), "energy.total")...)
+		var worstW, worstH, worstTh, worstPhi, worstE float64
+		phi, prev := 0.0, 0.0
+		const dt, end = 0.01, 10.0
+		for k := 0; float64(k)*dt <= end+dt/2; k++ {
+			tk := float64(k) * dt
+			if k > 0 {
+				exAdvance(t, m, s, tk)
+			}
+			ch.eval(s)
+			wb := ch.vec3("body.wb")
+			want := [3]float64{w1 * math.Cos(lam*tk), w1 * math.Sin(lam*tk), w3}
+			worstW = math.Max(worstW, exNorm([3]float64{wb[0] - want[0], wb[1] - want[1], wb[2] - want[2]}))
+			R := exRot(ch.get("body.qw"), ch.get("body.qx"), ch.get("body.qy"), ch.get("body.qz"))
+			h := exMulMV(R, [3]float64{a * wb[0], a * wb[1], c * wb[2]})
+			worstH = math.Max(worstH, exNorm([3]float64{h[0] - h0[0], h[1] - h0[1], h[2] - h0[2]}))
+			e3 := [3]float64{R[0][2], R[1][2], R[2][2]}
+			worstTh = math.Max(worstTh, math.Abs(math.Acos(exDot(e3, hh))-theta))
+			p := math.Atan2(exDot(e3, v), exDot(e3, u))
+			if k == 0 {
+				prev = p
+			}
+			phi += exWrap(p - prev)
+			prev = p
+			worstPhi = math.Max(worstPhi, math.Abs(phi-wp*tk))
+			worstE = math.Max(worstE, math.Abs(ch.get("energy.total")-0.5*(a*w1*w1+c*w3*w3)))
+		}
+		st := s.Stats()
+		t.Logf("h = %g, %g s: max |ωb − closed form| = %.2g rad/s, max |H − H₀| = %.2g kg·m²/s, max |θ − %.8f°| = %.2g rad, precession %.10f rad/s (closed form %.10f, max angle error %.2g rad), max |ΔE| = %.2g J (%.2f Newton iterations per step)",
+			step, end, worstW, worstH, theta*180/math.Pi, worstTh, phi/end, wp, worstPhi, worstE, float64(st.NewtonIters)/float64(max(st.Steps, 1)))
+		errs = append(errs, worstW)
+		if step == 1e-3 {
+			if worstW > 1e-5 {
+				t.Errorf("body angular velocity off the closed form by %.3g rad/s, want ≤ 1e-5", worstW)
+			}
+			if worstH > 1e-5 || worstE > 1e-6 {
+				t.Errorf("angular momentum off H₀ by %.3g kg·m²/s (≤ 1e-5), energy by %.3g J (≤ 1e-6)", worstH, worstE)
+			}
+			if worstTh > 1e-5 || worstPhi > 1e-5 {
+				t.Errorf("nutation angle varies by %.3g rad (≤ 1e-5), precession angle off Ω_p t by %.3g rad (≤ 1e-5)", worstTh, worstPhi)
+			}
+		}
+	}
+	if p := math.Log2(errs[0] / errs[1]); math.Abs(p-2) > 0.25 {
+		t.Errorf("observed order %.2f of the angular velocity error, want 2", p)
+	}
+}
