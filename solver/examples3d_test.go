@@ -298,3 +298,49 @@ func TestExampleTorqueFree(t *testing.T) {
 		t.Errorf("observed order %.2f of the angular velocity error, want 2", p)
 	}
 }
+
+// Cardan joint (examples/universal-joint, β = 30°, input at ω₁ = 10 rad/s;
+// θ₁ = 0 with the input yoke pin in the plane of the shafts): the kinematic
+// analysis gives tan θ₂ = tan θ₁ / cos β and ω₂/ω₁ = cos β / (1 − sin²β
+// cos²θ₁) over a whole revolution; the driving torque balances the power
+// into the output shaft, T ω₁ = J₂ ω₂ ω̇₂ (J₂ = 5e-4 kg·m² about its axis,
+// the input shaft turning uniformly).
+func TestExampleUniversalJoint(t *testing.T) {
+	m := exLoad(t, "universal-joint", nil)
+	s := exInit(t, m)
+	if red := s.Redundant(); len(red) != 1 || red[0] != "cross (3)" {
+		t.Errorf("redundant equations %v, want the cross's 3 (its centre is held by both bearings)", red)
+	}
+	ch := exNewChannels(t, m, "input.angle", "output.angle", "output.omega", "motor.force")
+	const w1, j2 = 10.0, 5e-4
+	beta := math.Pi / 6
+	cb, sb := math.Cos(beta), math.Sin(beta)
+	var worstTh, worstW, worstT, maxT float64
+	const dt, end = 1e-3, 0.7 // more than one revolution (0.628 s)
+	for k := 0; float64(k)*dt <= end+dt/2; k++ {
+		tk := float64(k) * dt
+		if err := m.Kinematics(s, tk); err != nil {
+			t.Fatalf("t = %g: %v", tk, err)
+		}
+		ch.eval(s)
+		th1 := w1 * tk
+		th2 := math.Atan2(math.Sin(th1), cb*math.Cos(th1))
+		den := 1 - sb*sb*math.Cos(th1)*math.Cos(th1)
+		w2 := w1 * cb / den
+		w2dot := -w1 * w1 * cb * sb * sb * math.Sin(2*th1) / (den * den)
+		worstTh = math.Max(worstTh, math.Abs(exWrap(ch.get("output.angle")-th2)))
+		worstTh = math.Max(worstTh, math.Abs(exWrap(ch.get("input.angle")-th1)))
+		worstW = math.Max(worstW, math.Abs(ch.get("output.omega")-w2))
+		torque := j2 * w2 * w2dot / w1
+		worstT = math.Max(worstT, math.Abs(ch.get("motor.force")-torque))
+		maxT = math.Max(maxT, math.Abs(torque))
+	}
+	t.Logf("over %g s: max |θ₂ − atan(tan θ₁/cos β)| = %.2g rad, max |ω₂ − closed form| = %.2g rad/s, max |T − J₂ω₂ω̇₂/ω₁| = %.2g N·m (peak %.4g N·m)",
+		end, worstTh, worstW, worstT, maxT)
+	if worstTh > 1e-10 || worstW > 1e-9 {
+		t.Errorf("output angle off by %.3g rad (≤ 1e-10), speed by %.3g rad/s (≤ 1e-9)", worstTh, worstW)
+	}
+	if worstT > 1e-9*maxT+1e-12 {
+		t.Errorf("driving torque off the power balance by %.3g N·m (peak %.3g)", worstT, maxT)
+	}
+}
