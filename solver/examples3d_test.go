@@ -11,6 +11,7 @@ package solver_test
 import (
 	"bufio"
 	"math"
+	"math/cmplx"
 	"os"
 	"strconv"
 	"strings"
@@ -226,6 +227,46 @@ func TestExampleConicalPendulum(t *testing.T) {
 	}
 	if worstW > 1e-4 || worstE > 1e-6 {
 		t.Errorf("angular velocity off (0, 0, Ω) by %.3g rad/s (≤ 1e-4), energy by %.3g J (≤ 1e-6)", worstW, worstE)
+	}
+}
+
+// Conical pendulum, small oscillations: the static equilibrium hangs the
+// body straight down, and the linearisation about it has the double
+// pendulum frequency √(m g l / A) = 4.2233 rad/s (A = A_cm + m l² about the
+// pivot) and a rigid spin about the vertical.
+func TestExampleConicalPendulumModes(t *testing.T) {
+	m := exLoad(t, "conical-pendulum", nil)
+	s := exInit(t, m)
+	if err := m.Static(s); err != nil {
+		t.Fatal(err)
+	}
+	ch := exNewChannels(t, m, "bob.cm.x", "bob.cm.y", "bob.cm.z")
+	ch.eval(s)
+	if rc := ch.vec3("bob.cm."); exNorm([3]float64{rc[0], rc[1], rc[2] + 0.5}) > 1e-9 {
+		t.Errorf("static equilibrium: centre of mass at %v, want (0, 0, −0.5)", rc)
+	}
+	lin, err := m.Linearize(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mass, l, acm, g = 2.0, 0.5, 0.05, 9.81
+	want := math.Sqrt(mass * g * l / (acm + mass*l*l))
+	var osc []float64
+	for _, md := range lin.Modes {
+		if md.Oscillate {
+			osc = append(osc, 2*math.Pi*md.Freq)
+		} else if cmplx.Abs(md.Eig) > 1e-6 {
+			t.Errorf("real eigenvalue %v, want only the rigid spin (0)", md.Eig)
+		}
+	}
+	t.Logf("pendulum modes %v rad/s, closed form %.8f rad/s", osc, want)
+	if len(osc) != 2 {
+		t.Fatalf("%d oscillating modes, want 2 (swinging in two planes)", len(osc))
+	}
+	for _, w := range osc {
+		if math.Abs(w-want) > 1e-6*want {
+			t.Errorf("mode at %.8f rad/s, want %.8f", w, want)
+		}
 	}
 }
 
