@@ -679,6 +679,12 @@ func isSingle(v string) bool {
 	if len(splitTopLevel(v, ',')) > 1 {
 		return false
 	}
+	// Two or more plain numbers separated by spaces ("1.92 -0.96 0.48
+	// rad/s") are components, although "1.92 -0.96" alone would read as
+	// the expression 1.92 − 0.96.
+	if f := strings.Fields(v); len(f) >= 2 && numberPrefix(f[0]) == len(f[0]) && numberPrefix(f[1]) == len(f[1]) {
+		return false
+	}
 	sc, err := parseScalar(v)
 	return err == nil && (!sc.expr || len(strings.Fields(v)) == 1 || strings.ContainsAny(v, "*/+-()^"))
 }

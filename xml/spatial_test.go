@@ -557,3 +557,27 @@ func BenchmarkParseSpatial(b *testing.B) {
 		}
 	}
 }
+
+// Space-separated components whose second one is negative are a vector,
+// not the expression "a − b" (which would draw the planar hint).
+func TestNegativeComponents(t *testing.T) {
+	src := `<model name="m" dimension="3">
+<body name="b" mass="1" inertia="1 1 1" omega="1.92 -0.96 0.48 rad/s" velocity="0.12 -0.24 0"/>
+<body name="c" mass="1" inertia="1 1 1" omega="0 -60 0 rpm"/>
+</model>`
+	m, err := Parse([]byte(src), "m.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][3]string{{"1.92", "-0.96", "0.48"}, {"0", "-6.283185307179587", "0"}} {
+		w := m.Bodies[i].AngVel
+		for k := range 3 {
+			if w[k].Src != want[k] {
+				t.Errorf("body %d omega[%d] = %q, want %q", i, k, w[k].Src, want[k])
+			}
+		}
+	}
+	if v := m.Bodies[0].Vel; v[1].Src != "-0.24" {
+		t.Errorf("velocity[1] = %q, want -0.24", v[1].Src)
+	}
+}
