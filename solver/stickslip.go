@@ -540,7 +540,10 @@ func (cs *contactSet) eventFuncs(s *State, g []float64) {
 			r, f := e.MuS.Get(x)*fn, math.Abs(st[contacts.SlotStick])
 			g[i+1] = (r - f) / (r + f + 1e-300)
 		} else {
-			g[i+1] = st[contacts.SlotMode] * k.Vt
+			// slip reversal, offset by the stick threshold: a contact that
+			// starts to slide from rest (|vt| at the noise level, of either
+			// sign) has its reversal located, not found at the step's end
+			g[i+1] = st[contacts.SlotMode]*k.Vt + vtolStick
 		}
 	}
 }
@@ -715,6 +718,7 @@ func (m *Model) contactDecide(s *State) error {
 		copy(s.aa, s.a)
 		s.restartHistory()
 	}
+	s.needFactor = true
 	return nil
 }
 
