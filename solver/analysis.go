@@ -94,6 +94,7 @@ func (m *Model) Static(s *State) error {
 	for it := 0; it < 500; it++ {
 		// residual
 		s.lin.Zero()
+		s.linValid = false
 		m.evalForces(s, true, 1, 0)
 		m.evalCons(s, false)
 		for i := 0; i < nv; i++ {
@@ -194,6 +195,7 @@ type Mode struct {
 func (m *Model) tangent(s *State, cm, ck, cc float64) *mat.Dense {
 	nv := m.nv
 	s.lin.Zero()
+	s.linValid = false
 	m.addMass(s, cm)
 	if ck != 0 {
 		s.x.CA = cm / ck
@@ -208,7 +210,6 @@ func (m *Model) tangent(s *State, cm, ck, cc float64) *mat.Dense {
 			T.Set(i, j, s.lin.At(i, j))
 		}
 	}
-	s.needFactor = true
 	return T
 }
 
@@ -277,7 +278,7 @@ func (m *Model) conDerivs(s *State) (Gq, Gv, Pq *mat.Dense) {
 func (m *Model) Linearize(s *State) (*Linear, error) {
 	nv, nc := m.nv, m.nc
 	save := append([]float64(nil), s.core...)
-	defer func() { copy(s.core, save); s.needFactor = true }()
+	defer func() { copy(s.core, save); s.linValid = false }()
 	if err := m.accelerations(s, s.a, false); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,9 @@ import (
 // when the constraints cannot be met.
 func (m *Model) Init(s *State) error {
 	s.T = m.settings.Start
+	s.g0 = s.T
 	s.setTime(s.T)
+	copy(s.ulast, s.vars[1:])
 	copy(s.q, m.q0)
 	copy(s.v, m.v0)
 	clear(s.a)
@@ -48,7 +50,7 @@ func (m *Model) Init(s *State) error {
 	copy(s.qp, s.q)
 	copy(s.vp, s.v)
 	s.initialized = true
-	s.needFactor = true
+	s.needFactor, s.reuseHold, s.hasAnchor = true, 0, false
 	return nil
 }
 
@@ -70,6 +72,7 @@ func (m *Model) assemblePositions(s *State) error {
 			return nil
 		}
 		s.lin.Zero()
+		s.linValid = false
 		for i := 0; i < nv; i++ {
 			s.lin.AddAt(m.mpos[i], 1)
 		}
@@ -161,6 +164,7 @@ func (m *Model) assembleVelocities(s *State, v0 []float64) error {
 	}
 	m.evalCons(s, false)
 	s.lin.Zero()
+	s.linValid = false
 	for i := 0; i < nv; i++ {
 		s.lin.AddAt(m.mpos[i], 1)
 	}
@@ -185,6 +189,7 @@ func (m *Model) kktSingular(s *State) bool {
 	}
 	m.evalCons(s, false)
 	s.lin.Zero()
+	s.linValid = false
 	for i := 0; i < m.nv; i++ {
 		s.lin.AddAt(m.mpos[i], 1)
 	}
@@ -319,6 +324,5 @@ func (m *Model) startAlgorithmic(s *State) error {
 	copy(s.core, s.save)
 	copy(s.aa, aa)
 	s.setTime(t0)
-	s.needFactor = true
 	return err
 }

@@ -326,6 +326,7 @@ func (m *Model) addJacT(s *State, dst []float64, lam []float64, scale float64) {
 func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 	if factor {
 		s.lin.Zero()
+		s.linValid = false
 		m.addMass(s, 1)
 	}
 	s.x.CA = 1 / s1 // acceleration coupling of configuration-dependent inertia (flexible.go)
@@ -449,6 +450,12 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	startOld := !s.needFactor
 	for {
 		factor := s.needFactor
+		if !factor && !s.linValid {
+			// the factors in use belong to the anchor: rebuild them
+			if err := m.rebuildFactors(s); err != nil {
+				factor = true
+			}
+		}
 		if factor && s.useT {
 			m.setTangentOps(s)
 		}
@@ -461,6 +468,7 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			s.needFactor = false
 			s.hFact = h
 			refreshed = true
+			s.setAnchor(s1, cv)
 		}
 		for i := range s.res {
 			s.dx[i] = -s.res[i]
@@ -509,7 +517,10 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		if !finite(nrm) {
 			return errNewton
 		}
-		if nrm <= tol {
+		// converged: the increment is below the tolerance, and so is
+		// the error it leaves, about ρ/(1 − ρ)·|Δ| with ρ the observed
+		// contraction (small with fresh factors, not with reused ones)
+		if rho := nrm / prev; nrm <= tol && rho < 1 && nrm*rho/(1-rho) <= 0.1*tol {
 			break
 		}
 		// stagnating near the tolerance with a fresh Jacobian: the
@@ -595,6 +606,7 @@ const projTol = 1e-11
 // the state's q, v, time; baumgarte selects the stabilisation terms.
 func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 	s.lin.Zero()
+	s.linValid = false
 	m.addMass(s, 1)
 	m.evalForces(s, false, 0, 0)
 	m.evalCons(s, true)
@@ -624,7 +636,6 @@ func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 	}
 	copy(dst, s.dx[:nv])
 	copy(s.lam, s.dx[nv:])
-	s.needFactor = true
 	return nil
 }
 
@@ -763,68 +774,6 @@ func (m *Model) step(s *State, h float64, depth int) error {
 	return m.step(s, h/2, depth+1)
 }
 
-// AdvanceTo integrates from s.T to exactly t. Fixed-step integration splits
-// the interval into equal sub-steps no longer than the model's step (never
-// a sliver); adaptive integration controls the local error by step
-// doubling. On failure it returns *StepError and leaves s at the last time
-// it reached successfully. It allocates nothing.
-func (m *Model) AdvanceTo(s *State, t float64) error {
-	if !s.initialized {
-		return &StepError{Time: s.T, LastTime: s.T, Msg: "state is not initialised (call Init)"}
-	}
-	if !finite(t) || t < s.T-1e-12*math.Max(1, math.Abs(t)) {
-		return &StepError{Time: s.T, LastTime: s.T, Msg: "target time " + ftoa(t) + " s is before the current time or not finite"}
-	}
-	span := t - s.T
-	if span <= 1e-13*math.Max(1, math.Abs(t)) {
-		s.T = t
-		return nil
-	}
-	s.needFactor = true
-	s.reuseHold = 0
-	if !m.settings.Adaptive {
-		h := m.settings.Step
-		n := int(math.Ceil(span/h - 1e-9))
-		if n < 1 {
-			n = 1
-		}
-		hs := span / float64(n)
-		t0 := s.T
-		for k := 1; k <= n; k++ {
-			if err := m.step(s, hs, 0); err != nil {
-				return &StepError{Time: s.T, LastTime: s.T, Msg: err.Error()}
-			}
-			s.T = t0 + float64(k)*hs
-			if !m.finiteState(s) {
-				return &StepError{Time: s.T, LastTime: s.T, Msg: "state became non-finite"}
-			}
-		}
-		s.T = t
-		s.setTime(t)
-		return nil
-	}
-	for s.T < t {
-		rem := t - s.T
-		h := math.Min(s.h, m.settings.MaxStep)
-		switch {
-		case rem <= h*(1+1e-9):
-			h = rem
-		case rem < 2*h:
-			h = rem / 2
-		}
-		if err := m.adaptiveStep(s, h); err != nil {
-			return err
-		}
-		// snap to t only when the step reached it: a rejected step was
-		// retried shorter and stopped before t
-		if t-s.T <= 1e-9*h || t-s.T <= 1e-13*math.Max(1, math.Abs(t)) {
-			s.T = t
-		}
-	}
-	s.setTime(t)
-	return nil
-}
-
 // finiteState reports whether the state holds no NaN or infinity. The
 // predictor's memory is left out: it holds earlier values of checked
 // entries.
@@ -913,6 +862,7 @@ func (m *Model) Step(s *State, h float64) error {
 	if !s.initialized {
 		return &StepError{Time: s.T, LastTime: s.T, Msg: "state is not initialised (call Init)"}
 	}
+	m.restartIfChanged(s)
 	if err := m.step(s, h, 0); err != nil {
 		return &StepError{Time: s.T, LastTime: s.T, Msg: err.Error()}
 	}

@@ -55,8 +55,10 @@ type predCache struct {
 }
 
 // restartHistory forgets the integrator history (BDF and predictor): the
-// next step starts as from a consistent initial state.
+// next step starts as from a consistent initial state, with a fresh
+// iteration matrix.
 func (s *State) restartHistory() {
+	s.needFactor = true
 	s.hp, s.nhist = 0, 0
 	s.ph[len(s.ph)-2], s.ph[len(s.ph)-1] = 0, 0
 }

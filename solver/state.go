@@ -19,18 +19,33 @@ type State struct {
 	T float64
 
 	// core holds, contiguously: q (nq), v a aa (nv), qp (nq), vp (nv),
-	// λ (nc), the contact state and the predictor memory
+	// λ (nc), the contact state, the parameters and inputs the last step
+	// was taken with, and the predictor memory
 	core                     []float64
 	q, v, a, aa, qp, vp, lam []float64
 	cs                       []float64 // contact discrete state (contacts.go)
+	ulast                    []float64 // parameters and inputs of the last step (restart.go)
 	ph                       []float64 // predictor memory (predict.go)
 	vars                     []float64 // time, parameters, inputs
 	red                      []bool    // redundant constraint rows (found at Init)
 	nred                     int
 	h, hp                    float64 // adaptive step; previous step (BDF)
 	nhist                    int     // BDF history available
+	g0                       float64 // origin of the time grid of fixed steps (grid.go)
 	initialized              bool
 	stats                    Stats
+	// The factorisation of the iteration matrix is reused across steps
+	// and across AdvanceTo calls. What the state keeps is the decision
+	// (needFactor, reuseHold) and the anchor: the state at which the
+	// factors in use were computed, from which they are rebuilt exactly
+	// when the linear solver held something else (after a restored state,
+	// an acceleration solve, a linearisation). So a restored or copied
+	// state continues bit for bit as the original.
+	needFactor bool
+	reuseHold  int     // steps that start with a fresh factorisation (implicitStep)
+	hFact      float64 // the step size the factors were computed for
+	anchor     []float64
+	hasAnchor  bool
 
 	// work space (not part of the snapshot)
 	x                mech.Ctx
@@ -45,9 +60,8 @@ type State struct {
 	tops             []mech.Mat3 // tangent operators T(Δθ) of the rotation blocks (coords.go)
 	useT             bool        // the iteration matrix's unknown is the step's increment: apply T
 	lin              *linalg.Solver
-	needFactor       bool
-	reuseHold        int // steps that start with a fresh factorisation (implicitStep)
-	hFact            float64
+	linValid         bool      // lin holds the factors of the anchor
+	swap             []float64 // the state while the factors are rebuilt from the anchor
 	save, save2      []float64 // core snapshots for retries and step doubling
 	start            []float64
 	rk               []float64 // RK4 stages
@@ -62,12 +76,14 @@ func (m *Model) NewState() *State {
 	nq, nv, nc := m.nq, m.nv, m.nc
 	s := &State{m: m}
 	ncs := m.contacts.csLen()
-	s.core = make([]float64, 2*nq+4*nv+nc+ncs+predLen(nv, nc))
+	nu := m.vars - 1
+	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nu+predLen(nv, nc))
 	c := s.core
 	take := func(n int) []float64 { x := c[:n:n]; c = c[n:]; return x }
 	s.q, s.v, s.a, s.aa = take(nq), take(nv), take(nv), take(nv)
 	s.qp, s.vp, s.lam = take(nq), take(nv), take(nc)
 	s.cs = take(ncs)
+	s.ulast = take(nu)
 	s.ph = c
 	s.vars = make([]float64, m.vars)
 	s.red = make([]bool, nc)
@@ -97,6 +113,8 @@ func (m *Model) NewState() *State {
 	s.q0s, s.dq = make([]float64, nq), make([]float64, nv)
 	s.tops = make([]mech.Mat3, len(m.rots))
 	s.lin = m.plan.NewSolver()
+	s.anchor = make([]float64, anchorLen(m, len(s.core)))
+	s.swap = make([]float64, len(s.anchor))
 	s.save, s.save2 = make([]float64, len(s.core)), make([]float64, len(s.core))
 	s.start = make([]float64, len(s.core))
 	if m.integ.family == famRK {
@@ -111,6 +129,7 @@ func (m *Model) NewState() *State {
 		nw = max(nw, n)
 	}
 	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw)}
+	copy(s.ulast, s.vars[1:])
 	s.cw = m.newContactWork()
 	s.h = m.settings.Step
 	s.pred = make([]float64, n)
@@ -187,15 +206,18 @@ func (s *State) CopyFrom(o *State) {
 	copy(s.vars, o.vars)
 	copy(s.red, o.red)
 	s.nred = o.nred
-	s.h, s.hp, s.nhist, s.initialized, s.stats = o.h, o.hp, o.nhist, o.initialized, o.stats
-	s.needFactor = true
+	s.h, s.hp, s.nhist, s.g0, s.initialized, s.stats = o.h, o.hp, o.nhist, o.g0, o.initialized, o.stats
+	s.needFactor, s.reuseHold, s.hFact = o.needFactor, o.reuseHold, o.hFact
+	copy(s.anchor, o.anchor)
+	s.hasAnchor = o.hasAnchor
+	s.linValid = false // rebuilt from the anchor when reused
 }
 
-const stateMagic = 0x6d62666d75537431 // "mbfmuSt1"
+const stateMagic = 0x6d62666d75537432 // "mbfmuSt2"
 
 // MarshalBinary serialises the complete state.
 func (s *State) MarshalBinary() ([]byte, error) {
-	n := 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + 4)
+	n := s.blobLen()
 	b := make([]byte, 0, n)
 	u := func(x uint64) { b = binary.LittleEndian.AppendUint64(b, x) }
 	f := func(x float64) { u(math.Float64bits(x)) }
@@ -228,13 +250,32 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	u(uint64(s.stats.Rejected))
 	u(uint64(s.stats.NewtonIters))
 	u(uint64(s.stats.Factorizations))
+	f(s.g0)
+	f(s.hFact)
+	u(uint64(s.reuseHold))
+	flags := uint64(0)
+	if s.needFactor {
+		flags |= 1
+	}
+	if s.hasAnchor {
+		flags |= 2
+	}
+	u(flags)
+	for _, x := range s.anchor {
+		f(x)
+	}
 	return b, nil
+}
+
+// blobLen is the length of MarshalBinary's output.
+func (s *State) blobLen() int {
+	return 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + 4 + 4 + len(s.anchor))
 }
 
 // UnmarshalBinary restores a state serialised by MarshalBinary from a state
 // of the same model.
 func (s *State) UnmarshalBinary(b []byte) error {
-	want := 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + 4)
+	want := s.blobLen()
 	if len(b) != want {
 		return errorf("state blob has %d bytes, this model's state needs %d", len(b), want)
 	}
@@ -265,6 +306,13 @@ func (s *State) UnmarshalBinary(b []byte) error {
 	}
 	s.stats.Steps, s.stats.Rejected = int64(u()), int64(u())
 	s.stats.NewtonIters, s.stats.Factorizations = int64(u()), int64(u())
-	s.needFactor = true
+	s.g0, s.hFact = f(), f()
+	s.reuseHold = int(u())
+	flags := u()
+	s.needFactor, s.hasAnchor = flags&1 != 0, flags&2 != 0
+	for i := range s.anchor {
+		s.anchor[i] = f()
+	}
+	s.linValid = false
 	return nil
 }
