@@ -395,7 +395,7 @@ func (d *Description) HTML() []byte {
 	if d.Integrator != "" {
 		fmt.Fprintf(&b, "; integrator %s", e(d.Integrator))
 		if d.IntegratorStep > 0 {
-			fmt.Fprintf(&b, " with internal step %s s (each communication step is split into equal sub-steps no longer than this)", ftoa(d.IntegratorStep))
+			fmt.Fprintf(&b, " with internal step %s s (steps on a fixed grid from the start time; a communication point within rounding of a grid point is that point, so replays are bit-exact whatever the master's time arithmetic; a point between grid points ends with a partial step)", ftoa(d.IntegratorStep))
 		}
 	}
 	b.WriteString(".</p>\n")
@@ -413,7 +413,7 @@ func (d *Description) HTML() []byte {
 <ul>
 <li>Outputs are computed at the end of each fmi2DoStep and at the end of initialisation; setting an input changes them only at the next step (no direct feedthrough).</li>
 <li>Fixed parameters can be set before or during initialisation mode (the model is then recompiled); tunable parameters and inputs also between steps.</li>
-<li>fmi2DoStep takes the master's currentCommunicationPoint as the time and advances in equal sub-steps. A failed step returns fmi2Discard with fmi2Terminated = true and fmi2LastSuccessfulTime.</li>
+<li>fmi2DoStep checks the master's currentCommunicationPoint against the FMU's time and advances on the internal time grid (above). Inputs changed since the last step act from the communication point: the integrator's accelerations are restarted there. A failed step returns fmi2Discard with fmi2Terminated = true and fmi2LastSuccessfulTime.</li>
 <li>FMU state get/set and serialisation are supported; a serialised state can be restored into any instance of this FMU.</li>
 <li>The binary is a Go c-shared library: it is never unloaded, the process must not fork after loading it, and each unpacked copy brings its own Go runtime (reuse the unpacked folder in parameter sweeps).</li>
 </ul>

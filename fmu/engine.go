@@ -38,8 +38,9 @@ type engineModel interface {
 	newState() engineState
 	// init sets the state's time to the model start and assembles it.
 	init(s engineState) error
-	// advanceTo integrates to exactly t in equal sub-steps; a failed step
-	// is reported as *stepFailure with the state left at its last time.
+	// advanceTo integrates to t (fixed steps on a grid anchored at the
+	// start time, see solver.AdvanceTo); a failed step is reported as
+	// *stepFailure with the state left at its last time.
 	advanceTo(s engineState, t float64) error
 	// evalOutputs writes the declared outputs into dst.
 	evalOutputs(s engineState, dst []float64)
@@ -47,8 +48,10 @@ type engineModel interface {
 
 // engineState is the mutable state of one instance of an engineModel.
 type engineState interface {
+	// time is the state's own time: the engine's, never set from outside.
 	time() float64
-	setTime(t float64)
+	// anchorGrid puts the origin of the internal time grid at time().
+	anchorGrid()
 	setInput(i int, v float64)
 	setParam(i int, v float64) error
 	copyFrom(o engineState)

@@ -74,7 +74,7 @@ func (sm *solverModel) evalOutputs(s engineState, dst []float64) {
 type solverState struct{ s *solver.State }
 
 func (ss *solverState) time() float64                   { return ss.s.T }
-func (ss *solverState) setTime(t float64)               { ss.s.T = t }
+func (ss *solverState) anchorGrid()                     { ss.s.AnchorGrid() }
 func (ss *solverState) setInput(i int, v float64)       { ss.s.SetInput(i, v) }
 func (ss *solverState) setParam(i int, v float64) error { return ss.s.SetParam(i, v) }
 func (ss *solverState) copyFrom(o engineState)          { ss.s.CopyFrom(o.(*solverState).s) }

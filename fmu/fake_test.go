@@ -96,7 +96,7 @@ func (o *oscModel) evalOutputs(s engineState, dst []float64) {
 }
 
 func (s *oscState) time() float64             { return s.t }
-func (s *oscState) setTime(t float64)         { s.t = t }
+func (s *oscState) anchorGrid()               {}
 func (s *oscState) setInput(i int, v float64) { s.u = v }
 func (s *oscState) setParam(i int, v float64) error {
 	if i != 0 {

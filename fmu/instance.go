@@ -35,7 +35,8 @@ type Instance struct {
 	startTime, stopTime, tol float64
 	stopDefined, tolDefined  bool
 
-	time       float64 // current communication point
+	time       float64 // current communication point (the master's)
+	clock      commClock
 	lastOK     float64 // fmi2LastSuccessfulTime
 	terminated bool    // fmi2Terminated
 	lastStep   Status  // status of the last fmi2DoStep
@@ -79,6 +80,7 @@ func (in *Instance) reset() {
 	in.startTime, in.stopTime, in.tol = mi.start, mi.stop, 0
 	in.stopDefined, in.tolDefined = false, false
 	in.time, in.lastOK = mi.start, mi.start
+	in.clock = commClock{}
 	in.terminated, in.initDone, in.dirty = false, false, false
 	in.lastStep = OK
 	for i, v := range mi.inputs {
@@ -282,7 +284,7 @@ func (in *Instance) initialize(fn string) Status {
 			return in.failf(fn, "integrating from the model's start time %g to startTime %g: %v", t0, in.startTime, err)
 		}
 	}
-	s.setTime(in.startTime)
+	s.anchorGrid() // the master's communication points t₀ + n·H are grid points
 	in.model.evalOutputs(s, in.scratch)
 	for i, v := range in.scratch {
 		if !finite(v) {
@@ -292,6 +294,7 @@ func (in *Instance) initialize(fn string) Status {
 	copy(in.outputs, in.scratch)
 	in.state = s
 	in.time, in.lastOK = in.startTime, in.startTime
+	in.clock = commClock{}
 	in.initDone, in.dirty = true, false
 	return OK
 }
@@ -461,11 +464,14 @@ func (in *Instance) SetString(vr []uint32) Status {
 
 // DoStep advances from the master's currentCommunicationPoint t by h.
 //
-// t is taken as the truth: the instance time is snapped to it when they
-// agree within 1e-9·max(1,|t|), and a larger mismatch is an error. The
-// engine integrates to t+h in equal sub-steps. A failed integration or a
-// non-finite output returns Discard (fmi2LastSuccessfulTime tells how far
-// it got, fmi2Terminated is true). A normal step never returns Warning.
+// t must agree with the instance's time within 1e-9·max(1,|t|) (a larger
+// mismatch is an error). The engine keeps its own time: the step's target
+// is counted in the master's steps (commClock) and lands on the engine's
+// fixed time grid, anchored at the start time, so masters that compute
+// their communication points as t += h or as t₀ + n·h get the same steps,
+// bit for bit. A failed integration or a non-finite output returns Discard
+// (fmi2LastSuccessfulTime tells how far it got, fmi2Terminated is true).
+// A normal step never returns Warning.
 func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) Status {
 	const fn = "fmi2DoStep"
 	if !in.allowed(fn, stepPhase) {
@@ -481,8 +487,7 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	if in.stopDefined && target > in.stopTime+timeTol(in.stopTime) {
 		return in.errorf(fn, "step to %.17g s goes past the stopTime %.17g s given to fmi2SetupExperiment", target, in.stopTime)
 	}
-	in.state.setTime(t)
-	if err := in.model.advanceTo(in.state, target); err != nil {
+	if err := in.model.advanceTo(in.state, in.clock.next(in.state.time(), h)); err != nil {
 		sf, ok := err.(*stepFailure)
 		if !ok {
 			return in.failf(fn, "%v", err)
@@ -503,8 +508,30 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	}
 	copy(in.outputs, in.scratch)
 	in.time, in.lastOK = target, target
+	in.clock.n++
 	in.lastStep = OK
 	return OK
+}
+
+// commClock counts the master's communication steps. A master that
+// advances its time as t += H and one that computes t₀ + n·H hand over
+// step sizes that differ in the last bits; both are taken as the same H,
+// and the engine's target is computed as base + n·H from the engine's own
+// time at the first such step, never by accumulation. So both masters get
+// the same targets, and (with the engine's time grid) the same numbers,
+// bit for bit. A genuinely different step size starts the count again.
+type commClock struct {
+	base, h float64
+	n       int64
+}
+
+// next returns the engine's target for a step of size h from the
+// engine's time t (the count is advanced by the caller on success).
+func (c *commClock) next(t, h float64) float64 {
+	if c.h == 0 || math.Abs(h-c.h) > 1e-9*c.h+1e-15*(math.Abs(t)+h) {
+		c.base, c.h, c.n = t, h, 0
+	}
+	return c.base + float64(c.n+1)*c.h
 }
 
 func allFinite(x []float64) bool {

@@ -18,6 +18,7 @@ type Snapshot struct {
 
 	phase                    Phase
 	time, lastOK             float64
+	clock                    commClock
 	startTime, stopTime, tol float64
 	stopDefined, tolDefined  bool
 	terminated               bool
@@ -54,7 +55,7 @@ func (in *Instance) GetFMUState(reuse *Snapshot) (*Snapshot, Status) {
 	}
 	s.model = in.model
 	s.phase = in.phase
-	s.time, s.lastOK = in.time, in.lastOK
+	s.time, s.lastOK, s.clock = in.time, in.lastOK, in.clock
 	s.startTime, s.stopTime, s.tol = in.startTime, in.stopTime, in.tol
 	s.stopDefined, s.tolDefined = in.stopDefined, in.tolDefined
 	s.terminated, s.initDone, s.dirty, s.lastStep = in.terminated, in.initDone, in.dirty, in.lastStep
@@ -86,7 +87,7 @@ func (in *Instance) SetFMUState(s *Snapshot) Status {
 	}
 	in.model = s.model
 	in.phase = s.phase
-	in.time, in.lastOK = s.time, s.lastOK
+	in.time, in.lastOK, in.clock = s.time, s.lastOK, s.clock
 	in.startTime, in.stopTime, in.tol = s.startTime, s.stopTime, s.tol
 	in.stopDefined, in.tolDefined = s.stopDefined, s.tolDefined
 	in.terminated, in.initDone, in.dirty, in.lastStep = s.terminated, s.initDone, s.dirty, s.lastStep
@@ -104,11 +105,12 @@ func (in *Instance) SetFMUState(s *Snapshot) Status {
 //	magic "MBFMUST\x00", uint32 version, uint16 len + GUID,
 //	uint8 phase, uint8 flags, uint8 last step status, uint8 0,
 //	float64 time, lastOK, startTime, stopTime, tol,
+//	float64 clock base, clock step, uint64 clock count,
 //	uint32 n + n float64 for parameters, inputs, outputs,
 //	uint32 len + engine state (len 0: not initialised).
 const (
 	stateMagic   = "MBFMUST\x00"
-	stateVersion = 1
+	stateVersion = 2
 )
 
 const (
@@ -154,9 +156,10 @@ func (in *Instance) SerializeFMUState(s *Snapshot) ([]byte, Status) {
 		}
 	}
 	b = append(b, byte(s.phase), flags, byte(s.lastStep), 0)
-	for _, x := range [...]float64{s.time, s.lastOK, s.startTime, s.stopTime, s.tol} {
+	for _, x := range [...]float64{s.time, s.lastOK, s.startTime, s.stopTime, s.tol, s.clock.base, s.clock.h} {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.clock.n))
 	for _, xs := range [...][]float64{s.params, s.inputs, s.outputs} {
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(xs)))
 		for _, x := range xs {
@@ -262,6 +265,8 @@ func (in *Instance) decodeState(data []byte) (*Snapshot, error) {
 	s.lastStep = Status(r.u8())
 	r.u8()
 	s.time, s.lastOK, s.startTime, s.stopTime, s.tol = r.f64(), r.f64(), r.f64(), r.f64(), r.f64()
+	s.clock.base, s.clock.h = r.f64(), r.f64()
+	s.clock.n = int64(math.Float64bits(r.f64()))
 	s.stopDefined = flags&flagStopDefined != 0
 	s.tolDefined = flags&flagTolDefined != 0
 	s.terminated = flags&flagTerminated != 0

@@ -20,6 +20,10 @@
  *                                 fmi2DoStep calls (median, p99, max) and
  *                                 the last outputs; BEGIN/END markers on
  *                                 stderr around the loop (for gctrace)
+ *   host replay  DIR N H NU (VR_U AMP)... NY VR_Y...
+ *                                 two runs of any model, masters with
+ *                                 t += H and with t = k·H: prints whether
+ *                                 the outputs agree bit for bit
  *
  * Outputs are printed as hexadecimal floats (%a) so the Go side can compare
  * them bit for bit. Value references of the test model: tau 0 (input),
@@ -691,6 +695,55 @@ static void feedback_loop(fmu_t* f, int n, double h, int argc, char** argv) {
     free(dt);
 }
 
+/* ---- replay ----------------------------------------------------------- */
+
+/* replay runs one FMU twice, with the same inputs, as two kinds of master
+ * do: one advances its time as t += H, the other computes t_k = k·H and
+ * steps by t_{k+1} − t_k. The outputs must agree bit for bit. Arguments:
+ * N H NU (VR_U AMP)... NY VR_Y...; input i at step k is AMP_i·sin(0.37k + i). */
+static void replay(fmu_t* f, int n, double h, int argc, char** argv) {
+    if (n < 1 || !(h > 0) || argc < 2) die("replay: want N H NU (VR_U AMP)... NY VR_Y...");
+    int nu = atoi(argv[0]);
+    if (nu < 0 || nu > 16 || argc < 2 + 2 * nu) die("replay: bad inputs");
+    fmi2ValueReference vu[16], vy[256];
+    double amp[16], u[16];
+    for (int i = 0; i < nu; i++) {
+        vu[i] = (fmi2ValueReference)atol(argv[1 + 2 * i]);
+        amp[i] = atof(argv[2 + 2 * i]);
+    }
+    int ny = atoi(argv[1 + 2 * nu]);
+    if (ny < 1 || ny > 256 || argc != 2 + 2 * nu + ny) die("replay: bad outputs");
+    for (int i = 0; i < ny; i++) vy[i] = (fmi2ValueReference)atol(argv[2 + 2 * nu + i]);
+    double* out[2];
+    for (int m = 0; m < 2; m++) {
+        out[m] = calloc((size_t)n * (size_t)ny, sizeof(double));
+        fmi2Component c = start(f);
+        double t = 0;
+        for (int k = 0; k < n; k++) {
+            for (int i = 0; i < nu; i++) u[i] = amp[i] * sin(0.37 * k + i);
+            if (nu > 0) CHECK(f->fmi2SetReal(c, vu, (size_t)nu, u));
+            double tk = m == 0 ? t : (double)k * h;
+            double hk = m == 0 ? h : (double)(k + 1) * h - (double)k * h;
+            fmi2Status st = f->fmi2DoStep(c, tk, hk, fmi2True);
+            if (st != fmi2OK) die("replay: fmi2DoStep at t = %.17g returned %d (%s)", tk, (int)st, lastlog);
+            t += h;
+            CHECK(f->fmi2GetReal(c, vy, (size_t)ny, out[m] + (size_t)k * (size_t)ny));
+        }
+        f->fmi2FreeInstance(c);
+    }
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < ny; i++) {
+            double a = out[0][(size_t)k * (size_t)ny + (size_t)i], b = out[1][(size_t)k * (size_t)ny + (size_t)i];
+            if (memcmp(&a, &b, sizeof a) != 0) {
+                printf("replay differ at step %d output %d: %a (t += H) %a (k·H)\n", k + 1, (int)vy[i], a, b);
+                return;
+            }
+        }
+    printf("replay same %d steps %d outputs\n", n, ny);
+    free(out[0]);
+    free(out[1]);
+}
+
 int main(int argc, char** argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     verbose = getenv("HOST_VERBOSE") != NULL;
@@ -729,6 +782,8 @@ int main(int argc, char** argv) {
         alloc_loop(&f1);
     } else if (!strcmp(mode, "bench")) {
         bench(&f1);
+    } else if (!strcmp(mode, "replay") && argc >= 7) {
+        replay(&f1, atoi(argv[3]), atof(argv[4]), argc - 5, argv + 5);
     } else if (!strcmp(mode, "loop") && argc >= 5) {
         feedback_loop(&f1, atoi(argv[3]), atof(argv[4]), argc - 5, argv + 5);
     } else {
