@@ -55,6 +55,7 @@ func (m *Model) AdvanceTo(s *State, t float64) error {
 		return nil
 	}
 	m.restartIfChanged(s)
+	defer s.stepped()
 	if m.settings.Adaptive {
 		return m.advanceAdaptive(s, t)
 	}

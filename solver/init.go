@@ -15,6 +15,8 @@ import (
 func (m *Model) Init(s *State) error {
 	s.T = m.settings.Start
 	s.g0 = s.T
+	clear(s.ramp)
+	s.setRamped()
 	s.setTime(s.T)
 	copy(s.ulast, s.vars[1:])
 	copy(s.q, m.q0)

@@ -68,7 +68,12 @@ func newIntegrator(name string, rho, alpha, beta, gamma float64) (integrator, er
 var errNewton = errors.New("Newton iteration did not converge")
 
 // setTime puts time t into the evaluation context.
-func (s *State) setTime(t float64) { s.vars[slotTime] = t }
+func (s *State) setTime(t float64) {
+	s.vars[slotTime] = t
+	if s.ramped {
+		s.rampInputs(t)
+	}
+}
 
 // forces evaluates the applied forces into s.fq (without gravity); when
 // factor is set it also adds coefK·K + coefC·C into the linear solver.
@@ -863,7 +868,9 @@ func (m *Model) Step(s *State, h float64) error {
 		return &StepError{Time: s.T, LastTime: s.T, Msg: "state is not initialised (call Init)"}
 	}
 	m.restartIfChanged(s)
-	if err := m.step(s, h, 0); err != nil {
+	err := m.step(s, h, 0)
+	s.stepped()
+	if err != nil {
 		return &StepError{Time: s.T, LastTime: s.T, Msg: err.Error()}
 	}
 	if !m.finiteState(s) {

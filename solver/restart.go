@@ -33,10 +33,12 @@ package solver
 // the new accelerations had acted over the last step. RK4 carries nothing
 // between steps and needs nothing.
 
-// restartIfChanged compares the parameters and inputs with those of the
-// last step and, when they changed, restarts the accelerations (above).
-// It allocates nothing.
+// restartIfChanged compares the parameters and inputs with those at the
+// end of the last step and, when they changed, restarts the accelerations
+// (above); then it starts the input ramps (ramp.go) from here. It
+// allocates nothing.
 func (m *Model) restartIfChanged(s *State) {
+	defer s.anchorRamps()
 	u := s.vars[1:]
 	changed, params := false, false
 	np := len(m.params)

@@ -19,12 +19,13 @@ type State struct {
 	T float64
 
 	// core holds, contiguously: q (nq), v a aa (nv), qp (nq), vp (nv),
-	// λ (nc), the contact state, the parameters and inputs the last step
-	// was taken with, and the predictor memory
+	// λ (nc), the contact state, the parameters and inputs at the end of
+	// the last step, the input ramps and the predictor memory
 	core                     []float64
 	q, v, a, aa, qp, vp, lam []float64
 	cs                       []float64 // contact discrete state (contacts.go)
-	ulast                    []float64 // parameters and inputs of the last step (restart.go)
+	ulast                    []float64 // parameters and inputs at the end of the last step (restart.go)
+	ramp                     []float64 // input ramps: values at tref, first and second derivatives, tref (ramp.go)
 	ph                       []float64 // predictor memory (predict.go)
 	vars                     []float64 // time, parameters, inputs
 	red                      []bool    // redundant constraint rows (found at Init)
@@ -60,6 +61,7 @@ type State struct {
 	tops             []mech.Mat3 // tangent operators T(Δθ) of the rotation blocks (coords.go)
 	useT             bool        // the iteration matrix's unknown is the step's increment: apply T
 	lin              *linalg.Solver
+	ramped           bool      // some input has a nonzero derivative (ramp.go)
 	linValid         bool      // lin holds the factors of the anchor
 	swap             []float64 // the state while the factors are rebuilt from the anchor
 	save, save2      []float64 // core snapshots for retries and step doubling
@@ -77,13 +79,15 @@ func (m *Model) NewState() *State {
 	s := &State{m: m}
 	ncs := m.contacts.csLen()
 	nu := m.vars - 1
-	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nu+predLen(nv, nc))
+	ni := len(m.inputs)
+	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nu+3*ni+1+predLen(nv, nc))
 	c := s.core
 	take := func(n int) []float64 { x := c[:n:n]; c = c[n:]; return x }
 	s.q, s.v, s.a, s.aa = take(nq), take(nv), take(nv), take(nv)
 	s.qp, s.vp, s.lam = take(nq), take(nv), take(nc)
 	s.cs = take(ncs)
 	s.ulast = take(nu)
+	s.ramp = take(3*ni + 1)
 	s.ph = c
 	s.vars = make([]float64, m.vars)
 	s.red = make([]bool, nc)
@@ -211,6 +215,7 @@ func (s *State) CopyFrom(o *State) {
 	copy(s.anchor, o.anchor)
 	s.hasAnchor = o.hasAnchor
 	s.linValid = false // rebuilt from the anchor when reused
+	s.setRamped()
 }
 
 const stateMagic = 0x6d62666d75537432 // "mbfmuSt2"
@@ -314,5 +319,6 @@ func (s *State) UnmarshalBinary(b []byte) error {
 		s.anchor[i] = f()
 	}
 	s.linValid = false
+	s.setRamped()
 	return nil
 }

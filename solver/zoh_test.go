@@ -127,3 +127,86 @@ func TestInputZeroOrderHold(t *testing.T) {
 		}
 	}
 }
+
+// sineResponse is the exact response of the zoh plant, at rest at t = 0,
+// to the continuous force 5 sin 7t: x″ + 2x′ + 100x = 2.5 sin 7t.
+func sineResponse(t float64) float64 {
+	const w = 7.0
+	// particular solution A sin wt + B cos wt
+	a11, a12, a21, a22 := 100-w*w, -2*w, 2*w, 100-w*w
+	det := a11*a22 - a12*a21
+	A, B := 2.5*a22/det, -2.5*a21/det
+	wd := math.Sqrt(99)
+	c1 := -B
+	c2 := (c1 - A*w) / wd
+	return A*math.Sin(w*t) + B*math.Cos(w*t) + math.Exp(-t)*(c1*math.Cos(wd*t)+c2*math.Sin(wd*t))
+}
+
+// With the input's derivatives handed over at each communication point
+// (as fmi2SetRealInputDerivatives does), the inputs follow them within the
+// step: against the continuous response to a sine force, the position
+// error falls with the square of the communication step for a first
+// derivative (the held input is first order: it lags by half a step).
+func TestInputRamps(t *testing.T) {
+	run := func(integ string, H float64, order int) float64 {
+		sp, err := xml.Parse([]byte(zohModel), "zoh.xml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.Settings.Integrator, sp.Settings.Step = integ, H
+		m, err := solver.Compile(sp, solver.CompileOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := m.NewState()
+		if err := m.Init(s); err != nil {
+			t.Fatal(err)
+		}
+		ix, _ := m.ChannelIndex("slide.disp")
+		row := make([]float64, len(m.Channels()))
+		worst := 0.0
+		for k := 0; k < int(math.Round(2/H)); k++ {
+			tk := float64(k) * H
+			s.SetInput(0, 5*math.Sin(7*tk))
+			if order >= 1 {
+				if err := s.SetInputDerivative(0, 1, 35*math.Cos(7*tk)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if order >= 2 {
+				if err := s.SetInputDerivative(0, 2, -245*math.Sin(7*tk)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := m.AdvanceTo(s, float64(k+1)*H); err != nil {
+				t.Fatal(err)
+			}
+			m.EvalChannels(s, row)
+			worst = math.Max(worst, math.Abs(row[ix]-1-sineResponse(float64(k+1)*H)))
+		}
+		return worst
+	}
+	for _, c := range []struct {
+		integ    string
+		order    int
+		want     float64 // observed order of the error
+		maxErr1m float64
+	}{
+		{"genalpha", 0, 1, 1e-3},
+		{"genalpha", 1, 2, 1e-5},
+		{"genalpha", 2, 2, 5e-6},
+		{"bdf2", 1, 2, 2e-5},
+		{"rk4", 1, 2, 5e-6},
+		{"rk4", 2, 3, 1e-7},
+	} {
+		e1, e2, e3 := run(c.integ, 2e-3, c.order), run(c.integ, 1e-3, c.order), run(c.integ, 0.5e-3, c.order)
+		p := 0.5 * (math.Log2(e1/e2) + math.Log2(e2/e3))
+		t.Logf("%-8s input derivatives to order %d: error %.3g, %.3g, %.3g m at H = 2, 1, 0.5 ms: observed order %.2f", c.integ, c.order, e1, e2, e3, p)
+		if e2 > c.maxErr1m {
+			t.Errorf("%s, order %d: error %.3g m at H = 1 ms, want ≤ %.3g", c.integ, c.order, e2, c.maxErr1m)
+		}
+		if p < c.want-0.25 {
+			t.Errorf("%s, order %d: observed order %.2f, want %d", c.integ, c.order, p, int(c.want))
+		}
+	}
+}
