@@ -64,6 +64,7 @@ type State struct {
 	ramped           bool      // some input has a nonzero derivative (ramp.go)
 	linValid         bool      // lin holds the factors of the anchor
 	swap             []float64 // the state while the factors are rebuilt from the anchor
+	yd               []float64 // outputs at the points of OutputDerivatives
 	save, save2      []float64 // core snapshots for retries and step doubling
 	start            []float64
 	rk               []float64 // RK4 stages
@@ -119,6 +120,7 @@ func (m *Model) NewState() *State {
 	s.lin = m.plan.NewSolver()
 	s.anchor = make([]float64, anchorLen(m, len(s.core)))
 	s.swap = make([]float64, len(s.anchor))
+	s.yd = make([]float64, 4*len(m.outChan))
 	s.save, s.save2 = make([]float64, len(s.core)), make([]float64, len(s.core))
 	s.start = make([]float64, len(s.core))
 	if m.integ.family == famRK {
