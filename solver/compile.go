@@ -486,6 +486,7 @@ func (c *compiler) plan() {
 		m.fdTan[k] = mech.FiniteDifferenceTangent(f)
 		m.frot[k] = m.rotCols(f.Dofs())
 	}
+	m.inputDependence()
 	for k := range m.cons {
 		ce := &m.cons[k]
 		nd := len(ce.d)

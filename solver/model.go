@@ -40,6 +40,10 @@ type Model struct {
 	cons   []conElem        // constraint elements, their rows in order
 	rowCon []int32          // per row: its constraint element
 	joints []mech.JointInfo // joints and drivers
+	// what reads the inputs (restart.go): the forces, and whether anything
+	// else does (drivers, constraints)
+	uForces []int
+	uOther  bool
 	jrows  []rowRange       // their rows
 	forces []mech.Force
 	fnames []string

@@ -1,5 +1,7 @@
 package solver
 
+import "mbfmu/solver/mech"
+
 // Restarting the accelerations where inputs or parameters change.
 //
 // A co-simulation master changes the inputs at communication points and
@@ -51,24 +53,24 @@ func (m *Model) restartIfChanged(s *State) {
 		}
 	}
 	if !changed || !s.initialized {
-		copy(s.ulast, u)
 		return
 	}
-	copy(s.ulast, u)
 	if params {
 		// a parameter may change the iteration matrix itself
 		s.needFactor = true
 	}
-	if m.integ.family == famRK {
+	if m.integ.family == famRK || !params && len(m.uForces) == 0 && !m.uOther {
+		// nothing in the equations of motion reads what changed
 		return
 	}
-	m.restartAccelerations(s)
+	m.restartAccelerations(s, !params)
+	// (s.ulast is brought up to date at the end of the step: stepped)
 }
 
 // restartAccelerations applies the correction of the accelerations and
 // multipliers described above. A failure (a singular matrix) leaves them
 // as they were: the step then starts from them as before.
-func (m *Model) restartAccelerations(s *State) {
+func (m *Model) restartAccelerations(s *State, inputsOnly bool) {
 	nv := m.nv
 	var scale float64
 	// (the choice depends on the state alone, never on what the linear
@@ -83,7 +85,11 @@ func (m *Model) restartAccelerations(s *State) {
 		// the iteration matrix of the anchor, in its own scaling
 		a := s.anchor[len(s.anchor)-3:]
 		s1, cv := a[0], a[1]
-		m.newtonResidual(s, s1, cv, false)
+		if inputsOnly && !m.uOther {
+			m.inputResidual(s, s1)
+		} else {
+			m.newtonResidual(s, s1, cv, false)
+		}
 		scale = 1 / s1
 	} else {
 		// the acceleration matrix [M Φqᵀ; Φq 0]
@@ -143,6 +149,75 @@ func (m *Model) restartAccelerations(s *State) {
 		p := hist[i*predBack : (i+1)*predBack]
 		for k := range p {
 			p[k] += d
+		}
+	}
+}
+
+// inputDependence finds the forces whose run-time parameters read an
+// input, and whether a driver or constraint does.
+func (m *Model) inputDependence() {
+	lo, hi := 1+len(m.params), 1+len(m.params)+len(m.inputs)
+	reads := func(p *mech.Param) bool {
+		if p == nil || p.P == nil {
+			return false
+		}
+		for _, sl := range p.P.Slots() {
+			if sl >= lo && sl < hi {
+				return true
+			}
+		}
+		return false
+	}
+	readsAny := func(e any) bool {
+		pl, ok := e.(mech.ParamLister)
+		if !ok {
+			return false
+		}
+		for _, p := range pl.Params() {
+			if reads(p) {
+				return true
+			}
+		}
+		return false
+	}
+	m.uForces, m.uOther = nil, false
+	for k, f := range m.forces {
+		if readsAny(f) {
+			m.uForces = append(m.uForces, k)
+		}
+	}
+	for k := range m.cons {
+		m.uOther = m.uOther || readsAny(m.cons[k].c)
+	}
+	for i := range m.joints {
+		m.uOther = m.uOther || reads(&m.joints[i].Value)
+	}
+}
+
+// inputResidual writes into s.res the change of the scaled residual of the
+// equations of motion, −s1·ΔQ, that the inputs' change from s.ulast to
+// their current values makes, over the forces that read them (the
+// residual at the end of the last step was zero to the Newton tolerance).
+func (m *Model) inputResidual(s *State, s1 float64) {
+	clear(s.res)
+	nu := len(s.ulast)
+	keep := s.swap[:nu]
+	copy(keep, s.vars[1:])
+	for _, k := range m.uForces {
+		f := m.forces[k]
+		d := f.Dofs()
+		n := len(d)
+		old, now := s.fl2[:n], s.fl3[:n]
+		clear(old)
+		clear(now)
+		copy(s.vars[1:], s.ulast)
+		f.Eval(&s.x, old, nil, nil)
+		copy(s.vars[1:], keep)
+		f.Eval(&s.x, now, nil, nil)
+		for a, i := range d {
+			if i >= 0 {
+				s.res[i] -= s1 * (now[a] - old[a])
+			}
 		}
 	}
 }

@@ -103,6 +103,9 @@ type Kin struct {
 
 func (e *Elem) Dofs() []int { return e.d[:] }
 
+// Params lists the contact's run-time parameters.
+func (e *Elem) Params() []*mech.Param { return []*mech.Param{&e.K, &e.c, &e.MuS, &e.MuD} }
+
 func toV(a [2]float64) contact.Vec2   { return contact.Vec2{X: a[0], Y: a[1]} }
 func fromV(a contact.Vec2) [2]float64 { return [2]float64{a.X, a.Y} }
 

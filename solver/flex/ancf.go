@@ -429,6 +429,9 @@ type ancfLoad struct {
 
 func (e *ancfLoad) Dofs() []int { return e.d[:] }
 
+// Params lists the load's run-time parameters.
+func (e *ancfLoad) Params() []*mech.Param { return []*mech.Param{&e.fx, &e.fy} }
+
 // force returns the global force and, for a follower, the tangent
 // quantities.
 func (e *ancfLoad) force(x *mech.Ctx) (F, f [2]float64, t [2]float64, nr float64) {

@@ -701,6 +701,9 @@ type ffrLoad struct {
 
 func (e *ffrLoad) Dofs() []int { return e.b.dofl }
 
+// Params lists the load's run-time parameters.
+func (e *ffrLoad) Params() []*mech.Param { return []*mech.Param{&e.fx, &e.fy} }
+
 func (e *ffrLoad) force(x *mech.Ctx) [2]float64 {
 	f := [2]float64{e.fx.Get(x), e.fy.Get(x)}
 	if !e.follower {
