@@ -44,9 +44,9 @@ type Model struct {
 	// else does (drivers, constraints)
 	uForces []int
 	uOther  bool
-	jrows  []rowRange       // their rows
-	forces []mech.Force
-	fnames []string
+	jrows   []rowRange // their rows
+	forces  []mech.Force
+	fnames  []string
 
 	vars     int // time + params + inputs
 	params   []ParamInfo
