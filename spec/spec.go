@@ -101,11 +101,11 @@ type Model struct {
 type Settings struct {
 	Pos        Pos
 	Start      float64 // s, default 0
-	End        float64 // s, default 1
+	End        float64 // s, default 1 (when Start is 0 too)
 	Step       float64 // s, integrator (fixed) step or initial step, default 1e-3
 	OutputStep float64 // s, results sampling interval, default = Step
 	Integrator string  // genalpha (default), hht, newmark, bdf1, bdf2, rk4
-	RhoInf     float64 // generalized-α spectral radius at infinity, default 0.8 (negative: use default)
+	RhoInf     float64 // generalized-α spectral radius at infinity in [0, 1], default 0.8 (used when RhoSet)
 	RhoSet     bool    // RhoInf was given (so 0 is meaningful)
 	Alpha      float64 // HHT α in [-1/3, 0], default -0.05
 	Beta       float64 // Newmark β, default 0.25 (+ numerical damping if Gamma > 0.5)
@@ -118,11 +118,15 @@ type Settings struct {
 	Adaptive    bool    // error-controlled variable step
 	RelTol      float64 // default 1e-6 (adaptive)
 	AbsTol      float64 // default 1e-8 (adaptive)
-	MinStep     float64 // default 1e-10
-	MaxStep     float64 // default (End-Start)/10
-	NewtonTol   float64 // default 1e-8: stop when |Δq| ≤ tol·(1+|q|) and |Δv| ≤ tol·(1+|v|)
-	MaxIter     int     // default 8
-	// Baumgarte stabilisation for rk4: Φ'' + 2α Φ' + β² Φ = 0.
+	MinStep     float64 // default 1e-12 (adaptive)
+	MaxStep     float64 // default max(100·Step, (End−Start)/10) (adaptive)
+	// NewtonTol, default 1e-8: stop when |Δq| ≤ tol·(1+|q|) and
+	// |Δv| ≤ tol·(1+|v|) and the error the last increment leaves, judged
+	// by the observed contraction, is below a tenth of that
+	NewtonTol float64
+	MaxIter   int // default 10 Newton iterations per step (then a refreshed Jacobian, then halved steps)
+	// Baumgarte stabilisation for rk4: Φ'' + 2α Φ' + β² Φ = 0, default
+	// α = β = 10 (1/s).
 	BaumgarteAlpha float64
 	BaumgarteBeta  float64
 	Gravity        Vec // m/s², default (0, -9.81) planar, (0, 0, -9.81) spatial
@@ -289,7 +293,9 @@ type Force struct {
 	Pos    Pos
 }
 
-// Beam is a flexible beam (issue 6; reserved).
+// Beam is a flexible beam: Kind "ancf" (absolute nodal coordinates) or
+// "ffr" (floating frame of reference); Attr holds its attributes by name
+// (solver/flex reads them).
 type Beam struct {
 	Kind string // ancf, ffr
 	Name string
@@ -297,7 +303,9 @@ type Beam struct {
 	Attr map[string]Expr
 }
 
-// Contact is a contact pair (issue 7; reserved).
+// Contact is a contact pair: planar geometry pairs (circle, line,
+// segment, point) or, in spatial models, sphere–plane and sphere–sphere,
+// with a normal law and friction (solver/contacts).
 type Contact struct {
 	Kind string
 	Name string
