@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/linalg"
 
 	"mbfmu/expr"
 	"mbfmu/solver/contacts"
@@ -93,6 +94,16 @@ func (c *compiler) contactSet() {
 		}
 	}
 	if len(set.elems) > 0 {
+		// the sticking contacts' Delassus system: dense, as large as the
+		// number of contacts (rows of contacts not sticking are identity)
+		n := len(set.elems)
+		p := linalg.NewPattern(n)
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		p.AddBlock(all)
+		set.stickPlan = linalg.NewPlan(p)
 		c.m.contacts = set
 	}
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/linalg"
 
 	"mbfmu/lcp"
 	"mbfmu/solver/contacts"
@@ -50,6 +51,9 @@ type contactSet struct {
 	elems   []*contacts.Elem
 	coulomb bool    // some contact has exact Coulomb friction
 	kappa   float64 // drift gain of the stick constraint: v̇t = −κ vt
+	// stickPlan is the dense plan of the sticking contacts' system
+	// (stickSolve), one row per contact
+	stickPlan *linalg.Plan
 }
 
 // csLen returns the length of the contact state in State.core.
@@ -82,7 +86,8 @@ type contactWork struct {
 	bvec []float64
 	fvec []float64
 	piv  []int
-	lpiv []int
+	ls   *linalg.Solver // the sticking contacts' system (stickSolve)
+	lb   []float64
 	lm   []float64 // LCP matrix (2n)²
 	lq   []float64
 	lz   []float64
@@ -111,7 +116,8 @@ func (m *Model) newContactWork() *contactWork {
 	return &contactWork{
 		kin: make([]contacts.Kin, n), fn: make([]float64, n), act: make([]int, 0, n), fired: make([]bool, n),
 		y: make([]float64, n*nK), gq: make([]float64, 6*n),
-		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n), lpiv: make([]int, n),
+		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n),
+		ls: cs.stickPlan.NewSolver(), lb: make([]float64, n),
 		lm: make([]float64, 4*n*n), lq: make([]float64, 2*n), lz: make([]float64, 2*n), lw: make([]float64, 2*n),
 		lcp: lcp.NewSolver(2 * n),
 		g0:  make([]float64, 2*n), g1: make([]float64, 2*n), glo: make([]float64, 2*n), ghi: make([]float64, 2*n),
@@ -317,63 +323,45 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 		q := fbar / cap
 		a[ii*ns+ii] += 1e-11 * tr * q * q
 	}
-	solveDense(a, r, w.lpiv, ns)
+	w.solveSmall(a, r, ns)
 	for ii, i := range idx {
 		w.fvec[i] = r[ii]
 	}
 }
 
-// solveDense solves the n×n system a x = b in place (b becomes x) by
-// Gaussian elimination with partial pivoting; a zero pivot leaves that
-// unknown at zero.
-func solveDense(a, b []float64, piv []int, n int) {
-	scale := 0.0
-	for i := 0; i < n*n; i++ {
-		scale = math.Max(scale, math.Abs(a[i]))
-	}
-	tiny := 1e-14 * scale
-	for c := 0; c < n; c++ {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(a[r*n+c]) > math.Abs(a[p*n+c]) {
-				p = r
-			}
+// solveSmall solves the n×n system a x = b (row-major, n ≤ the number of
+// contacts) in place, b becoming x, with the work space's dense solver
+// (the rows beyond n are the identity). A singular system (the stick rows
+// of a degenerate set of contacts) is solved with its diagonal raised by
+// 1e-12 of its mean; if that fails too, x is zero (no stick forces).
+func (w *contactWork) solveSmall(a, b []float64, n int) {
+	ls, x := w.ls, w.lb
+	for try := 0; try < 2; try++ {
+		ls.Zero()
+		tr := 0.0
+		for i := 0; i < n; i++ {
+			tr += math.Abs(a[i*n+i])
 		}
-		piv[c] = p
-		if p != c {
+		for i := 0; i < n; i++ {
 			for j := 0; j < n; j++ {
-				a[c*n+j], a[p*n+j] = a[p*n+j], a[c*n+j]
+				ls.Set(i, j, a[i*n+j])
 			}
-			b[c], b[p] = b[p], b[c]
+			if try > 0 {
+				ls.Add(i, i, 1e-12*tr/float64(n)+1e-300)
+			}
 		}
-		d := a[c*n+c]
-		if math.Abs(d) <= tiny {
-			a[c*n+c] = 0
-			continue
+		for k := n; k < len(x); k++ {
+			ls.Set(k, k, 1)
 		}
-		for r := c + 1; r < n; r++ {
-			f := a[r*n+c] / d
-			if f == 0 {
-				continue
-			}
-			for j := c; j < n; j++ {
-				a[r*n+j] -= f * a[c*n+j]
-			}
-			b[r] -= f * b[c]
+		if ls.Factor() == nil {
+			clear(x)
+			copy(x, b[:n])
+			ls.Solve(x)
+			copy(b[:n], x)
+			return
 		}
 	}
-	for c := n - 1; c >= 0; c-- {
-		d := a[c*n+c]
-		if d == 0 {
-			b[c] = 0
-			continue
-		}
-		v := b[c]
-		for j := c + 1; j < n; j++ {
-			v -= a[c*n+j] * b[j]
-		}
-		b[c] = v / d
-	}
+	clear(b[:n])
 }
 
 // decideLCP solves the stick–slip LCP for the active contacts and sets
@@ -501,7 +489,7 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 			w.amat[i*n+j] = s1 * v
 		}
 	}
-	solveDense(w.amat, w.fvec, w.piv, n)
+	w.solveSmall(w.amat, w.fvec, n)
 	for j, ci := range act {
 		df := w.fvec[j]
 		s.cs[ci*contacts.Stride+contacts.SlotStick] += df
