@@ -414,14 +414,44 @@ func fmi2GetDirectionalDerivative(c C.fmi2Component, vUnknownRef C.mbfmu_ConstVR
 
 //export fmi2SetRealInputDerivatives
 func fmi2SetRealInputDerivatives(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t,
-	order C.mbfmu_ConstIntegerPtr, value C.mbfmu_ConstRealPtr) C.fmi2Status {
-	return unsupported(c, "fmi2SetRealInputDerivatives", "canInterpolateInputs=false: inputs are held constant over a step")
+	order C.mbfmu_ConstIntegerPtr, value C.mbfmu_ConstRealPtr) (st C.fmi2Status) {
+	const fn = "fmi2SetRealInputDerivatives"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if nvr > 0 && (vr == nil || order == nil || value == nil) || nvr > maxN {
+		return x.arg(fn, "vr, order or value is NULL, or nvr is too large")
+	}
+	var o []int32
+	var v []float64
+	if nvr > 0 {
+		o = unsafe.Slice((*int32)(unsafe.Pointer(order)), int(nvr))
+		v = unsafe.Slice((*float64)(unsafe.Pointer(value)), int(nvr))
+	}
+	return C.fmi2Status(x.inst.SetRealInputDerivatives(vrSlice(vr, nvr), o, v))
 }
 
 //export fmi2GetRealOutputDerivatives
 func fmi2GetRealOutputDerivatives(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C.size_t,
-	order C.mbfmu_ConstIntegerPtr, value *C.fmi2Real) C.fmi2Status {
-	return unsupported(c, "fmi2GetRealOutputDerivatives", "maxOutputDerivativeOrder=0")
+	order C.mbfmu_ConstIntegerPtr, value *C.fmi2Real) (st C.fmi2Status) {
+	const fn = "fmi2GetRealOutputDerivatives"
+	x, ok := enter(c, fn)
+	if !ok {
+		return badComponent(fn)
+	}
+	defer x.leave(fn, &st)
+	if nvr > 0 && (vr == nil || order == nil || value == nil) || nvr > maxN {
+		return x.arg(fn, "vr, order or value is NULL, or nvr is too large")
+	}
+	var o []int32
+	var v []float64
+	if nvr > 0 {
+		o = unsafe.Slice((*int32)(unsafe.Pointer(order)), int(nvr))
+		v = unsafe.Slice((*float64)(unsafe.Pointer(value)), int(nvr))
+	}
+	return C.fmi2Status(x.inst.GetRealOutputDerivatives(vrSlice(vr, nvr), o, v))
 }
 
 //export fmi2DoStep

@@ -271,8 +271,8 @@ func (d *Description) XML() []byte {
 	for _, f := range [...][2]string{
 		{"needsExecutionTool", "false"},
 		{"canHandleVariableCommunicationStepSize", "true"},
-		{"canInterpolateInputs", "false"},
-		{"maxOutputDerivativeOrder", "0"},
+		{"canInterpolateInputs", "true"},
+		{"maxOutputDerivativeOrder", "1"},
 		{"canRunAsynchronuously", "false"},
 		{"canBeInstantiatedOnlyOncePerProcess", "false"},
 		{"canNotUseMemoryManagementFunctions", "true"},

@@ -44,6 +44,9 @@ type engineModel interface {
 	advanceTo(s engineState, t float64) error
 	// evalOutputs writes the declared outputs into dst.
 	evalOutputs(s engineState, dst []float64)
+	// outputDerivatives writes the outputs' first time derivatives at the
+	// state into dst (the state is left as it was).
+	outputDerivatives(s engineState, dst []float64) error
 }
 
 // engineState is the mutable state of one instance of an engineModel.
@@ -53,6 +56,9 @@ type engineState interface {
 	// anchorGrid puts the origin of the internal time grid at time().
 	anchorGrid()
 	setInput(i int, v float64)
+	// setInputDerivative sets the order-th (1 or 2) time derivative of
+	// input i, followed from the start of the next step.
+	setInputDerivative(i, order int, v float64) error
 	setParam(i int, v float64) error
 	copyFrom(o engineState)
 	marshal() ([]byte, error)

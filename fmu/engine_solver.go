@@ -70,12 +70,19 @@ func (sm *solverModel) evalOutputs(s engineState, dst []float64) {
 	sm.m.EvalOutputs(s.(*solverState).s, dst)
 }
 
+func (sm *solverModel) outputDerivatives(s engineState, dst []float64) error {
+	return sm.m.OutputDerivatives(s.(*solverState).s, dst)
+}
+
 // solverState adapts a *solver.State.
 type solverState struct{ s *solver.State }
 
-func (ss *solverState) time() float64                   { return ss.s.T }
-func (ss *solverState) anchorGrid()                     { ss.s.AnchorGrid() }
-func (ss *solverState) setInput(i int, v float64)       { ss.s.SetInput(i, v) }
+func (ss *solverState) time() float64             { return ss.s.T }
+func (ss *solverState) anchorGrid()               { ss.s.AnchorGrid() }
+func (ss *solverState) setInput(i int, v float64) { ss.s.SetInput(i, v) }
+func (ss *solverState) setInputDerivative(i, order int, v float64) error {
+	return ss.s.SetInputDerivative(i, order, v)
+}
 func (ss *solverState) setParam(i int, v float64) error { return ss.s.SetParam(i, v) }
 func (ss *solverState) copyFrom(o engineState)          { ss.s.CopyFrom(o.(*solverState).s) }
 func (ss *solverState) marshal() ([]byte, error)        { return ss.s.MarshalBinary() }

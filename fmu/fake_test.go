@@ -98,6 +98,18 @@ func (o *oscModel) evalOutputs(s engineState, dst []float64) {
 func (s *oscState) time() float64             { return s.t }
 func (s *oscState) anchorGrid()               {}
 func (s *oscState) setInput(i int, v float64) { s.u = v }
+func (s *oscState) setInputDerivative(i, order int, v float64) error {
+	if v != 0 {
+		return errors.New("the oscillator holds its input")
+	}
+	return nil
+}
+
+func (o *oscModel) outputDerivatives(s engineState, dst []float64) error {
+	st := s.(*oscState)
+	dst[0], dst[1] = st.v, (st.u-st.k*st.x)/o.m
+	return nil
+}
 func (s *oscState) setParam(i int, v float64) error {
 	if i != 0 {
 		return errors.New("fixed parameter")

@@ -47,6 +47,13 @@ type Instance struct {
 	params  []float64
 	outputs []float64
 	scratch []float64
+	// inDeriv holds the inputs' first then second time derivatives set
+	// for the next step (fmi2SetRealInputDerivatives; cleared by the step)
+	inDeriv []float64
+	// outDeriv caches the outputs' derivatives at the current state
+	// (fmi2GetRealOutputDerivatives) while outDerivOK
+	outDeriv   []float64
+	outDerivOK bool
 }
 
 // newInstance creates an instance of a compiled model.
@@ -62,6 +69,8 @@ func newInstance(name string, desc *Description, compile compiler, base engineMo
 		params:  make([]float64, len(mi.params)),
 		outputs: make([]float64, len(mi.outputs)),
 		scratch: make([]float64, len(mi.outputs)),
+		inDeriv: make([]float64, 2*len(mi.inputs)),
+		// (outDeriv is made on first use)
 	}
 	in.logMask = catWarning | catDiscard | catError | catFatal
 	if loggingOn {
@@ -91,6 +100,8 @@ func (in *Instance) reset() {
 	}
 	clear(in.outputs)
 	clear(in.scratch)
+	clear(in.inDeriv)
+	in.outDerivOK = false
 }
 
 // Name returns the instance name given at instantiation.
@@ -293,6 +304,7 @@ func (in *Instance) initialize(fn string) Status {
 	}
 	copy(in.outputs, in.scratch)
 	in.state = s
+	in.outDerivOK = false
 	in.time, in.lastOK = in.startTime, in.startTime
 	in.clock = commClock{}
 	in.initDone, in.dirty = true, false
@@ -417,6 +429,7 @@ func (in *Instance) SetReal(vr []uint32, v []float64) Status {
 	if in.phase == InitializationMode && len(vr) > 0 {
 		in.dirty = true
 	}
+	in.outDerivOK = false
 	return OK
 }
 
@@ -487,6 +500,18 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	if in.stopDefined && target > in.stopTime+timeTol(in.stopTime) {
 		return in.errorf(fn, "step to %.17g s goes past the stopTime %.17g s given to fmi2SetupExperiment", target, in.stopTime)
 	}
+	ni := len(in.inputs)
+	for i := 0; i < ni; i++ {
+		for o := 1; o <= 2; o++ {
+			if err := in.state.setInputDerivative(i, o, in.inDeriv[(o-1)*ni+i]); err != nil {
+				return in.errorf(fn, "%v", err)
+			}
+		}
+	}
+	// the ramps apply to this step only: the inputs then hold what they
+	// reached (until set again)
+	defer in.endRamps()
+	in.outDerivOK = false
 	if err := in.model.advanceTo(in.state, in.clock.next(in.state.time(), h)); err != nil {
 		sf, ok := err.(*stepFailure)
 		if !ok {
@@ -510,6 +535,95 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	in.time, in.lastOK = target, target
 	in.clock.n++
 	in.lastStep = OK
+	return OK
+}
+
+// endRamps clears the inputs' derivatives after a step.
+func (in *Instance) endRamps() {
+	if in.state == nil {
+		return
+	}
+	ni := len(in.inputs)
+	for k, d := range in.inDeriv {
+		if d != 0 {
+			in.state.setInputDerivative(k%ni, 1+k/ni, 0)
+			in.inDeriv[k] = 0
+		}
+	}
+}
+
+// SetRealInputDerivatives sets first or second time derivatives of inputs
+// (canInterpolateInputs): during the next fmi2DoStep input i follows
+// u + u̇ (t − t_c) + ½ ü (t − t_c)² from the communication point t_c, and
+// holds the value it reached afterwards. The derivatives apply to that
+// one step. Every value is checked before any is set.
+func (in *Instance) SetRealInputDerivatives(vr []uint32, order []int32, v []float64) Status {
+	const fn = "fmi2SetRealInputDerivatives"
+	if !in.allowed(fn, setPhases) {
+		return Error
+	}
+	if len(order) < len(vr) || len(v) < len(vr) {
+		return in.errorf(fn, "order or value array shorter than the value-reference array")
+	}
+	for k, r := range vr {
+		x := in.variable(r)
+		switch {
+		case x == nil:
+			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+		case x.Causality != CausalityInput:
+			return in.errorf(fn, "%q (value reference %d) is not an input: only inputs have derivatives to set", x.Name, r)
+		case order[k] < 1 || order[k] > 2:
+			return in.errorf(fn, "derivative order %d for %q: this FMU interpolates inputs with first and second derivatives (order 1 or 2)", order[k], x.Name)
+		case !finite(v[k]):
+			return in.errorf(fn, "derivative %v for %q (value reference %d) is not finite", v[k], x.Name, r)
+		}
+	}
+	ni := len(in.inputs)
+	for k, r := range vr {
+		x := &in.desc.Variables[r]
+		in.inDeriv[int(order[k]-1)*ni+x.Index] = v[k]
+	}
+	return OK
+}
+
+// GetRealOutputDerivatives returns first time derivatives of outputs at
+// the current state (maxOutputDerivativeOrder = 1): after a step, at its
+// end, with the inputs held. They are taken along the motion, with the
+// accelerations of the equations of motion (solver.OutputDerivatives).
+func (in *Instance) GetRealOutputDerivatives(vr []uint32, order []int32, v []float64) Status {
+	const fn = "fmi2GetRealOutputDerivatives"
+	if !in.allowed(fn, statusPhases) {
+		return Error
+	}
+	if len(order) < len(vr) || len(v) < len(vr) {
+		return in.errorf(fn, "order or value array shorter than the value-reference array")
+	}
+	for k, r := range vr {
+		x := in.variable(r)
+		switch {
+		case x == nil:
+			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+		case x.Causality != CausalityOutput:
+			return in.errorf(fn, "%q (value reference %d) is not an output", x.Name, r)
+		case order[k] != 1:
+			return in.errorf(fn, "derivative order %d for %q: this FMU provides first derivatives (maxOutputDerivativeOrder = 1)", order[k], x.Name)
+		}
+	}
+	if in.state == nil {
+		return in.errorf(fn, "no state: the FMU was not initialised")
+	}
+	if !in.outDerivOK {
+		if in.outDeriv == nil {
+			in.outDeriv = make([]float64, len(in.outputs))
+		}
+		if err := in.model.outputDerivatives(in.state, in.outDeriv); err != nil {
+			return in.errorf(fn, "%v", err)
+		}
+		in.outDerivOK = true
+	}
+	for k, r := range vr {
+		v[k] = in.outDeriv[in.desc.Variables[r].Index]
+	}
 	return OK
 }
 

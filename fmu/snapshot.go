@@ -25,6 +25,7 @@ type Snapshot struct {
 	initDone, dirty          bool
 	lastStep                 Status
 	inputs, params, outputs  []float64
+	inDeriv                  []float64
 
 	blob []byte // cached serialisation (fmi2SerializedFMUstateSize, then fmi2SerializeFMUstate)
 }
@@ -43,6 +44,7 @@ func (in *Instance) GetFMUState(reuse *Snapshot) (*Snapshot, Status) {
 			inputs:  make([]float64, len(in.inputs)),
 			params:  make([]float64, len(in.params)),
 			outputs: make([]float64, len(in.outputs)),
+			inDeriv: make([]float64, len(in.inDeriv)),
 		}
 	}
 	if in.state == nil {
@@ -62,6 +64,7 @@ func (in *Instance) GetFMUState(reuse *Snapshot) (*Snapshot, Status) {
 	copy(s.inputs, in.inputs)
 	copy(s.params, in.params)
 	copy(s.outputs, in.outputs)
+	copy(s.inDeriv, in.inDeriv)
 	s.blob = s.blob[:0]
 	return s, OK
 }
@@ -94,6 +97,8 @@ func (in *Instance) SetFMUState(s *Snapshot) Status {
 	copy(in.inputs, s.inputs)
 	copy(in.params, s.params)
 	copy(in.outputs, s.outputs)
+	copy(in.inDeriv, s.inDeriv)
+	in.outDerivOK = false
 	if in.logMask.on(catEvents) { // (the arguments would allocate)
 		in.logf(catEvents, OK, "%s: restored state %s at t = %g", fn, in.phase, in.time)
 	}
@@ -106,7 +111,7 @@ func (in *Instance) SetFMUState(s *Snapshot) Status {
 //	uint8 phase, uint8 flags, uint8 last step status, uint8 0,
 //	float64 time, lastOK, startTime, stopTime, tol,
 //	float64 clock base, clock step, uint64 clock count,
-//	uint32 n + n float64 for parameters, inputs, outputs,
+//	uint32 n + n float64 for parameters, inputs, outputs, input derivatives,
 //	uint32 len + engine state (len 0: not initialised).
 const (
 	stateMagic   = "MBFMUST\x00"
@@ -160,7 +165,7 @@ func (in *Instance) SerializeFMUState(s *Snapshot) ([]byte, Status) {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.clock.n))
-	for _, xs := range [...][]float64{s.params, s.inputs, s.outputs} {
+	for _, xs := range [...][]float64{s.params, s.inputs, s.outputs, s.inDeriv} {
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(xs)))
 		for _, x := range xs {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
@@ -275,6 +280,7 @@ func (in *Instance) decodeState(data []byte) (*Snapshot, error) {
 	s.params = r.floats(len(in.params), "parameters")
 	s.inputs = r.floats(len(in.inputs), "inputs")
 	s.outputs = r.floats(len(in.outputs), "outputs")
+	s.inDeriv = r.floats(len(in.inDeriv), "input derivatives")
 	eng := r.take(r.u32())
 	if r.err != nil {
 		return nil, fmt.Errorf("damaged serialised FMU state: %v", r.err)

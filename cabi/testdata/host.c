@@ -20,6 +20,9 @@
  *                                 fmi2DoStep calls (median, p99, max) and
  *                                 the last outputs; BEGIN/END markers on
  *                                 stderr around the loop (for gctrace)
+ *   host derivs  DIR N            input derivatives in, output derivatives
+ *                                 out (and a difference quotient of the
+ *                                 motion at step N/2)
  *   host replay  DIR N H NU (VR_U AMP)... NY VR_Y...
  *                                 two runs of any model, masters with
  *                                 t += H and with t = k·H: prints whether
@@ -420,11 +423,17 @@ static void checks(fmu_t* f, fmu_t* foreign, fmu_t* nanf) {
     ERR(f->fmi2DoStep(c, H, -H, 0));
     OK(f->fmi2DoStep(c, H * (1 + 1e-12), H, 0)); /* snapped */
 
-    /* Unsupported functions and status queries. */
+    /* Derivatives (misuse; the normal use is mode derivs), unsupported
+     * functions and status queries. */
     {
-        fmi2Integer order = 1;
-        ERR(f->fmi2SetRealInputDerivatives(c, &vt, 1, &order, &v));
-        ERR(f->fmi2GetRealOutputDerivatives(c, &vx, 1, &order, &v));
+        fmi2Integer order = 1, order3 = 3;
+        ERR(f->fmi2SetRealInputDerivatives(c, &vx, 1, &order, &v)); /* an output */
+        ERR(f->fmi2SetRealInputDerivatives(c, &vt, 1, &order3, &v));
+        ERR(f->fmi2SetRealInputDerivatives(c, &vt, 1, NULL, &v));
+        ERR(f->fmi2GetRealOutputDerivatives(c, &vt, 1, &order, &v)); /* an input */
+        ERR(f->fmi2GetRealOutputDerivatives(c, &vx, 1, &order3, &v));
+        ERR(f->fmi2GetRealOutputDerivatives(c, &vx, 1, &order, NULL));
+        OK(f->fmi2GetRealOutputDerivatives(c, &vx, 1, &order, &v));
         ERR(f->fmi2GetDirectionalDerivative(c, &vx, 1, &vt, 1, &v, vals));
         ERR(f->fmi2CancelStep(c));
         fmi2Status ds = fmi2Fatal;
@@ -695,6 +704,62 @@ static void feedback_loop(fmu_t* f, int n, double h, int argc, char** argv) {
     free(dt);
 }
 
+/* ---- derivatives ------------------------------------------------------ */
+
+/* dtau and ddtau are the input's derivatives handed over at step k (exact
+ * in binary64, same in Go); the second one every third step only. */
+static double dtau(int k) { return 0.01 * (double)((k * 5) % 13) - 0.06; }
+static double ddtau(int k) { return k % 3 == 0 ? 0.1 * (double)((k * 3) % 7) - 0.3 : 0.0; }
+
+/* derivs drives the pendulum model with tau(k) and its derivatives
+ * (fmi2SetRealInputDerivatives, orders 1 and 2) over n steps of H and
+ * prints, after each step, the outputs and their first derivatives
+ * (fmi2GetRealOutputDerivatives) as "D k y1 y2 y3 dy1 dy2 dy3". At step
+ * n/2 it also estimates the derivatives from the motion: it saves the FMU
+ * state, takes two steps of 1e-4 s, forms (−3y₀ + 4y₁ − y₂)/(2δ) and
+ * restores the state ("F k d1 d2 d3"). */
+static void derivs(fmu_t* f, int n) {
+    const fmi2ValueReference vt = VR_TAU, vo[NOUT] = {VR_TIPX, VR_TIPY, VR_OMEGA};
+    const fmi2Integer one[NOUT] = {1, 1, 1}, o2[2] = {1, 2};
+    const fmi2ValueReference vt2[2] = {VR_TAU, VR_TAU};
+    fmi2Component c = start(f);
+    double y[NOUT], dy[NOUT];
+    for (int k = 1; k <= n; k++) {
+        double u = tau(k), d[2] = {dtau(k), ddtau(k)};
+        CHECK(f->fmi2SetReal(c, &vt, 1, &u));
+        CHECK(f->fmi2SetRealInputDerivatives(c, vt2, 2, o2, d));
+        CHECK(f->fmi2DoStep(c, (double)(k - 1) * H, H, fmi2True));
+        CHECK(f->fmi2GetReal(c, vo, NOUT, y));
+        CHECK(f->fmi2GetRealOutputDerivatives(c, vo, NOUT, one, dy));
+        printf("D %d %a %a %a %a %a %a\n", k, y[0], y[1], y[2], dy[0], dy[1], dy[2]);
+        if (k == n / 2) {
+            const double dt = 1e-4;
+            double y1[NOUT], y2[NOUT];
+            fmi2FMUstate s = NULL;
+            CHECK(f->fmi2GetFMUstate(c, &s));
+            CHECK(f->fmi2DoStep(c, (double)k * H, dt, fmi2False));
+            CHECK(f->fmi2GetReal(c, vo, NOUT, y1));
+            CHECK(f->fmi2DoStep(c, (double)k * H + dt, dt, fmi2False));
+            CHECK(f->fmi2GetReal(c, vo, NOUT, y2));
+            CHECK(f->fmi2SetFMUstate(c, s));
+            CHECK(f->fmi2FreeFMUstate(c, &s));
+            printf("F %d %a %a %a\n", k, (-3 * y[0] + 4 * y1[0] - y2[0]) / (2 * dt),
+                   (-3 * y[1] + 4 * y1[1] - y2[1]) / (2 * dt), (-3 * y[2] + 4 * y1[2] - y2[2]) / (2 * dt));
+        }
+    }
+    /* errors: an output's derivative set, order 3, a derivative of an output requested */
+    {
+        const fmi2ValueReference vx = VR_TIPX;
+        const fmi2Integer o3 = 3;
+        double v = 1;
+        printf("E %d %d %d %d\n", (int)f->fmi2SetRealInputDerivatives(c, &vx, 1, one, &v),
+               (int)f->fmi2SetRealInputDerivatives(c, &vt, 1, &o3, &v),
+               (int)f->fmi2GetRealOutputDerivatives(c, &vt, 1, one, &v),
+               (int)f->fmi2GetRealOutputDerivatives(c, &vx, 1, o2 + 1, &v));
+    }
+    f->fmi2FreeInstance(c);
+}
+
 /* ---- replay ----------------------------------------------------------- */
 
 /* replay runs one FMU twice, with the same inputs, as two kinds of master
@@ -782,6 +847,8 @@ int main(int argc, char** argv) {
         alloc_loop(&f1);
     } else if (!strcmp(mode, "bench")) {
         bench(&f1);
+    } else if (!strcmp(mode, "derivs") && argc == 4) {
+        derivs(&f1, atoi(argv[3]));
     } else if (!strcmp(mode, "replay") && argc >= 7) {
         replay(&f1, atoi(argv[3]), atof(argv[4]), argc - 5, argv + 5);
     } else if (!strcmp(mode, "loop") && argc >= 5) {
