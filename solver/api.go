@@ -1,5 +1,7 @@
 package solver
 
+import "mbfmu/spec"
+
 // This file is the public face of the engine used by the FMU, the command
 // line and the co-simulation master. The implementation is spread over the
 // rest of the package.
@@ -56,6 +58,10 @@ type StepError struct {
 	Time     float64 // time at which the failing step started
 	LastTime float64
 	Msg      string
+	// Source is the element, field and file:line found to cause the
+	// failure (a force, driver, parameter or input whose value is not
+	// finite, a mass out of scale), nil when none was; Msg begins with it.
+	Source *spec.Error
 }
 
 // Error formats the failure.

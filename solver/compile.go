@@ -110,6 +110,7 @@ func (c *compiler) constExpr(e spec.Expr, def float64) float64 {
 		c.errf(e.Pos, e.Field, "value %q is not finite", e.Src)
 		return def
 	}
+	c.inRange(e, v)
 	return v
 }
 
@@ -130,8 +131,14 @@ func (c *compiler) runExpr(e spec.Expr, def float64) mech.Param {
 		return mech.Param{C: def}
 	}
 	if v, ok := p.Const(); ok {
+		if !finite(v) {
+			c.errf(e.Pos, e.Field, "value %q is not finite", e.Src)
+			return mech.Param{C: def}
+		}
+		c.inRange(e, v)
 		return mech.Param{C: v}
 	}
+	c.source(p, e)
 	return mech.Param{P: p}
 }
 
@@ -141,6 +148,7 @@ func (c *compiler) runProgram(e spec.Expr) *expr.Program {
 		c.errf(e.Pos, e.Field, "%s in %q", exprMsg(err), e.Src)
 		return nil
 	}
+	c.source(p, e)
 	return p
 }
 
@@ -360,6 +368,7 @@ func (c *compiler) settings() {
 		rho = 0.8
 	}
 	st.RhoInf = rho
+	c.timeGrid(st)
 	in, err := newIntegrator(st.Integrator, rho, ss.Alpha, ss.Beta, ss.Gamma)
 	if err != nil {
 		c.errf(ss.Pos, "integrator", "%v", err)

@@ -77,12 +77,13 @@ func (m *Model) AdvanceTo(s *State, t float64) error {
 			hs = h
 		}
 		if err := m.step(s, hs, 0); err != nil {
-			return &StepError{Time: s.T, LastTime: s.T, Msg: err.Error()}
+			return m.stepError(s, err, s.T, end) // names the source (diagnose.go)
 		}
+		t0 := s.T
 		s.T = end
 		s.setTime(end)
 		if !m.finiteState(s) {
-			return &StepError{Time: s.T, LastTime: s.T, Msg: "state became non-finite"}
+			return m.stepError(s, errNonFiniteState, t0, end)
 		}
 	}
 	return nil

@@ -12,7 +12,24 @@ import (
 // projected onto the velocity constraints, and accelerations and
 // multipliers are solved from the equations of motion. It reports clearly
 // when the constraints cannot be met.
+//
+// When it fails, or leaves a state that is not finite, the error names
+// the source where one is found (a force, driver, parameter or input
+// whose value is not finite, a mass out of scale; diagnose.go) as a
+// spec.ErrorList with its file:line and field.
 func (m *Model) Init(s *State) error {
+	err := m.init(s)
+	if err == nil && !m.finiteState(s) {
+		s.initialized = false
+		err = errNonFiniteInit
+	}
+	if err != nil {
+		return m.initError(s, err)
+	}
+	return nil
+}
+
+func (m *Model) init(s *State) error {
 	s.T = m.settings.Start
 	s.g0 = s.T
 	clear(s.ramp)

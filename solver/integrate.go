@@ -854,7 +854,7 @@ func (m *Model) adaptiveStep(s *State, h float64) error {
 		s.needFactor = true
 		h *= fac
 		if h < st.MinStep {
-			return &StepError{Time: s.T, LastTime: s.T, Msg: "step size fell below the minimum " + ftoa(st.MinStep) + " s"}
+			return m.stepError(s, errorf("step size fell below the minimum %s s", ftoa(st.MinStep)), s.T, s.T+h)
 		}
 	}
 }
@@ -868,13 +868,14 @@ func (m *Model) Step(s *State, h float64) error {
 		return &StepError{Time: s.T, LastTime: s.T, Msg: "state is not initialised (call Init)"}
 	}
 	m.restartIfChanged(s)
+	t0 := s.T
 	err := m.step(s, h, 0)
 	s.stepped()
 	if err != nil {
-		return &StepError{Time: s.T, LastTime: s.T, Msg: err.Error()}
+		return m.stepError(s, err, t0, t0+h)
 	}
 	if !m.finiteState(s) {
-		return &StepError{Time: s.T, LastTime: s.T, Msg: "state became non-finite"}
+		return m.stepError(s, errNonFiniteState, t0, s.T)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 
+	"mbfmu/expr"
 	"mbfmu/linalg"
 	"mbfmu/solver/mech"
 	"mbfmu/spec"
@@ -80,6 +81,11 @@ type Model struct {
 	mVal []float64
 
 	contacts *contactSet // planar contact pairs with events (stickslip.go); nil when none
+
+	// srcs maps every run-time expression to the attribute it was
+	// compiled from (file:line, field, text), for the diagnosis of
+	// non-finite values (diagnose.go)
+	srcs map[*expr.Program]spec.Expr
 }
 
 // rowRange is the rows of a joint: r0 … r0+nr−1.

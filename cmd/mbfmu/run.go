@@ -148,8 +148,9 @@ func printModelErrors(path string, err error) {
 }
 
 // checkModel runs every check of `mbfmu check` on a model file: it parses
-// and compiles it and assembles it at the start time. It returns the model
-// and its assembled state.
+// and compiles it, assembles it at the start time and evaluates every
+// run-time expression there (forces, drivers, outputs), refusing values
+// that are not finite. It returns the model and its assembled state.
 func checkModel(path string) (*solver.Model, *solver.State, error) {
 	m, err := loadModel(path, nil)
 	if err != nil {
@@ -157,7 +158,14 @@ func checkModel(path string) (*solver.Model, *solver.State, error) {
 	}
 	s := m.NewState()
 	if err := m.Init(s); err != nil {
+		var el spec.ErrorList
+		if errors.As(err, &el) {
+			return nil, nil, err // file:line: field: message
+		}
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if errs := m.CheckValues(s); len(errs) > 0 {
+		return nil, nil, errs
 	}
 	return m, s, nil
 }
