@@ -17,6 +17,9 @@ type paramInfo struct {
 type varInfo struct {
 	name, unit, desc string
 	start            float64 // inputs only
+	// where an output is declared in the model file, for messages:
+	// "model.xml:20, expr sqrt(0.25 - time)" ("" when unknown)
+	where string
 }
 
 // modelInfo is what a compiled model declares.

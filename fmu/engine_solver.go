@@ -43,7 +43,7 @@ func newSolverModel(m *solver.Model) *solverModel {
 		sm.mi.inputs = append(sm.mi.inputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description, start: v.Start})
 	}
 	for _, v := range m.OutputInfo() {
-		sm.mi.outputs = append(sm.mi.outputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description})
+		sm.mi.outputs = append(sm.mi.outputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description, where: outputWhere(m.Spec(), v.Name)})
 	}
 	return sm
 }
@@ -174,4 +174,26 @@ func Instantiate(cfg Config) (*Instance, error) {
 		return nil, err
 	}
 	return newInstance(cfg.InstanceName, l.desc, l.compiler(), l.model, cfg.Logger, cfg.LoggingOn), nil
+}
+
+// outputWhere locates output name in the model file: its file:line and
+// what it reads (an expression or a channel).
+func outputWhere(ms *spec.Model, name string) string {
+	if ms == nil {
+		return ""
+	}
+	for _, o := range ms.Outputs {
+		if o.Name != name {
+			continue
+		}
+		w := o.Pos.String()
+		if w != "" {
+			w += ", "
+		}
+		if o.Expr.Given() {
+			return w + "expr " + o.Expr.Src
+		}
+		return w + "channel " + o.Channel
+	}
+	return ""
 }

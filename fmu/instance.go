@@ -528,7 +528,12 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	for i, v := range in.scratch {
 		if !finite(v) {
 			in.lastOK = t
-			return in.discard(fn, "output %q is %v at t = %.17g s: the simulation cannot go on (outputs keep their values at t = %.17g s)", in.base.info().outputs[i].name, v, target, t)
+			o := in.base.info().outputs[i]
+			where := ""
+			if o.where != "" {
+				where = " (" + o.where + ")"
+			}
+			return in.discard(fn, "output %q%s is %v at t = %.17g s: the simulation cannot go on (outputs keep their values at t = %.17g s)", o.name, where, v, target, t)
 		}
 	}
 	copy(in.outputs, in.scratch)

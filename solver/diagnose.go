@@ -38,7 +38,7 @@ import (
 // file:line, and leaves s as it was.
 func (m *Model) CheckValues(s *State) spec.ErrorList {
 	defer m.keep(s)()
-	return m.scan(s, true, true)
+	return m.scan(s, true, true, true)
 }
 
 // keep saves what a diagnosis may change in s (positions, velocities, the
@@ -129,7 +129,9 @@ func (m *Model) diagnose(s *State, err error, t0, t1 float64) *spec.Error {
 		if !finiteAll(s.q) || !finiteAll(s.v) {
 			continue // no element can be blamed at such a state
 		}
-		if errs := m.scan(s, false, false); len(errs) > 0 {
+		// a joint is blamed only at the last good state itself: at the
+		// extrapolated ones its equations may overflow with the motion
+		if errs := m.scan(s, false, t == t0, false); len(errs) > 0 {
 			return errs[0]
 		}
 	}
@@ -155,44 +157,29 @@ func finiteAll(x []float64) bool {
 }
 
 // scan evaluates the model's values at s (its positions and velocities
-// finite): the parameters and inputs, every force element (its run-time
-// parameters, then its generalized force and tangent), every joint's and
-// driver's constraint equations (a driver's value first) and, with
-// outputs, the declared outputs. It returns a problem for each non-finite
-// value, or only the first unless all is set.
-func (m *Model) scan(s *State, all, outputs bool) spec.ErrorList {
+// finite) and returns a problem for each value that is not finite or out
+// of range (beyond ±maxNumber, whose square overflows), or only the first
+// unless all is set. In order: every force element (its run-time
+// parameters, then its generalized force and tangent), every driver (its
+// value, then its constraint equations, which hold the value's time
+// derivatives), the parameters and inputs themselves, with joints every
+// joint's constraint equations (a joint holds no value of its own: at a
+// finite state its equations overflow only after something else did),
+// and with outputs the declared outputs. An expression's problem is
+// reported at the attribute it comes from, with the variables it read.
+func (m *Model) scan(s *State, all, joints, outputs bool) spec.ErrorList {
 	var errs spec.ErrorList
 	add := func(pos spec.Pos, field, msg string) bool {
 		errs = append(errs, &spec.Error{Pos: pos, Field: field, Msg: msg})
 		return !all
 	}
-	t := s.vars[slotTime]
-	at := " at t = " + ftoa(t) + " s"
-	np := len(m.params)
-	for i := range m.params {
-		if v := s.vars[1+i]; !finite(v) {
-			p := m.spec.Params[i]
-			if add(p.Pos, "value", "parameter "+quote(p.Name)+" is "+ftoa(v)) {
-				return errs
-			}
-		}
-	}
-	for i := range m.inputs {
-		if v := s.vars[1+np+i]; !finite(v) {
-			in := m.spec.Inputs[i]
-			if add(in.Pos, "", "input "+quote(in.Name)+" is "+ftoa(v)+at) {
-				return errs
-			}
-		}
-	}
-	// an expression whose value is not finite: at the attribute it comes
-	// from, with what it read
+	at := " at t = " + ftoa(s.vars[slotTime]) + " s"
 	bad := func(what string, p *expr.Program, v float64, pos spec.Pos) bool {
 		e, ok := m.srcs[p]
 		if !ok {
 			e = spec.Expr{Src: p.Src(), Pos: pos}
 		}
-		return add(e.Pos, e.Field, what+": "+e.Src+" is "+ftoa(v)+at+m.reads(p, s.vars))
+		return add(e.Pos, e.Field, what+": "+e.Src+" is "+ftoa(v)+at+beyond(v)+m.reads(p, s.vars))
 	}
 	for k, f := range m.forces {
 		kind, name, pos := m.where(m.fnames[k])
@@ -203,7 +190,7 @@ func (m *Model) scan(s *State, all, outputs bool) spec.ErrorList {
 				if p.P == nil {
 					continue
 				}
-				if v := p.Get(&s.x); !finite(v) {
+				if v := p.Get(&s.x); outOfRange(v) {
 					blamed = true
 					if bad(what, p.P, v, pos) {
 						return errs
@@ -218,44 +205,59 @@ func (m *Model) scan(s *State, all, outputs bool) spec.ErrorList {
 		fl, kl, cl := make([]float64, n), make([]float64, n*n), make([]float64, n*n)
 		f.Eval(&s.x, fl, kl, cl)
 		switch {
-		case !finiteAll(fl):
-			if add(pos, "", what+": its force is "+firstBad(fl)+at+", although its parameters are finite"+m.stateNote(f)) {
+		case !inRangeAll(fl):
+			v := firstOut(fl)
+			if add(pos, "", what+": its force is "+ftoa(v)+at+beyond(v)+", although its parameters are within range"+m.stateNote(f)) {
 				return errs
 			}
 		case !finiteAll(kl) || !finiteAll(cl):
-			if add(pos, "", what+": its tangent (−∂Q/∂q, −∂Q/∂v) is "+firstBad(append(kl, cl...))+at+m.stateNote(f)) {
+			if add(pos, "", what+": its tangent (−∂Q/∂q, −∂Q/∂v) is "+ftoa(firstOut(append(kl, cl...)))+at+m.stateNote(f)) {
 				return errs
 			}
 		}
 	}
-	for k := range m.cons {
-		ce := &m.cons[k]
-		j := &m.joints[ce.owner]
-		kind, name, pos := m.where(j.Name)
-		what := kind + " " + quote(name)
-		if j.Value.P != nil {
-			if v := j.Value.Get(&s.x); !finite(v) {
-				if bad(what, j.Value.P, v, pos) {
+	// the constraint elements of drivers (pass 0) or of joints (pass 1)
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			if errs = m.scanVars(s, errs, add); len(errs) > 0 && !all {
+				return errs
+			}
+			if !joints {
+				break
+			}
+		}
+		for k := range m.cons {
+			ce := &m.cons[k]
+			j := &m.joints[ce.owner]
+			if (j.Kind == "driver") != (pass == 0) {
+				continue
+			}
+			kind, name, pos := m.where(j.Name)
+			what := kind + " " + quote(name)
+			if j.Value.P != nil {
+				if v := j.Value.Get(&s.x); outOfRange(v) {
+					if bad(what, j.Value.P, v, pos) {
+						return errs
+					}
+					continue
+				}
+			}
+			out := mech.Rows{Phi: make([]float64, ce.nr), Phit: make([]float64, ce.nr), Gamma: make([]float64, ce.nr),
+				Jac: make([]float64, ce.nr*len(ce.d))}
+			ce.c.Eval(&s.x, out, true)
+			if finiteAll(out.Phi) && finiteAll(out.Phit) && finiteAll(out.Gamma) && finiteAll(out.Jac) {
+				continue
+			}
+			if j.Kind == "driver" {
+				e := m.driverValue(j.Name)
+				if add(e.Pos, e.Field, what+": its value "+e.Src+" is finite"+at+" but not its rate or acceleration (time derivatives of the value)") {
 					return errs
 				}
 				continue
 			}
-		}
-		out := mech.Rows{Phi: make([]float64, ce.nr), Phit: make([]float64, ce.nr), Gamma: make([]float64, ce.nr),
-			Jac: make([]float64, ce.nr*len(ce.d))}
-		ce.c.Eval(&s.x, out, true)
-		if finiteAll(out.Phi) && finiteAll(out.Phit) && finiteAll(out.Gamma) && finiteAll(out.Jac) {
-			continue
-		}
-		if j.Kind == "driver" {
-			e := m.driverValue(j.Name)
-			if add(e.Pos, e.Field, what+": its value "+e.Src+" is finite"+at+" but not its rate or acceleration (time derivatives of the value)") {
+			if add(pos, "", what+": its constraint equations are not finite"+at) {
 				return errs
 			}
-			continue
-		}
-		if add(pos, "", what+": its constraint equations are not finite"+at) {
-			return errs
 		}
 	}
 	if outputs {
@@ -283,6 +285,60 @@ func (m *Model) scan(s *State, all, outputs bool) spec.ErrorList {
 		}
 	}
 	return errs
+}
+
+// scanVars adds a problem for each parameter and input of s that is not
+// finite or out of range.
+func (m *Model) scanVars(s *State, errs spec.ErrorList, add func(spec.Pos, string, string) bool) spec.ErrorList {
+	np := len(m.params)
+	for i := range m.params {
+		if v := s.vars[1+i]; outOfRange(v) {
+			p := m.spec.Params[i]
+			if add(p.Pos, "value", "parameter "+quote(p.Name)+" is "+ftoa(v)+beyond(v)) {
+				return errs
+			}
+		}
+	}
+	for i := range m.inputs {
+		if v := s.vars[1+np+i]; outOfRange(v) {
+			in := m.spec.Inputs[i]
+			if add(in.Pos, "", "input "+quote(in.Name)+" is "+ftoa(v)+" at t = "+ftoa(s.vars[slotTime])+" s"+beyond(v)) {
+				return errs
+			}
+		}
+	}
+	return errs
+}
+
+// outOfRange reports a value that is not finite or beyond ±maxNumber.
+func outOfRange(v float64) bool { return !(math.Abs(v) <= maxNumber) }
+
+// inRangeAll reports whether no entry of x is out of range.
+func inRangeAll(x []float64) bool {
+	for _, v := range x {
+		if outOfRange(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// firstOut returns the first entry of x out of range.
+func firstOut(x []float64) float64 {
+	for _, v := range x {
+		if outOfRange(v) {
+			return v
+		}
+	}
+	return 0
+}
+
+// beyond explains a finite value out of range.
+func beyond(v float64) string {
+	if !finite(v) || math.Abs(v) <= maxNumber {
+		return ""
+	}
+	return sprintf(", beyond ±%.2g (the square of such a value overflows)", maxNumber)
 }
 
 // outputSpec returns the index in the model file's outputs of declared
@@ -314,16 +370,6 @@ func (m *Model) stateNote(f mech.Force) string {
 		return " (from the positions and velocities: a stiffness or a geometry too large?)"
 	}
 	return ""
-}
-
-// firstBad formats the first non-finite entry of x.
-func firstBad(x []float64) string {
-	for _, v := range x {
-		if !finite(v) {
-			return ftoa(v)
-		}
-	}
-	return "finite"
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
@@ -503,11 +549,13 @@ const maxDiagnosisSize = 1500
 // factor (s.lin keeps its values). It factors a dense copy with the
 // solver's test (pivots above linalg.PivotTol times the largest entry),
 // and the same matrix equilibrated (rows and columns scaled to unit
-// largest entries): when only the latter succeeds the matrix is not
+// largest entries). When only the latter succeeds the matrix is not
 // singular but too badly scaled for double precision, and the source of
-// the entry out of scale is named (a body's mass or inertia, a force
-// element's stiffness, a joint's lever arm). When both fail, the unknown
-// without a pivot is named.
+// the entry out of scale is named: a body's mass or inertia, a force
+// element's tangent, a joint's lever arm. When both fail the matrix is
+// singular at this state: the source of its largest entry is named when
+// that is far from order 1 (a stiffness of 1e100), else the element whose
+// unknown found no pivot.
 func (m *Model) scaleDiagnosis(s *State) *spec.Error {
 	n := s.lin.N()
 	if n == 0 || n > maxDiagnosisSize || n != m.nv+m.nc {
@@ -527,53 +575,64 @@ func (m *Model) scaleDiagnosis(s *State) *spec.Error {
 			}
 		}
 	}
-	raw := append([]float64(nil), a...)
-	u, piv := pivotFail(raw, n)
+	u, piv := pivotFail(append([]float64(nil), a...), n)
 	if u < 0 {
 		return nil
 	}
 	eq := append([]float64(nil), a...)
 	equilibrate(eq, n)
+	singular, _ := pivotFail(eq, n)
 	t := " at t = " + ftoa(s.vars[slotTime]) + " s"
 	lost := m.unknown(u)
-	if v, _ := pivotFail(eq, n); v >= 0 {
+	limit := ". The linear solver factors the matrix unscaled and accepts pivots above " + sprintf("%g", linalg.PivotTol) +
+		" times its largest entry: the masses and inertias (kg, kg·m²) must stay within a factor of 1e14 of each other and, beside constraint Jacobian entries of order 1 (lever arms in m), those of constrained bodies within about 1e7 = √(1/" +
+		sprintf("%g", linalg.PivotTol) + ") of 1"
+	// a coordinate whose own entry is negligible, and farther from the
+	// Jacobian's order 1 than the largest entry: its mass is too small
+	if d := math.Abs(a[u*n+u]); singular < 0 && u < m.nv && d <= 1e-7*big && math.Abs(math.Log(d)) > math.Abs(math.Log(big)) {
+		coord, e, kind, name := m.coordSource(u)
+		return &spec.Error{Pos: e.Pos, Field: e.Field, Msg: kind + " " + quote(name) + ": " + massText(e, coord, d) +
+			" makes the iteration matrix too badly scaled to be factored at double precision" + t +
+			": it is " + sprintf("%.3g", big/d) + " times smaller than the matrix's largest entry (" + ftoa(big) + ")" + limit}
+	}
+	if singular >= 0 && big < 1e7 {
 		// singular whatever the scaling: say whose unknown has no pivot
 		what, pos := m.unknownSource(u)
 		return &spec.Error{Pos: pos, Msg: what + ": the iteration matrix is singular" + t + ": no pivot for " + lost +
 			" (redundant or locked constraints, or a coordinate that neither mass nor constraint holds, at this configuration)"}
 	}
-	limit := ". The linear solver factors the matrix unscaled and accepts pivots above " + sprintf("%g", linalg.PivotTol) +
-		" times its largest entry: the masses and inertias (kg, kg·m²) must stay within a factor of 1e14 of each other and, beside constraint Jacobian entries of order 1 (lever arms in m), those of constrained bodies within about 1e7 = √(1/" +
-		sprintf("%g", linalg.PivotTol) + ") of 1"
-	scaled := " makes the iteration matrix too badly scaled to be factored at double precision" + t
-	// a coordinate whose own entry is negligible, and farther from the
-	// Jacobian's order 1 than the largest entry: its mass is too small
-	if d := math.Abs(a[u*n+u]); u < m.nv && d <= 1e-7*big && math.Abs(math.Log(d)) > math.Abs(math.Log(big)) {
-		coord, e, kind, name := m.coordSource(u)
-		return &spec.Error{Pos: e.Pos, Field: e.Field, Msg: kind + " " + quote(name) + ": " + massText(e, coord, d) + scaled +
-			": it is " + sprintf("%.3g", big/d) + " times smaller than the matrix's largest entry (" + ftoa(big) + ")" + limit}
+	e := m.entrySource(s, bi, bj, big)
+	if singular >= 0 {
+		e.Msg += ", far from the order 1 of the constraint Jacobian, leaves the iteration matrix singular" + t + ": no pivot for " + lost
+		return e
 	}
-	// the largest entry: a mass, a force's tangent or a Jacobian entry
-	tail := ": it is the matrix's largest entry, and the pivot of " + lost + " falls to " + ftoa(piv) + limit
-	if bi >= m.nv || bj >= m.nv {
-		r := max(bi, bj) - m.nv
-		what, pos := m.rowSource(r)
-		return &spec.Error{Pos: pos, Msg: what + ": its constraint Jacobian entry " + ftoa(big) + " (a lever arm, m)" + scaled + tail}
+	e.Msg += " makes the iteration matrix too badly scaled to be factored at double precision" + t +
+		": it is the matrix's largest entry, and the pivot of " + lost + " falls to " + ftoa(piv) + limit
+	return e
+}
+
+// entrySource names where entry (i, j) of the iteration matrix, of
+// magnitude big, comes from: a joint's constraint Jacobian, a body's mass,
+// or the force element with the largest tangent there. The message is
+// left open for the caller to finish.
+func (m *Model) entrySource(s *State, i, j int, big float64) *spec.Error {
+	if i >= m.nv || j >= m.nv {
+		what, pos := m.rowSource(max(i, j) - m.nv)
+		return &spec.Error{Pos: pos, Msg: what + ": its constraint Jacobian entry " + sprintf("%.3g", big) + " (a lever arm, m)"}
 	}
-	if mij := m.massAt(bi, bj); math.Abs(mij) >= 0.5*big {
-		coord, e, kind, name := m.coordSource(bi)
-		return &spec.Error{Pos: e.Pos, Field: e.Field, Msg: kind + " " + quote(name) + ": " + massText(e, coord, mij) + scaled + tail}
+	if mij := m.massAt(i, j); math.Abs(mij) >= 0.5*big {
+		coord, e, kind, name := m.coordSource(i)
+		return &spec.Error{Pos: e.Pos, Field: e.Field, Msg: kind + " " + quote(name) + ": " + massText(e, coord, mij)}
 	}
-	// the force element with the largest tangent entry there
 	best, bk := 0.0, -1
 	for k, f := range m.forces {
 		d := f.Dofs()
 		ia, ib := -1, -1
-		for x, i := range d {
-			if i == bi {
+		for x, c := range d {
+			if c == i {
 				ia = x
 			}
-			if i == bj {
+			if c == j {
 				ib = x
 			}
 		}
@@ -589,10 +648,11 @@ func (m *Model) scaleDiagnosis(s *State) *spec.Error {
 	}
 	if bk >= 0 {
 		kind, name, pos := m.where(m.fnames[bk])
-		return &spec.Error{Pos: pos, Msg: kind + " " + quote(name) + ": its tangent (stiffness, damping) at " + m.CoordNames()[bi] + ", " + ftoa(best) + " in the equations of motion," + scaled + tail}
+		return &spec.Error{Pos: pos, Msg: kind + " " + quote(name) + ": its tangent at " + m.CoordNames()[i] + " (stiffness, damping: " + sprintf("%.3g", best) +
+			", " + sprintf("%.3g", big) + " in the iteration matrix)"}
 	}
-	coord, e, kind, name := m.coordSource(bi)
-	return &spec.Error{Pos: e.Pos, Msg: kind + " " + quote(name) + ": the entry of " + coord + ", " + ftoa(big) + "," + scaled + tail}
+	coord, e, kind, name := m.coordSource(i)
+	return &spec.Error{Pos: e.Pos, Msg: kind + " " + quote(name) + ": the iteration matrix's entry at " + coord + " (" + sprintf("%.3g", big) + ")"}
 }
 
 // massText describes the attribute a mass-matrix entry comes from:

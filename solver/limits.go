@@ -38,8 +38,12 @@ func (c *compiler) inRange(e spec.Expr, v float64) bool {
 	if math.Abs(v) <= maxNumber {
 		return true
 	}
+	what := e.Src
+	if what != ftoa(v) {
+		what += " = " + ftoa(v)
+	}
 	c.errf(e.Pos, e.Field, "%s is beyond ±%.2g (√ of the largest double): the engine multiplies a model's numbers with each other (the iteration matrix's pivots, k·x, ½·m·v²), and products of such numbers overflow to infinity",
-		e.Src, maxNumber)
+		what, maxNumber)
 	return false
 }
 
@@ -89,7 +93,7 @@ func TimeGridProblem(start, end, step, outputStep float64, adaptive bool) (field
 	}
 	if n := (end - start) / outputStep; n > maxOutputRows {
 		return "output-step", "a run of " + ftoa(end-start) + " s with output step " + ftoa(outputStep) + " s would write " + sprintf("%.3g", n) +
-			" result rows, more than the 1e9 the engine counts: lengthen the output step or shorten the run"
+			" result rows, more than 1e9: lengthen the output step or shorten the run"
 	}
 	return "", ""
 }

@@ -117,11 +117,46 @@ func (o *runOpts) apply(ms *spec.Model) (map[string]float64, error) {
 		}
 		st.Integrator = c
 	}
+	if err := o.checkTimeGrid(st); err != nil {
+		return nil, err
+	}
 	decl := make([]paramDecl, len(ms.Params))
 	for i, p := range ms.Params {
 		decl[i] = paramDecl{p.Name, p.Unit}
 	}
 	return o.params.resolve(decl)
+}
+
+// checkTimeGrid refuses --end, --step and --output-step that take the run
+// beyond the engine's time grid or number of result rows (a problem the
+// model file itself has is reported by the compiler, at its line).
+func (o *runOpts) checkTimeGrid(st *spec.Settings) error {
+	step, out := st.Step, st.OutputStep
+	if step == 0 {
+		step = 1e-3
+	}
+	if out == 0 {
+		out = step
+	}
+	end := st.End
+	if end == 0 && st.Start == 0 {
+		end = 1
+	}
+	field, msg := solver.TimeGridProblem(st.Start, end, step, out, st.Adaptive)
+	if msg == "" {
+		return nil
+	}
+	flags := map[string][]string{"start": {"end", "step"}, "end": {"end", "step"}, "output-step": {"end", "output-step"}}[field]
+	var given []string
+	for _, f := range flags {
+		if o.set(f) {
+			given = append(given, "--"+f)
+		}
+	}
+	if len(given) == 0 {
+		return nil
+	}
+	return usagef("%s: %s", strings.Join(given, ", "), msg)
 }
 
 func columns(m *solver.Model) []results.Column {
