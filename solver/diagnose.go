@@ -99,7 +99,7 @@ func (m *Model) diagnose(s *State, err error, t0, t1 float64) *spec.Error {
 		switch {
 		case finiteAll(s.save[:len(base)-len(s.ph)]) && t1 > t0:
 			copy(base, s.save)
-		case t1 == t0:
+		case t1 == t0 && (!finiteAll(s.q) || !finiteAll(s.v)):
 			copy(s.q, m.q0)
 			copy(s.v, m.v0)
 			clear(s.a)

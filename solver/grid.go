@@ -38,8 +38,9 @@ func gridTime(g0, h float64, k int64) float64 { return g0 + float64(k)*h }
 // adaptive integration controls the local error by step doubling. Inputs
 // or tunable parameters changed since the last step restart the
 // integrator's accelerations there (restart.go). On failure it returns
-// *StepError and leaves s at the last time it reached successfully. It
-// allocates nothing.
+// *StepError and leaves s at the last time it reached successfully; the
+// error names the force, driver, parameter or input at fault when one is
+// found (diagnose.go). It allocates nothing, except to diagnose a failure.
 func (m *Model) AdvanceTo(s *State, t float64) error {
 	if !s.initialized {
 		return &StepError{Time: s.T, LastTime: s.T, Msg: "state is not initialised (call Init)"}
