@@ -71,6 +71,7 @@ type State struct {
 	pc               predCache
 	pred             []float64 // the predictor's extrapolation of q̈ and λ
 	cw               *contactWork
+	dw               *dirWork // state derivatives and directional derivatives (dirderiv.go), made on first use
 }
 
 // NewState allocates a state with inputs at their start values and
