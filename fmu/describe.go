@@ -14,7 +14,7 @@ import (
 // layoutVersion enters the GUID: bump it whenever the variable table or the
 // meaning of a value reference changes, so that an FMU packed with an older
 // layout is rejected by a newer runtime (and vice versa).
-const layoutVersion = "1"
+const layoutVersion = "2"
 
 // Causality is the FMI causality of a variable.
 type Causality uint8
@@ -24,6 +24,8 @@ const (
 	CausalityParameter Causality = iota
 	CausalityInput
 	CausalityOutput
+	// CausalityLocal marks the continuous states and their derivatives.
+	CausalityLocal
 )
 
 // String returns the modelDescription.xml spelling.
@@ -33,9 +35,32 @@ func (c Causality) String() string {
 		return "parameter"
 	case CausalityInput:
 		return "input"
+	case CausalityLocal:
+		return "local"
 	}
 	return "output"
 }
+
+// LocalKind tells what a local variable is.
+type LocalKind uint8
+
+// The local variables: the continuous states (positions and velocities of
+// the engine's coordinates) and the derivatives that are not states
+// themselves.
+const (
+	// NotLocal: a parameter, input or output.
+	NotLocal LocalKind = iota
+	// LocalPosition is position coordinate Index (a state).
+	LocalPosition
+	// LocalVelocity is velocity coordinate Index (a state; for a linear
+	// coordinate also the derivative of its position).
+	LocalVelocity
+	// LocalQuatRate is the time derivative of quaternion component Index
+	// (position coordinate Index).
+	LocalQuatRate
+	// LocalAcceleration is the time derivative of velocity coordinate Index.
+	LocalAcceleration
+)
 
 // Variability is the FMI variability of a variable.
 type Variability uint8
@@ -72,11 +97,20 @@ type Variable struct {
 	Unit        string
 	Description string
 	Start       float64 // parameters and inputs
-	Index       int     // index into the model's ParamInfo, InputInfo or OutputInfo
+	// Index is the index into the model's ParamInfo, InputInfo or
+	// OutputInfo, or for a local variable into the positions (position,
+	// quaternion rate) or velocities (velocity, acceleration).
+	Index int
+	Local LocalKind
+	// Derivative is, for a state derivative, the 1-based index in
+	// ModelVariables of its state (the derivative attribute); 0 otherwise.
+	Derivative uint32
 }
 
 // HasStart reports whether the variable declares a start value.
-func (v *Variable) HasStart() bool { return v.Causality != CausalityOutput }
+func (v *Variable) HasStart() bool {
+	return v.Causality != CausalityOutput && v.Causality != CausalityLocal
+}
 
 // Description is the FMI view of a model: everything modelDescription.xml
 // declares. Describe builds it; the runtime rebuilds the same table from
@@ -94,6 +128,22 @@ type Description struct {
 	Integrator      string
 	IntegratorStep  float64
 	Platforms       []string // binaries packed (set by Pack: linux64, win64)
+
+	// the continuous states are Variables[stateLo:stateHi] (positions then
+	// velocities); derivs are the <Derivatives> in state order
+	stateLo, stateHi int
+	derivs           []derivUnknown
+}
+
+// derivUnknown is one entry of <Derivatives>: the 0-based position of the
+// derivative variable and its dependencies (0-based positions, ascending;
+// all: every known, the attribute omitted; constant: the known enters with
+// a constant factor).
+type derivUnknown struct {
+	at       int
+	deps     []int
+	all      bool
+	constant bool
 }
 
 // GUID derives the FMU's GUID from the model file's bytes (and the layout
@@ -172,10 +222,72 @@ func describe(mi *modelInfo, guid string) (*Description, error) {
 		add(Variable{Name: p.name, Causality: CausalityParameter, Variability: v,
 			Unit: p.unit, Description: p.desc, Start: p.value, Index: i})
 	}
+	d.describeStates(mi, add)
 	if err := d.check(); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// describeStates appends the continuous states and their derivatives:
+// the positions, the velocities (a linear coordinate's velocity is the
+// derivative of its position), the derivatives of the quaternion
+// components, the accelerations; and lists <Derivatives>.
+func (d *Description) describeStates(mi *modelInfo, add func(Variable)) {
+	local := func(name, unit, desc string, k LocalKind, i int) {
+		add(Variable{Name: name, Causality: CausalityLocal, Variability: VariabilityContinuous,
+			Unit: unit, Description: desc, Local: k, Index: i})
+	}
+	q0 := len(d.Variables)
+	d.stateLo = q0
+	for i, x := range mi.qs {
+		local(x.name, x.unit, x.desc, LocalPosition, i)
+	}
+	v0 := len(d.Variables)
+	for j, x := range mi.vs {
+		local(x.name, x.unit, x.desc, LocalVelocity, j)
+	}
+	d.stateHi = len(d.Variables)
+	derQ := make([]int, len(mi.qs))
+	for i, x := range mi.qs {
+		if x.deriv >= 0 {
+			derQ[i] = v0 + x.deriv
+			d.Variables[derQ[i]].Derivative = uint32(q0 + i + 1)
+			continue
+		}
+		derQ[i] = len(d.Variables)
+		local("der("+x.name+")", perSecond(x.unit), "time derivative of "+x.name, LocalQuatRate, i)
+		d.Variables[derQ[i]].Derivative = uint32(q0 + i + 1)
+	}
+	a0 := len(d.Variables)
+	for j, x := range mi.vs {
+		local("der("+x.name+")", perSecond(x.unit), "time derivative of "+x.name+" (acceleration of the equations of motion)", LocalAcceleration, j)
+		d.Variables[a0+j].Derivative = uint32(v0 + j + 1)
+	}
+	for i, x := range mi.qs {
+		u := derivUnknown{at: derQ[i]}
+		if x.deriv >= 0 {
+			u.deps, u.constant = []int{v0 + x.deriv}, true
+		} else {
+			u.deps = []int{q0 + x.rotQ, q0 + x.rotQ + 1, q0 + x.rotQ + 2, q0 + x.rotQ + 3, v0 + x.rotV, v0 + x.rotV + 1, v0 + x.rotV + 2}
+		}
+		d.derivs = append(d.derivs, u)
+	}
+	for j := range mi.vs {
+		d.derivs = append(d.derivs, derivUnknown{at: a0 + j, all: true})
+	}
+}
+
+// perSecond returns the unit of the time derivative of a quantity in
+// unit ("m" → "m/s", "m/s" → "m/s2", "" → "1/s").
+func perSecond(unit string) string {
+	switch {
+	case unit == "":
+		return "1/s"
+	case strings.HasSuffix(unit, "/s"):
+		return unit + "2"
+	}
+	return unit + "/s"
 }
 
 // check verifies what the schema cannot: unique non-empty names, finite
@@ -278,7 +390,7 @@ func (d *Description) XML() []byte {
 		{"canNotUseMemoryManagementFunctions", "true"},
 		{"canGetAndSetFMUstate", "true"},
 		{"canSerializeFMUstate", "true"},
-		{"providesDirectionalDerivative", "false"},
+		{"providesDirectionalDerivative", "true"},
 	} {
 		xmlAttr(&b, f[0], f[1])
 	}
@@ -339,7 +451,7 @@ func (d *Description) XML() []byte {
 		switch v.Causality {
 		case CausalityParameter:
 			xmlAttr(&b, "initial", "exact")
-		case CausalityOutput:
+		case CausalityOutput, CausalityLocal:
 			xmlAttr(&b, "initial", "calculated")
 		}
 		b.WriteString(">\n      <Real")
@@ -349,35 +461,89 @@ func (d *Description) XML() []byte {
 		if v.HasStart() {
 			xmlAttr(&b, "start", ftoa(v.Start))
 		}
+		if v.Derivative > 0 {
+			xmlAttr(&b, "derivative", strconv.FormatUint(uint64(v.Derivative), 10))
+		}
 		b.WriteString("/>\n    </ScalarVariable>\n")
 	}
 	b.WriteString("  </ModelVariables>\n  <ModelStructure>\n")
-	var outs []int
+	d.writeStructure(&b)
+	b.WriteString("  </ModelStructure>\n</fmiModelDescription>\n")
+	return []byte(b.String())
+}
+
+// writeStructure writes the children of <ModelStructure>.
+//
+// Outputs are computed at the end of fmi2DoStep (and at initialisation)
+// from the state there; setting an input does not change them until the
+// next step: no direct feedthrough. So an output depends on the states and
+// on no input. <Derivatives> lists, in state order, the derivative of each
+// position (a velocity, or the rate of a quaternion component) and of each
+// velocity (an acceleration, which depends on every state and input).
+// InitialUnknowns holds the outputs, the states and the derivatives, in
+// index order; in initialisation mode they may depend on every input and
+// parameter (assembly), so their dependencies are omitted.
+func (d *Description) writeStructure(b *strings.Builder) {
+	idx := func(dst []byte, at []int) []byte {
+		for k, i := range at {
+			if k > 0 {
+				dst = append(dst, ' ')
+			}
+			dst = strconv.AppendInt(dst, int64(i+1), 10)
+		}
+		return dst
+	}
+	var states []byte // the states' 1-based indices, space separated
+	for i := d.stateLo; i < d.stateHi; i++ {
+		if i > d.stateLo {
+			states = append(states, ' ')
+		}
+		states = strconv.AppendInt(states, int64(i+1), 10)
+	}
+	var outs, initial []int
 	for i := range d.Variables {
-		if d.Variables[i].Causality == CausalityOutput {
-			outs = append(outs, i+1)
+		switch d.Variables[i].Causality {
+		case CausalityOutput:
+			outs = append(outs, i)
+			initial = append(initial, i)
+		case CausalityLocal:
+			initial = append(initial, i)
 		}
 	}
 	if len(outs) > 0 {
-		// Outputs are computed at the end of fmi2DoStep (and at
-		// initialisation); setting an input does not change them until the
-		// next step: no direct feedthrough, dependencies="".
 		b.WriteString("    <Outputs>\n")
-		for _, idx := range outs {
-			fmt.Fprintf(&b, "      <Unknown index=\"%d\" dependencies=\"\"/>\n", idx)
+		for _, i := range outs {
+			fmt.Fprintf(b, "      <Unknown index=\"%d\" dependencies=\"%s\"/>\n", i+1, states)
 		}
 		b.WriteString("    </Outputs>\n")
-		// Outputs have initial="calculated", so they are InitialUnknowns.
-		// In initialisation mode they may depend on every input and
-		// parameter (assembly): the dependencies attribute is omitted.
+	}
+	if len(d.derivs) > 0 {
+		b.WriteString("    <Derivatives>\n")
+		var buf []byte
+		for _, u := range d.derivs {
+			buf = append(buf[:0], "      <Unknown index=\""...)
+			buf = strconv.AppendInt(buf, int64(u.at+1), 10)
+			buf = append(buf, '"')
+			if !u.all {
+				buf = append(buf, " dependencies=\""...)
+				buf = idx(buf, u.deps)
+				buf = append(buf, '"')
+				if u.constant {
+					buf = append(buf, " dependenciesKind=\"constant\""...)
+				}
+			}
+			buf = append(buf, "/>\n"...)
+			b.Write(buf)
+		}
+		b.WriteString("    </Derivatives>\n")
+	}
+	if len(initial) > 0 {
 		b.WriteString("    <InitialUnknowns>\n")
-		for _, idx := range outs {
-			fmt.Fprintf(&b, "      <Unknown index=\"%d\"/>\n", idx)
+		for _, i := range initial {
+			fmt.Fprintf(b, "      <Unknown index=\"%d\"/>\n", i+1)
 		}
 		b.WriteString("    </InitialUnknowns>\n")
 	}
-	b.WriteString("  </ModelStructure>\n</fmiModelDescription>\n")
-	return []byte(b.String())
 }
 
 // HTML renders documentation/index.html: the variables and how to import.
@@ -412,6 +578,7 @@ func (d *Description) HTML() []byte {
 	b.WriteString(`<h2>Notes</h2>
 <ul>
 <li>Outputs are computed at the end of each fmi2DoStep and at the end of initialisation; setting an input changes them only at the next step (no direct feedthrough).</li>
+<li>The local variables are the continuous states (the positions and velocities of the engine's coordinates; a spatial body's orientation is a unit quaternion qw, qx, qy, qz with the body-frame angular velocity wbx, wby, wbz) and their time derivatives der(…), computed on request from the state and the inputs as set (accelerations of the equations of motion). fmi2GetDirectionalDerivative gives the derivatives of the outputs and state derivatives with respect to the inputs and states at the current point.</li>
 <li>Fixed parameters can be set before or during initialisation mode (the model is then recompiled); tunable parameters and inputs also between steps.</li>
 <li>fmi2DoStep checks the master's currentCommunicationPoint against the FMU's time and advances on the internal time grid (above). Inputs changed since the last step act from the communication point: the integrator's accelerations are restarted there. A failed step returns fmi2Discard with fmi2Terminated = true and fmi2LastSuccessfulTime.</li>
 <li>FMU state get/set and serialisation are supported; a serialised state can be restored into any instance of this FMU.</li>

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -18,6 +20,7 @@ type mdXML struct {
 		CanGetSet       string `xml:"canGetAndSetFMUstate,attr"`
 		CanSerialize    string `xml:"canSerializeFMUstate,attr"`
 		VarStep         string `xml:"canHandleVariableCommunicationStepSize,attr"`
+		DirDeriv        string `xml:"providesDirectionalDerivative,attr"`
 	} `xml:"CoSimulation"`
 	Units []struct {
 		Name string `xml:"name,attr"`
@@ -37,24 +40,36 @@ type mdXML struct {
 		Variability string `xml:"variability,attr"`
 		Initial     string `xml:"initial,attr"`
 		Real        *struct {
-			Unit  string  `xml:"unit,attr"`
-			Start *string `xml:"start,attr"`
+			Unit       string  `xml:"unit,attr"`
+			Start      *string `xml:"start,attr"`
+			Derivative int     `xml:"derivative,attr"`
 		} `xml:"Real"`
 	} `xml:"ModelVariables>ScalarVariable"`
 	Outputs []struct {
 		Index int     `xml:"index,attr"`
 		Deps  *string `xml:"dependencies,attr"`
 	} `xml:"ModelStructure>Outputs>Unknown"`
+	Derivs []struct {
+		Index int     `xml:"index,attr"`
+		Deps  *string `xml:"dependencies,attr"`
+		Kind  *string `xml:"dependenciesKind,attr"`
+	} `xml:"ModelStructure>Derivatives>Unknown"`
 	Initial []struct {
-		Index int `xml:"index,attr"`
+		Index int     `xml:"index,attr"`
+		Deps  *string `xml:"dependencies,attr"`
 	} `xml:"ModelStructure>InitialUnknowns>Unknown"`
 }
 
 // checkModelDescription checks what the XSD cannot: unique value
 // references, causality/variability/initial combinations allowed by FMI 2.0
-// (table in 2.2.7), start values where required and only there, every
-// output in ModelStructure/Outputs (in order, with dependencies="") and in
-// InitialUnknowns, every unit declared.
+// (table in 2.2.7), start values where required and only there, every unit
+// declared, and the ModelStructure rules (2.2.8): every output in Outputs,
+// in order, depending on the continuous states only (no direct feedthrough
+// from the inputs); every variable with a derivative attribute in
+// Derivatives, its state a continuous local variable, dependencies on
+// inputs and states in ascending order; InitialUnknowns exactly the
+// outputs, states and derivatives with initial="calculated", ascending,
+// without duplicates (as FMPy validates).
 func checkModelDescription(t *testing.T, data []byte) *mdXML {
 	t.Helper()
 	var md mdXML
@@ -64,7 +79,7 @@ func checkModelDescription(t *testing.T, data []byte) *mdXML {
 	if md.FMIVersion != "2.0" || md.GUID == "" || md.CoSim.ModelIdentifier == "" {
 		t.Errorf("header: %+v", md)
 	}
-	if md.CoSim.CanGetSet != "true" || md.CoSim.CanSerialize != "true" || md.CoSim.VarStep != "true" {
+	if md.CoSim.CanGetSet != "true" || md.CoSim.CanSerialize != "true" || md.CoSim.VarStep != "true" || md.CoSim.DirDeriv != "true" {
 		t.Errorf("capability flags: %+v", md.CoSim)
 	}
 	units := map[string]bool{}
@@ -76,7 +91,8 @@ func checkModelDescription(t *testing.T, data []byte) *mdXML {
 	}
 	vrs := map[uint32]bool{}
 	names := map[string]bool{}
-	var outIdx []int
+	var outIdx, derIdx []int
+	inputs, states, calc := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for i, v := range md.Vars {
 		if vrs[v.VR] || names[v.Name] {
 			t.Errorf("variable %q: duplicate value reference %d or name", v.Name, v.VR)
@@ -99,25 +115,92 @@ func checkModelDescription(t *testing.T, data []byte) *mdXML {
 			if !hasStart {
 				t.Errorf("input %q without start", v.Name)
 			}
+			inputs[i+1] = true
 		case "output/continuous/calculated", "output/continuous/":
 			if hasStart {
 				t.Errorf("calculated output %q with a start value", v.Name)
 			}
 			outIdx = append(outIdx, i+1)
+			calc[i+1] = true
+		case "local/continuous/calculated", "local/continuous/":
+			if hasStart {
+				t.Errorf("calculated local %q with a start value", v.Name)
+			}
+			calc[i+1] = true
 		default:
 			t.Errorf("variable %q: combination %s not allowed", v.Name, combo)
 		}
+		if d := v.Real.Derivative; d != 0 {
+			derIdx = append(derIdx, i+1)
+			if d < 1 || d > len(md.Vars) || md.Vars[d-1].Variability != "continuous" || md.Vars[d-1].Causality != "local" {
+				t.Errorf("variable %q: derivative=%d is not a continuous local variable", v.Name, d)
+				continue
+			}
+			states[d] = true
+		}
 	}
-	if len(md.Outputs) != len(outIdx) || len(md.Initial) != len(outIdx) {
-		t.Fatalf("ModelStructure lists %d outputs and %d initial unknowns, want %d", len(md.Outputs), len(md.Initial), len(outIdx))
+	// dependency lists: ascending indices of knowns
+	deps := func(what string, attr *string, known func(int) bool) []int {
+		t.Helper()
+		if attr == nil {
+			return nil
+		}
+		var out []int
+		for _, f := range strings.Fields(*attr) {
+			k, err := strconv.Atoi(f)
+			if err != nil || !known(k) || len(out) > 0 && k <= out[len(out)-1] {
+				t.Errorf("%s: dependency %q is not a known or not in ascending order", what, f)
+				return out
+			}
+			out = append(out, k)
+		}
+		return out
+	}
+	var stateIdx []int
+	for i := range md.Vars {
+		if states[i+1] {
+			stateIdx = append(stateIdx, i+1)
+		}
+	}
+	if len(md.Outputs) != len(outIdx) {
+		t.Fatalf("ModelStructure lists %d outputs, want %d", len(md.Outputs), len(outIdx))
 	}
 	for k, idx := range outIdx {
-		if md.Outputs[k].Index != idx || md.Outputs[k].Deps == nil || *md.Outputs[k].Deps != "" {
-			t.Errorf("ModelStructure output %d: %+v, want index %d with dependencies=\"\"", k, md.Outputs[k], idx)
+		o := md.Outputs[k]
+		if o.Index != idx || o.Deps == nil {
+			t.Errorf("ModelStructure output %d: %+v, want index %d with dependencies", k, o, idx)
+			continue
 		}
-		if md.Initial[k].Index != idx {
-			t.Errorf("InitialUnknowns %d: index %d, want %d", k, md.Initial[k].Index, idx)
+		if d := deps("output "+strconv.Itoa(idx), o.Deps, func(k int) bool { return states[k] }); !slices.Equal(d, stateIdx) {
+			t.Errorf("output %d depends on %v, want the states %v and no input", idx, d, stateIdx)
 		}
+	}
+	if len(md.Derivs) != len(derIdx) {
+		t.Errorf("Derivatives lists %d unknowns, %d variables have a derivative attribute", len(md.Derivs), len(derIdx))
+	}
+	seen := map[int]bool{}
+	for _, u := range md.Derivs {
+		if !slices.Contains(derIdx, u.Index) || seen[u.Index] {
+			t.Errorf("Derivatives: index %d has no derivative attribute or is listed twice", u.Index)
+		}
+		seen[u.Index] = true
+		d := deps("derivative "+strconv.Itoa(u.Index), u.Deps, func(k int) bool { return states[k] || inputs[k] })
+		if u.Kind != nil && len(strings.Fields(*u.Kind)) != len(d) {
+			t.Errorf("derivative %d: dependenciesKind %q does not match its dependencies", u.Index, *u.Kind)
+		}
+	}
+	var wantInit []int
+	for i := range md.Vars {
+		if calc[i+1] && (md.Vars[i].Causality == "output" || states[i+1] || md.Vars[i].Real.Derivative != 0) {
+			wantInit = append(wantInit, i+1)
+		}
+	}
+	var gotInit []int
+	for _, u := range md.Initial {
+		gotInit = append(gotInit, u.Index)
+	}
+	if !slices.Equal(gotInit, wantInit) {
+		t.Errorf("InitialUnknowns %v, want the outputs, states and derivatives in index order %v", gotInit, wantInit)
 	}
 	cats := map[string]bool{}
 	for _, c := range md.Categories {
@@ -244,8 +327,18 @@ func oscDescription(t *testing.T) *Description {
 func TestModelDescriptionStructure(t *testing.T) {
 	d := oscDescription(t)
 	md := checkModelDescription(t, d.XML())
-	if len(md.Vars) != 7 || md.Vars[0].Name != "u" || md.Vars[2].Name != "x" || md.Vars[4].Name != "k" {
+	if len(md.Vars) != 10 || md.Vars[0].Name != "u" || md.Vars[2].Name != "x" || md.Vars[4].Name != "k" ||
+		md.Vars[7].Name != "mass.x" || md.Vars[8].Name != "der(mass.x)" || md.Vars[9].Name != "der(der(mass.x))" {
 		t.Errorf("variable order: %+v", md.Vars)
+	}
+	// the velocity is the derivative of the position, the acceleration that
+	// of the velocity; the outputs depend on both states
+	if md.Vars[8].Real.Derivative != 8 || md.Vars[9].Real.Derivative != 9 || md.Vars[9].Real.Unit != "m/s2" {
+		t.Errorf("derivative attributes or units: %+v %+v", md.Vars[8].Real, md.Vars[9].Real)
+	}
+	if len(md.Derivs) != 2 || md.Derivs[0].Index != 9 || *md.Derivs[0].Deps != "9" || *md.Derivs[0].Kind != "constant" ||
+		md.Derivs[1].Index != 10 || md.Derivs[1].Deps != nil {
+		t.Errorf("Derivatives %+v", md.Derivs)
 	}
 	if md.Vars[4].Variability != "tunable" || md.Vars[5].Variability != "fixed" {
 		t.Errorf("k tunable, m fixed: %+v", md.Vars[4:])

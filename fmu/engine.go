@@ -22,16 +22,30 @@ type varInfo struct {
 	where string
 }
 
+// stateVar describes a continuous state of the engine (a position or a
+// velocity coordinate), exposed as a local variable.
+type stateVar struct {
+	name, unit, desc string
+	// deriv is, for the position of a linear coordinate, the velocity that
+	// is its time derivative; -1 otherwise.
+	deriv int
+	// rotQ and rotV are, for a quaternion component or a body angular
+	// velocity, the first position and velocity of its rotation block (4
+	// positions, 3 velocities); -1 otherwise.
+	rotQ, rotV int
+}
+
 // modelInfo is what a compiled model declares.
 type modelInfo struct {
 	name, desc     string
 	params         []paramInfo
 	inputs         []varInfo
 	outputs        []varInfo
-	start, stop    float64 // default experiment
-	step           float64 // output (communication) step
-	tol            float64 // relative tolerance, 0 when the integrator is fixed-step
-	integratorStep float64 // internal step, for documentation
+	qs, vs         []stateVar // continuous states: positions, velocities
+	start, stop    float64    // default experiment
+	step           float64    // output (communication) step
+	tol            float64    // relative tolerance, 0 when the integrator is fixed-step
+	integratorStep float64    // internal step, for documentation
 	integrator     string
 }
 
@@ -50,6 +64,15 @@ type engineModel interface {
 	// outputDerivatives writes the outputs' first time derivatives at the
 	// state into dst (the state is left as it was).
 	outputDerivatives(s engineState, dst []float64) error
+	// stateDerivatives writes the time derivatives of the positions and
+	// velocities at the state, with the inputs as set, into dq and dv (the
+	// state is left as it was).
+	stateDerivatives(s engineState, dq, dv []float64) error
+	// directional writes the directional derivative of the state
+	// derivatives and outputs with respect to the states and inputs along
+	// the seed (dq, dv, du) into jq, jv and jy (du nil: zero; jv or jy nil:
+	// not computed). The state is left as it was.
+	directional(s engineState, dq, dv, du, jq, jv, jy []float64) error
 }
 
 // engineState is the mutable state of one instance of an engineModel.
@@ -59,6 +82,8 @@ type engineState interface {
 	// anchorGrid puts the origin of the internal time grid at time().
 	anchorGrid()
 	setInput(i int, v float64)
+	// states copies the positions and velocities into q and v.
+	states(q, v []float64)
 	// setInputDerivative sets the order-th (1 or 2) time derivative of
 	// input i, followed from the start of the next step.
 	setInputDerivative(i, order int, v float64) error

@@ -45,6 +45,27 @@ func newSolverModel(m *solver.Model) *solverModel {
 	for _, v := range m.OutputInfo() {
 		sm.mi.outputs = append(sm.mi.outputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description, where: outputWhere(m.Spec(), v.Name)})
 	}
+	qs, vs := m.StateVars()
+	posOf := make([]int, len(vs)) // velocity → the position it is the derivative of
+	for _, x := range qs {
+		d := "state: position coordinate"
+		if x.Deriv < 0 {
+			d = "state: orientation quaternion component (body frame to world)"
+		}
+		sm.mi.qs = append(sm.mi.qs, stateVar{name: x.Name, unit: x.Unit, desc: d, deriv: x.Deriv, rotQ: x.RotQ, rotV: x.RotV})
+	}
+	for i, x := range qs {
+		if x.Deriv >= 0 {
+			posOf[x.Deriv] = i
+		}
+	}
+	for j, x := range vs {
+		d := "state: angular velocity about the body axis"
+		if x.RotV < 0 {
+			d = "state: velocity, the time derivative of position " + qs[posOf[j]].Name
+		}
+		sm.mi.vs = append(sm.mi.vs, stateVar{name: x.Name, unit: x.Unit, desc: d, deriv: -1, rotQ: x.RotQ, rotV: x.RotV})
+	}
 	return sm
 }
 
@@ -74,12 +95,21 @@ func (sm *solverModel) outputDerivatives(s engineState, dst []float64) error {
 	return sm.m.OutputDerivatives(s.(*solverState).s, dst)
 }
 
+func (sm *solverModel) stateDerivatives(s engineState, dq, dv []float64) error {
+	return sm.m.StateDerivatives(s.(*solverState).s, dq, dv)
+}
+
+func (sm *solverModel) directional(s engineState, dq, dv, du, jq, jv, jy []float64) error {
+	return sm.m.DirectionalDerivative(s.(*solverState).s, dq, dv, du, jq, jv, jy)
+}
+
 // solverState adapts a *solver.State.
 type solverState struct{ s *solver.State }
 
 func (ss *solverState) time() float64             { return ss.s.T }
 func (ss *solverState) anchorGrid()               { ss.s.AnchorGrid() }
 func (ss *solverState) setInput(i int, v float64) { ss.s.SetInput(i, v) }
+func (ss *solverState) states(q, v []float64)     { copy(q, ss.s.Q()); copy(v, ss.s.V()) }
 func (ss *solverState) setInputDerivative(i, order int, v float64) error {
 	return ss.s.SetInputDerivative(i, order, v)
 }

@@ -87,11 +87,23 @@ func TestEngineDescription(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := checkModelDescription(t, d.XML())
-	want := []string{"tau/input/continuous", "tip_x/output/continuous", "tip_y/output/continuous",
-		"omega/output/continuous", "m/parameter/fixed", "c/parameter/tunable"}
+	want := []string{"tau/input/continuous/", "tip_x/output/continuous/", "tip_y/output/continuous/",
+		"omega/output/continuous/", "m/parameter/fixed/", "c/parameter/tunable/",
+		// the states: the link's planar coordinates and their velocities
+		// (each the derivative of its position), then the accelerations
+		"link.cm.x/local/continuous/m", "link.cm.y/local/continuous/m", "link.angle/local/continuous/rad",
+		"der(link.cm.x)/local/continuous/m/s", "der(link.cm.y)/local/continuous/m/s", "der(link.angle)/local/continuous/rad/s",
+		"der(der(link.cm.x))/local/continuous/m/s2", "der(der(link.cm.y))/local/continuous/m/s2", "der(der(link.angle))/local/continuous/rad/s2"}
+	if len(md.Vars) != len(want) {
+		t.Errorf("%d variables, want %d", len(md.Vars), len(want))
+	}
 	for i, v := range md.Vars {
-		if got := v.Name + "/" + v.Causality + "/" + v.Variability; i >= len(want) || got != want[i] || v.VR != uint32(i) {
-			t.Errorf("variable %d: %s vr %d, want %s", i, got, v.VR, want[i])
+		unit := ""
+		if v.Causality == "local" {
+			unit = v.Real.Unit
+		}
+		if got := v.Name + "/" + v.Causality + "/" + v.Variability + "/" + unit; i >= len(want) || got != want[i] || v.VR != uint32(i) {
+			t.Errorf("variable %d: %s vr %d, want %s", i, got, v.VR, want[min(i, len(want)-1)])
 		}
 	}
 	if md.Experiment.Step != "0.01" || md.Experiment.Stop != "5" {

@@ -34,6 +34,8 @@ func newOsc(k, m float64) *oscModel {
 		},
 		inputs:  []varInfo{{name: "u", unit: "N", desc: "force", start: 0}},
 		outputs: []varInfo{{name: "x", unit: "m", desc: "position"}, {name: "v", unit: "m/s", desc: "velocity"}},
+		qs:      []stateVar{{name: "mass.x", unit: "m", desc: "state: position", deriv: 0, rotQ: -1, rotV: -1}},
+		vs:      []stateVar{{name: "der(mass.x)", unit: "m/s", desc: "state: velocity", deriv: -1, rotQ: -1, rotV: -1}},
 		start:   0, stop: 10, step: 1e-2, integratorStep: 1e-3, integrator: "exact",
 	}
 	return o
@@ -110,6 +112,32 @@ func (o *oscModel) outputDerivatives(s engineState, dst []float64) error {
 	dst[0], dst[1] = st.v, (st.u-st.k*st.x)/o.m
 	return nil
 }
+// stateDerivatives: ẋ = v, v̇ = (u − k x)/m.
+func (o *oscModel) stateDerivatives(s engineState, dq, dv []float64) error {
+	st := s.(*oscState)
+	dq[0], dv[0] = st.v, (st.u-st.k*st.x)/o.m
+	return nil
+}
+
+// directional: the exact Jacobian of (ẋ, v̇, x, v) with respect to (x, v, u).
+func (o *oscModel) directional(s engineState, dq, dv, du, jq, jv, jy []float64) error {
+	st := s.(*oscState)
+	jq[0] = dv[0]
+	u := 0.0
+	if du != nil {
+		u = du[0]
+	}
+	if jv != nil {
+		jv[0] = (u - st.k*dq[0]) / o.m
+	}
+	if jy != nil {
+		jy[0], jy[1] = dq[0], dv[0]
+	}
+	return nil
+}
+
+func (s *oscState) states(q, v []float64) { q[0], v[0] = s.x, s.v }
+
 func (s *oscState) setParam(i int, v float64) error {
 	if i != 0 {
 		return errors.New("fixed parameter")

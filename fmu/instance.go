@@ -54,6 +54,23 @@ type Instance struct {
 	// (fmi2GetRealOutputDerivatives) while outDerivOK
 	outDeriv   []float64
 	outDerivOK bool
+	// the continuous states: statesOK when the model in use has the states
+	// the description declares (a fixed parameter that changes the number
+	// of beam elements recompiles another layout); sq, sv their values
+	// (read on request); dq, dv their time derivatives while derOK
+	statesOK bool
+	sq, sv   []float64
+	dq, dv   []float64
+	derOK    bool
+	// directional derivatives: seeds and results (made on first use)
+	jw *jacWork
+}
+
+// jacWork holds the seeds and results of GetDirectionalDerivative.
+type jacWork struct {
+	sq, sv, su    []float64 // seeds on positions, velocities, inputs
+	jq, jv, jy    []float64 // results
+	jq2, jv2, jy2 []float64 // results of the outputs' pass (seed on the states only)
 }
 
 // newInstance creates an instance of a compiled model.
@@ -70,7 +87,11 @@ func newInstance(name string, desc *Description, compile compiler, base engineMo
 		outputs: make([]float64, len(mi.outputs)),
 		scratch: make([]float64, len(mi.outputs)),
 		inDeriv: make([]float64, 2*len(mi.inputs)),
-		// (outDeriv is made on first use)
+		sq:      make([]float64, len(mi.qs)),
+		sv:      make([]float64, len(mi.vs)),
+		dq:      make([]float64, len(mi.qs)),
+		dv:      make([]float64, len(mi.vs)),
+		// (outDeriv and jw are made on first use)
 	}
 	in.logMask = catWarning | catDiscard | catError | catFatal
 	if loggingOn {
@@ -101,7 +122,7 @@ func (in *Instance) reset() {
 	clear(in.outputs)
 	clear(in.scratch)
 	clear(in.inDeriv)
-	in.outDerivOK = false
+	in.outDerivOK, in.derOK, in.statesOK = false, false, false
 }
 
 // Name returns the instance name given at instantiation.
@@ -304,11 +325,32 @@ func (in *Instance) initialize(fn string) Status {
 	}
 	copy(in.outputs, in.scratch)
 	in.state = s
-	in.outDerivOK = false
+	in.outDerivOK, in.derOK = false, false
+	in.statesOK = in.model == in.base || sameStates(mi, bmi)
 	in.time, in.lastOK = in.startTime, in.startTime
 	in.clock = commClock{}
 	in.initDone, in.dirty = true, false
 	return OK
+}
+
+// sameStates reports whether a recompiled model has the continuous states
+// of the base model (a fixed parameter may change the number of beam
+// elements, and so the coordinates, while the variable table is fixed).
+func sameStates(a, b *modelInfo) bool {
+	if len(a.qs) != len(b.qs) || len(a.vs) != len(b.vs) {
+		return false
+	}
+	for i := range a.qs {
+		if a.qs[i] != b.qs[i] {
+			return false
+		}
+	}
+	for i := range a.vs {
+		if a.vs[i] != b.vs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // timeTol is the tolerance within which a communication point is taken to
@@ -349,7 +391,10 @@ func (in *Instance) variable(vr uint32) *Variable {
 	return nil
 }
 
-// GetReal reads Real variables into v (len(v) == len(vr)).
+// GetReal reads Real variables into v (len(v) == len(vr)). The states are
+// read from the engine; their derivatives are computed on request from the
+// state and the inputs as set (and kept until the state or an input
+// changes).
 func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 	const fn = "fmi2GetReal"
 	if !in.allowed(fn, getPhases) {
@@ -358,15 +403,25 @@ func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 	if len(v) < len(vr) {
 		return in.errorf(fn, "value array shorter than the value-reference array")
 	}
+	states, derivs := false, false
 	for _, r := range vr {
 		x := in.variable(r)
 		if x == nil {
 			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
 		}
-		if x.Causality == CausalityOutput && in.phase == InitializationMode && (!in.initDone || in.dirty) {
+		if (x.Causality == CausalityOutput || x.Causality == CausalityLocal) && in.phase == InitializationMode && (!in.initDone || in.dirty) {
 			if st := in.initialize(fn); st != OK {
 				return st
 			}
+		}
+		if x.Causality == CausalityLocal {
+			states = true
+			derivs = derivs || x.Local == LocalQuatRate || x.Local == LocalAcceleration
+		}
+	}
+	if states {
+		if st := in.readStates(fn, derivs); st != OK {
+			return st
 		}
 	}
 	for k, r := range vr {
@@ -376,9 +431,39 @@ func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 			v[k] = in.inputs[x.Index]
 		case CausalityOutput:
 			v[k] = in.outputs[x.Index]
+		case CausalityLocal:
+			switch x.Local {
+			case LocalPosition:
+				v[k] = in.sq[x.Index]
+			case LocalVelocity:
+				v[k] = in.sv[x.Index]
+			case LocalQuatRate:
+				v[k] = in.dq[x.Index]
+			default:
+				v[k] = in.dv[x.Index]
+			}
 		default:
 			v[k] = in.params[x.Index]
 		}
+	}
+	return OK
+}
+
+// readStates reads the states into sq, sv and, when derivs is set, makes
+// sure dq, dv hold their derivatives.
+func (in *Instance) readStates(fn string, derivs bool) Status {
+	if in.state == nil {
+		return in.errorf(fn, "the states are not available: the FMU was not initialised")
+	}
+	if !in.statesOK {
+		return in.errorf(fn, "the states are not available: the fixed parameters set change the model's coordinates (the number of beam elements), which the variable table cannot follow")
+	}
+	in.state.states(in.sq, in.sv)
+	if derivs && !in.derOK {
+		if err := in.model.stateDerivatives(in.state, in.dq, in.dv); err != nil {
+			return in.errorf(fn, "state derivatives: %v", err)
+		}
+		in.derOK = true
 	}
 	return OK
 }
@@ -402,6 +487,8 @@ func (in *Instance) SetReal(vr []uint32, v []float64) Status {
 			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
 		case x.Causality == CausalityOutput:
 			return in.errorf(fn, "%q (value reference %d) is an output and cannot be set", x.Name, r)
+		case x.Causality == CausalityLocal:
+			return in.errorf(fn, "%q (value reference %d) is a state or state derivative of the engine and cannot be set", x.Name, r)
 		case x.Variability == VariabilityFixed && in.phase == StepComplete:
 			return in.errorf(fn, "%q (value reference %d) is a fixed parameter: it can be set only before fmi2ExitInitializationMode", x.Name, r)
 		case !finite(v[k]):
@@ -429,7 +516,7 @@ func (in *Instance) SetReal(vr []uint32, v []float64) Status {
 	if in.phase == InitializationMode && len(vr) > 0 {
 		in.dirty = true
 	}
-	in.outDerivOK = false
+	in.outDerivOK, in.derOK = false, false
 	return OK
 }
 
@@ -511,7 +598,7 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	// the ramps apply to this step only: the inputs then hold what they
 	// reached (until set again)
 	defer in.endRamps()
-	in.outDerivOK = false
+	in.outDerivOK, in.derOK = false, false
 	if err := in.model.advanceTo(in.state, in.clock.next(in.state.time(), h)); err != nil {
 		sf, ok := err.(*stepFailure)
 		if !ok {
@@ -632,6 +719,149 @@ func (in *Instance) GetRealOutputDerivatives(vr []uint32, order []int32, v []flo
 	return OK
 }
 
+// GetDirectionalDerivative computes dvUnknown = J·dvKnown at the current
+// point (providesDirectionalDerivative), J the partial derivatives of the
+// unknowns — outputs and state derivatives (the states themselves too) —
+// with respect to the knowns — inputs and states. The state derivatives
+// depend on the states and inputs (solver.Model.DirectionalDerivative:
+// q̇ exactly, the accelerations by Richardson-extrapolated central
+// differences of consistent acceleration solves). The outputs depend on
+// the states only: they are computed at the end of a step and setting an
+// input does not change them (no direct feedthrough, as ModelStructure
+// declares), so their derivative with respect to an input is zero; with
+// respect to the states they are differentiated as computed from the
+// state, with the accelerations of the equations of motion. The states
+// cannot be set (they are knowns of the Jacobian only).
+func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, dvUnknown []float64) Status {
+	const fn = "fmi2GetDirectionalDerivative"
+	if !in.allowed(fn, getPhases) {
+		return Error
+	}
+	if len(dvKnown) < len(known) || len(dvUnknown) < len(unknown) {
+		return in.errorf(fn, "dvKnown or dvUnknown shorter than its value-reference array")
+	}
+	nv := len(in.desc.Variables) - 1
+	needA, needQ, needY := false, false, false
+	for _, r := range unknown {
+		x := in.variable(r)
+		switch {
+		case x == nil:
+			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, nv)
+		case x.Causality != CausalityOutput && x.Causality != CausalityLocal:
+			return in.errorf(fn, "%q (value reference %d) is a%s %s: the unknowns are outputs, states and state derivatives", x.Name, r, article(x.Causality), x.Causality)
+		}
+		needA = needA || x.Local == LocalAcceleration
+		needQ = needQ || x.Local == LocalQuatRate
+		needY = needY || x.Causality == CausalityOutput
+	}
+	for k, r := range known {
+		x := in.variable(r)
+		switch {
+		case x == nil:
+			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, nv)
+		case x.Causality != CausalityInput && x.Local != LocalPosition && x.Local != LocalVelocity:
+			return in.errorf(fn, "%q (value reference %d) is not a known: the knowns are inputs and states (positions, velocities)", x.Name, r)
+		case !finite(dvKnown[k]):
+			return in.errorf(fn, "seed %v for %q (value reference %d) is not finite", dvKnown[k], x.Name, r)
+		}
+	}
+	if in.phase == InitializationMode && (!in.initDone || in.dirty) {
+		if st := in.initialize(fn); st != OK {
+			return st
+		}
+	}
+	if in.state == nil {
+		return in.errorf(fn, "no state: the FMU was not initialised")
+	}
+	if !in.statesOK {
+		return in.errorf(fn, "the states are not available: the fixed parameters set change the model's coordinates (the number of beam elements), which the variable table cannot follow")
+	}
+	w := in.jacWork()
+	clear(w.sq)
+	clear(w.sv)
+	clear(w.su)
+	seedX, seedU := false, false
+	for k, r := range known {
+		x := &in.desc.Variables[r]
+		d := dvKnown[k]
+		switch {
+		case x.Causality == CausalityInput:
+			w.su[x.Index] += d
+			seedU = seedU || d != 0
+		case x.Local == LocalPosition:
+			w.sq[x.Index] += d
+			seedX = seedX || d != 0
+		default:
+			w.sv[x.Index] += d
+			seedX = seedX || d != 0
+		}
+	}
+	// the state derivatives with the inputs' seed; the outputs with the
+	// states' seed only (in the same pass when the inputs have none)
+	yDone := false
+	if needA || needQ {
+		var su, jv, jy []float64
+		if seedU {
+			su = w.su
+		}
+		if needA {
+			jv = w.jv
+		}
+		if needY && !seedU {
+			jy, yDone = w.jy, true
+		}
+		if err := in.model.directional(in.state, w.sq, w.sv, su, w.jq, jv, jy); err != nil {
+			return in.errorf(fn, "%v", err)
+		}
+	}
+	if needY && !yDone {
+		if seedX {
+			if err := in.model.directional(in.state, w.sq, w.sv, nil, w.jq2, nil, w.jy); err != nil {
+				return in.errorf(fn, "%v", err)
+			}
+		} else {
+			clear(w.jy)
+		}
+	}
+	for k, r := range unknown {
+		x := &in.desc.Variables[r]
+		switch {
+		case x.Causality == CausalityOutput:
+			dvUnknown[k] = w.jy[x.Index]
+		case x.Local == LocalPosition:
+			dvUnknown[k] = w.sq[x.Index]
+		case x.Local == LocalVelocity:
+			dvUnknown[k] = w.sv[x.Index]
+		case x.Local == LocalQuatRate:
+			dvUnknown[k] = w.jq[x.Index]
+		default:
+			dvUnknown[k] = w.jv[x.Index]
+		}
+	}
+	return OK
+}
+
+// jacWork returns the work space of GetDirectionalDerivative.
+func (in *Instance) jacWork() *jacWork {
+	if in.jw == nil {
+		nq, nv, ny := len(in.sq), len(in.sv), len(in.outputs)
+		in.jw = &jacWork{
+			sq: make([]float64, nq), sv: make([]float64, nv), su: make([]float64, len(in.inputs)),
+			jq: make([]float64, nq), jv: make([]float64, nv), jy: make([]float64, ny),
+			jq2: make([]float64, nq),
+		}
+	}
+	return in.jw
+}
+
+// article returns "n" before a word that starts with a vowel.
+func article(c Causality) string {
+	if s := c.String(); s[0] == 'i' || s[0] == 'o' {
+		return "n"
+	}
+	return ""
+}
+
 // commClock counts the master's communication steps. A master that
 // advances its time as t += H and one that computes t₀ + n·H hand over
 // step sizes that differ in the last bits; both are taken as the same H,
@@ -746,10 +976,4 @@ func (in *Instance) GetStringStatus(k StatusKind) (string, Status) {
 		return "", Discard
 	}
 	return "", in.noStatus(fn, k)
-}
-
-// Unsupported logs that fn is not supported (why names the capability
-// flag that says so) and returns Error.
-func (in *Instance) Unsupported(fn, why string) Status {
-	return in.errorf(fn, "not supported by this FMU (%s)", why)
 }

@@ -394,9 +394,6 @@ func TestStatusFunctions(t *testing.T) {
 	if st := in.CancelStep(); st != Error {
 		t.Errorf("CancelStep %s", st)
 	}
-	if st := in.Unsupported("fmi2GetDirectionalDerivative", "providesDirectionalDerivative=false"); st != Error {
-		t.Errorf("Unsupported %s", st)
-	}
 }
 
 func TestDebugLogging(t *testing.T) {

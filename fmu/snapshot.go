@@ -98,7 +98,8 @@ func (in *Instance) SetFMUState(s *Snapshot) Status {
 	copy(in.params, s.params)
 	copy(in.outputs, s.outputs)
 	copy(in.inDeriv, s.inDeriv)
-	in.outDerivOK = false
+	in.outDerivOK, in.derOK = false, false
+	in.statesOK = in.model == in.base || in.model != nil && sameStates(in.model.info(), in.base.info())
 	if in.logMask.on(catEvents) { // (the arguments would allocate)
 		in.logf(catEvents, OK, "%s: restored state %s at t = %g", fn, in.phase, in.time)
 	}

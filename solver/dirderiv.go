@@ -223,7 +223,8 @@ const dirRel = 1e-4
 //	jy = ∂y/∂x · (dq, dv) + ∂y/∂u · du
 //
 // dq has NumCoords entries, dv NumVelocities, du one per input (nil: zero);
-// jy, one per declared output, may be nil to skip the outputs. The
+// jv may be nil to skip the accelerations, jy (one per declared output) to
+// skip the outputs. The
 // accelerations and outputs are differentiated by central differences
 // along the seed with Richardson extrapolation (four consistent
 // acceleration solves; outputs that read accelerations, forces or
@@ -267,7 +268,7 @@ func (m *Model) DirectionalDerivative(s *State, dq, dv, du, jq, jv, jy []float64
 	}
 	clear(jv)
 	clear(jy)
-	if sc == 0 {
+	if sc == 0 || jv == nil && jy == nil {
 		return nil
 	}
 	if !(sc < math.Inf(1)) {
