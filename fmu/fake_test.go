@@ -112,6 +112,7 @@ func (o *oscModel) outputDerivatives(s engineState, dst []float64) error {
 	dst[0], dst[1] = st.v, (st.u-st.k*st.x)/o.m
 	return nil
 }
+
 // stateDerivatives: ẋ = v, v̇ = (u − k x)/m.
 func (o *oscModel) stateDerivatives(s engineState, dq, dv []float64) error {
 	st := s.(*oscState)
