@@ -396,20 +396,27 @@ func fmi2DeSerializeFMUstate(c C.fmi2Component, serializedState C.mbfmu_ConstByt
 	return C.fmi2OK
 }
 
-// unsupported handles the functions the capability flags declare absent.
-func unsupported(c C.fmi2Component, fn, why string) (st C.fmi2Status) {
+//export fmi2GetDirectionalDerivative
+func fmi2GetDirectionalDerivative(c C.fmi2Component, vUnknownRef C.mbfmu_ConstVRPtr, nUnknown C.size_t,
+	vKnownRef C.mbfmu_ConstVRPtr, nKnown C.size_t, dvKnown C.mbfmu_ConstRealPtr, dvUnknown *C.fmi2Real) (st C.fmi2Status) {
+	const fn = "fmi2GetDirectionalDerivative"
 	x, ok := enter(c, fn)
 	if !ok {
 		return badComponent(fn)
 	}
 	defer x.leave(fn, &st)
-	return C.fmi2Status(x.inst.Unsupported(fn, why))
-}
-
-//export fmi2GetDirectionalDerivative
-func fmi2GetDirectionalDerivative(c C.fmi2Component, vUnknownRef C.mbfmu_ConstVRPtr, nUnknown C.size_t,
-	vKnownRef C.mbfmu_ConstVRPtr, nKnown C.size_t, dvKnown C.mbfmu_ConstRealPtr, dvUnknown *C.fmi2Real) C.fmi2Status {
-	return unsupported(c, "fmi2GetDirectionalDerivative", "providesDirectionalDerivative=false")
+	if nUnknown > 0 && (vUnknownRef == nil || dvUnknown == nil) || nKnown > 0 && (vKnownRef == nil || dvKnown == nil) ||
+		nUnknown > maxN || nKnown > maxN {
+		return x.arg(fn, "vUnknown_ref, vKnown_ref, dvKnown or dvUnknown is NULL, or nUnknown or nKnown is too large")
+	}
+	var seed, out []float64
+	if nKnown > 0 {
+		seed = unsafe.Slice((*float64)(unsafe.Pointer(dvKnown)), int(nKnown))
+	}
+	if nUnknown > 0 {
+		out = unsafe.Slice((*float64)(unsafe.Pointer(dvUnknown)), int(nUnknown))
+	}
+	return C.fmi2Status(x.inst.GetDirectionalDerivative(vrSlice(vUnknownRef, nUnknown), vrSlice(vKnownRef, nKnown), seed, out))
 }
 
 //export fmi2SetRealInputDerivatives

@@ -23,6 +23,11 @@
  *   host derivs  DIR N            input derivatives in, output derivatives
  *                                 out (and a difference quotient of the
  *                                 motion at step N/2)
+ *   host jac     DIR N H NU (VR_U AMP)... NX VR_X... NY VR_Y... M
+ *                                 directional derivatives of any model
+ *                                 after N steps w.r.t. states and inputs,
+ *                                 central differences w.r.t. the inputs,
+ *                                 then M more steps (see jac below)
  *   host replay  DIR N H NU (VR_U AMP)... NY VR_Y...
  *                                 two runs of any model, masters with
  *                                 t += H and with t = k·H: prints whether
@@ -423,8 +428,8 @@ static void checks(fmu_t* f, fmu_t* foreign, fmu_t* nanf) {
     ERR(f->fmi2DoStep(c, H, -H, 0));
     OK(f->fmi2DoStep(c, H * (1 + 1e-12), H, 0)); /* snapped */
 
-    /* Derivatives (misuse; the normal use is mode derivs), unsupported
-     * functions and status queries. */
+    /* Derivatives (misuse; the normal use is modes derivs and jac), the
+     * asynchronous step and status queries. */
     {
         fmi2Integer order = 1, order3 = 3;
         ERR(f->fmi2SetRealInputDerivatives(c, &vx, 1, &order, &v)); /* an output */
@@ -434,7 +439,12 @@ static void checks(fmu_t* f, fmu_t* foreign, fmu_t* nanf) {
         ERR(f->fmi2GetRealOutputDerivatives(c, &vx, 1, &order3, &v));
         ERR(f->fmi2GetRealOutputDerivatives(c, &vx, 1, &order, NULL));
         OK(f->fmi2GetRealOutputDerivatives(c, &vx, 1, &order, &v));
-        ERR(f->fmi2GetDirectionalDerivative(c, &vx, 1, &vt, 1, &v, vals));
+        v = 1;
+        OK(f->fmi2GetDirectionalDerivative(c, &vx, 1, &vt, 1, &v, vals)); /* an output w.r.t. the input */
+        expect(vals[0] == 0, "  an output does not depend on the input (no direct feedthrough)");
+        ERR(f->fmi2GetDirectionalDerivative(c, &vt, 1, &vx, 1, &v, vals)); /* an input unknown, an output known */
+        ERR(f->fmi2GetDirectionalDerivative(c, &vx, 1, &vt, 1, NULL, vals));
+        ERR(f->fmi2GetDirectionalDerivative(c, &vx, 1, &vt, 1, &v, NULL));
         ERR(f->fmi2CancelStep(c));
         fmi2Status ds = fmi2Fatal;
         expect_status(f->fmi2GetStatus(c, fmi2DoStepStatus, &ds), fmi2Discard, "GetStatus(DoStepStatus): not pending");
@@ -760,6 +770,96 @@ static void derivs(fmu_t* f, int n) {
     f->fmi2FreeInstance(c);
 }
 
+/* ---- directional derivatives ------------------------------------------ */
+
+/* jac_input is input i during step k (exact in binary64, same in Go). */
+static double jac_input(double amp, int k, int i) { return amp * (0.01 * (double)((7 * k + 5 * i) % 23) - 0.1); }
+
+static void print_row(const char* tag, int k, const double* v, int n) {
+    printf("%s %d", tag, k);
+    for (int i = 0; i < n; i++) printf(" %a", v[i]);
+    printf("\n");
+}
+
+/* jac runs any model N steps of H with inputs jac_input, then prints the
+ * directional derivatives of the unknowns (fmi2GetDirectionalDerivative):
+ * with respect to each state ("S j ..."), to each input ("U i ...") with
+ * the central difference of fmi2GetReal of the unknowns as the input is set
+ * to u ± 1e-6·(1 + |u|) ("F i ..."), and along the seed 0.25·((3k mod 7) − 3)
+ * on every state and input at once ("M 0 ..."); then it takes M more steps,
+ * printing the unknowns after each ("Y k ...").
+ * Arguments: N H NU (VR_U AMP)... NX VR_X... NY VR_Y... M */
+static void jac(fmu_t* f, int n, double h, int argc, char** argv) {
+    int a = 0;
+    if (n < 1 || !(h > 0) || argc < 1) die("jac: want N H NU (VR_U AMP)... NX VR_X... NY VR_Y... M");
+    int nu = atoi(argv[a++]);
+    if (nu < 0 || nu > 16 || argc < a + 2 * nu + 1) die("jac: bad inputs");
+    fmi2ValueReference vu[16];
+    double amp[16], u[16];
+    for (int i = 0; i < nu; i++) {
+        vu[i] = (fmi2ValueReference)atol(argv[a++]);
+        amp[i] = atof(argv[a++]);
+    }
+    int nx = atoi(argv[a++]);
+    if (nx < 0 || argc < a + nx + 1) die("jac: bad states");
+    fmi2ValueReference* vx = calloc((size_t)nx + 1, sizeof *vx);
+    for (int i = 0; i < nx; i++) vx[i] = (fmi2ValueReference)atol(argv[a++]);
+    int ny = atoi(argv[a++]);
+    if (ny < 1 || argc != a + ny + 1) die("jac: bad unknowns");
+    fmi2ValueReference* vy = calloc((size_t)ny, sizeof *vy);
+    for (int i = 0; i < ny; i++) vy[i] = (fmi2ValueReference)atol(argv[a++]);
+    int m = atoi(argv[a]);
+    double *y = calloc((size_t)ny, sizeof *y), *yp = calloc((size_t)ny, sizeof *y), *ym = calloc((size_t)ny, sizeof *y);
+    fmi2Component c = start(f);
+    for (int k = 0; k < n; k++) {
+        for (int i = 0; i < nu; i++) u[i] = jac_input(amp[i], k, i);
+        if (nu > 0) CHECK(f->fmi2SetReal(c, vu, (size_t)nu, u));
+        CHECK(f->fmi2DoStep(c, (double)k * h, h, fmi2True));
+    }
+    const double one = 1;
+    for (int j = 0; j < nx; j++) {
+        CHECK(f->fmi2GetDirectionalDerivative(c, vy, (size_t)ny, &vx[j], 1, &one, y));
+        print_row("S", j, y, ny);
+    }
+    for (int i = 0; i < nu; i++) {
+        CHECK(f->fmi2GetDirectionalDerivative(c, vy, (size_t)ny, &vu[i], 1, &one, y));
+        print_row("U", i, y, ny);
+        double u0 = u[i], d = 1e-6 * (1 + fabs(u0)), up = u0 + d, um = u0 - d;
+        CHECK(f->fmi2SetReal(c, &vu[i], 1, &up));
+        CHECK(f->fmi2GetReal(c, vy, (size_t)ny, yp));
+        CHECK(f->fmi2SetReal(c, &vu[i], 1, &um));
+        CHECK(f->fmi2GetReal(c, vy, (size_t)ny, ym));
+        CHECK(f->fmi2SetReal(c, &vu[i], 1, &u0));
+        for (int r = 0; r < ny; r++) y[r] = (yp[r] - ym[r]) / (up - um);
+        print_row("F", i, y, ny);
+    }
+    {
+        fmi2ValueReference* vk = calloc((size_t)(nx + nu) + 1, sizeof *vk);
+        double* seed = calloc((size_t)(nx + nu) + 1, sizeof *seed);
+        for (int k = 0; k < nx + nu; k++) {
+            vk[k] = k < nx ? vx[k] : vu[k - nx];
+            seed[k] = 0.25 * (double)((3 * k) % 7 - 3);
+        }
+        CHECK(f->fmi2GetDirectionalDerivative(c, vy, (size_t)ny, vk, (size_t)(nx + nu), seed, y));
+        print_row("M", 0, y, ny);
+        free(vk);
+        free(seed);
+    }
+    for (int k = n; k < n + m; k++) {
+        for (int i = 0; i < nu; i++) u[i] = jac_input(amp[i], k, i);
+        if (nu > 0) CHECK(f->fmi2SetReal(c, vu, (size_t)nu, u));
+        CHECK(f->fmi2DoStep(c, (double)k * h, h, fmi2True));
+        CHECK(f->fmi2GetReal(c, vy, (size_t)ny, y));
+        print_row("Y", k + 1, y, ny);
+    }
+    f->fmi2FreeInstance(c);
+    free(vx);
+    free(vy);
+    free(y);
+    free(yp);
+    free(ym);
+}
+
 /* ---- replay ----------------------------------------------------------- */
 
 /* replay runs one FMU twice, with the same inputs, as two kinds of master
@@ -849,6 +949,8 @@ int main(int argc, char** argv) {
         bench(&f1);
     } else if (!strcmp(mode, "derivs") && argc == 4) {
         derivs(&f1, atoi(argv[3]));
+    } else if (!strcmp(mode, "jac") && argc >= 7) {
+        jac(&f1, atoi(argv[3]), atof(argv[4]), argc - 5, argv + 5);
     } else if (!strcmp(mode, "replay") && argc >= 7) {
         replay(&f1, atoi(argv[3]), atof(argv[4]), argc - 5, argv + 5);
     } else if (!strcmp(mode, "loop") && argc >= 5) {
