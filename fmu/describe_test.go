@@ -373,3 +373,27 @@ func TestDescribeRejectsDuplicates(t *testing.T) {
 		t.Errorf("duplicate name: %v", err)
 	}
 }
+
+// Every example model's modelDescription.xml, with its continuous states,
+// passes the structural and ModelStructure checks and the FMI 2.0.5 XSD.
+func TestExampleModelDescriptions(t *testing.T) {
+	models, err := filepath.Glob(filepath.Join("..", "examples", "*", "model.xml"))
+	if err != nil || len(models) == 0 {
+		t.Fatalf("no example models: %v", err)
+	}
+	for _, m := range models {
+		name := filepath.Base(filepath.Dir(m))
+		t.Run(name, func(t *testing.T) {
+			d, err := Describe(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := d.XML()
+			md := checkModelDescription(t, x)
+			if len(md.Derivs) == 0 {
+				t.Errorf("no <Derivatives>")
+			}
+			validateXSD(t, x)
+		})
+	}
+}
