@@ -21,6 +21,8 @@ type modelDescription struct {
 	CoSimulation   *struct {
 		ModelIdentifier                        string `xml:"modelIdentifier,attr"`
 		CanHandleVariableCommunicationStepSize string `xml:"canHandleVariableCommunicationStepSize,attr"`
+		CanInterpolateInputs                   string `xml:"canInterpolateInputs,attr"`
+		MaxOutputDerivativeOrder               string `xml:"maxOutputDerivativeOrder,attr"`
 	} `xml:"CoSimulation"`
 	Variables []scalarVariable `xml:"ModelVariables>ScalarVariable"`
 }

@@ -50,6 +50,12 @@ type Settings struct {
 	MinStep, MaxStep float64
 	// RelTol and AbsTol are the tolerances of the variable step control.
 	RelTol, AbsTol float64
+	// Extrapolate hands the output derivatives of stepped components to
+	// the inputs of stepped components they feed, where both sides can
+	// (first-order extrapolation of the coupling signals over the macro
+	// step; see Master). ParseConfig sets it unless the file says
+	// extrapolate="false".
+	Extrapolate bool
 }
 
 // Element is one component element of the file: its kind (the tag), name,
@@ -290,7 +296,7 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 		return nil, fmt.Errorf("%s:%d: root element is <%s>, want <cosim>", file, root.line, root.tag)
 	}
 	cfg := &Config{File: file}
-	cfg.Settings = Settings{End: 1, Step: 1e-3, RelTol: 1e-3, AbsTol: 1e-6}
+	cfg.Settings = Settings{End: 1, Step: 1e-3, RelTol: 1e-3, AbsTol: 1e-6, Extrapolate: true}
 	ra := attrMap(el, root, "name", "description")
 	cfg.Name, cfg.Description = ra["name"], ra["description"]
 	if cfg.Name == "" {
@@ -424,7 +430,7 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 }
 
 func parseSettings(el *errList, n *node, s *Settings) {
-	a := attrMap(el, n, "start", "end", "step", "output-step", "variable", "min-step", "max-step", "rel-tol", "abs-tol")
+	a := attrMap(el, n, "start", "end", "step", "output-step", "variable", "min-step", "max-step", "rel-tol", "abs-tol", "extrapolate")
 	s.Start = quantity(el, n.at("start"), "start", a["start"], mxml.Time, s.Start)
 	s.End = quantity(el, n.at("end"), "end", a["end"], mxml.Time, s.End)
 	s.Step = quantity(el, n.at("step"), "step", a["step"], mxml.Time, s.Step)
@@ -440,6 +446,13 @@ func parseSettings(el *errList, n *node, s *Settings) {
 	s.MaxStep = quantity(el, n.at("max-step"), "max-step", a["max-step"], mxml.Time, 0)
 	s.RelTol = quantity(el, n.at("rel-tol"), "rel-tol", a["rel-tol"], mxml.Dimensionless, s.RelTol)
 	s.AbsTol = quantity(el, n.at("abs-tol"), "abs-tol", a["abs-tol"], mxml.Any, s.AbsTol)
+	if v := a["extrapolate"]; v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			el.add(n.at("extrapolate"), "extrapolate: %q is not true or false", v)
+		}
+		s.Extrapolate = b
+	}
 }
 
 // checkSettings checks the settings as a whole; line gives the line of an

@@ -23,6 +23,11 @@ func TestConfigErrorLines(t *testing.T) {
             step="0.3"/>
   <model name="p" path="body.xml"/>
 </cosim>`, "c.xml:4: settings: the run 0 … 1 s is not a whole number of steps of 0.3 s"},
+		{"settings extrapolate", `<cosim>
+  <settings end="1"
+            extrapolate="maybe"/>
+  <model name="p" path="body.xml"/>
+</cosim>`, `c.xml:3: extrapolate: "maybe" is not true or false`},
 		{"settings end", `<cosim>
 
   <settings start="2"

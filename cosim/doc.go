@@ -18,6 +18,10 @@
 //     lock step, with sequence numbers and a timeout policy (see udp.go for
 //     the packet layout).
 //
+// Stepped components exchange values at every macro step (Jacobi); between
+// two stepped components that support it (models, FMUs with output
+// derivatives and input interpolation) the coupling signals are
+// extrapolated to first order over the macro step (Settings.Extrapolate).
 // The macro step is fixed, or variable under control of the extrapolation
 // error of the coupling signals. Master.Run writes results through a
 // results.Writer, checks the expected figures given as <check> elements,

@@ -19,6 +19,7 @@ struct mbfmu_dl {
     F(fmi2GetTypesPlatform) F(fmi2GetVersion) F(fmi2Instantiate) F(fmi2FreeInstance)
     F(fmi2SetupExperiment) F(fmi2EnterInitializationMode) F(fmi2ExitInitializationMode)
     F(fmi2Terminate) F(fmi2GetReal) F(fmi2SetReal) F(fmi2DoStep)
+    F(fmi2SetRealInputDerivatives) F(fmi2GetRealOutputDerivatives) /* optional: may be NULL */
 #undef F
 };
 
@@ -63,6 +64,8 @@ mbfmu_dl* mbfmu_dl_open(const char* path, char* err, size_t errlen) {
     F(fmi2SetupExperiment) F(fmi2EnterInitializationMode) F(fmi2ExitInitializationMode)
     F(fmi2Terminate) F(fmi2GetReal) F(fmi2SetReal) F(fmi2DoStep)
 #undef F
+    h->fmi2SetRealInputDerivatives = (__typeof__(&fmi2SetRealInputDerivatives))dlsym(lib, "fmi2SetRealInputDerivatives");
+    h->fmi2GetRealOutputDerivatives = (__typeof__(&fmi2GetRealOutputDerivatives))dlsym(lib, "fmi2GetRealOutputDerivatives");
     return h;
 }
 
@@ -119,4 +122,15 @@ int mbfmu_dl_get_real(mbfmu_dl* h, const unsigned int* vr, size_t n, double* v) 
 }
 int mbfmu_dl_do_step(mbfmu_dl* h, double t, double dt, int noSetPrior) {
     return h->fmi2DoStep(h->c, t, dt, noSetPrior ? fmi2True : fmi2False);
+}
+int mbfmu_dl_has_derivs(mbfmu_dl* h) {
+    return (h->fmi2SetRealInputDerivatives != NULL ? 1 : 0) | (h->fmi2GetRealOutputDerivatives != NULL ? 2 : 0);
+}
+int mbfmu_dl_set_input_derivs(mbfmu_dl* h, const unsigned int* vr, size_t n, const int* order, const double* v) {
+    if (h->fmi2SetRealInputDerivatives == NULL) return fmi2Error;
+    return h->fmi2SetRealInputDerivatives(h->c, vr, n, order, v);
+}
+int mbfmu_dl_get_output_derivs(mbfmu_dl* h, const unsigned int* vr, size_t n, const int* order, double* v) {
+    if (h->fmi2GetRealOutputDerivatives == NULL) return fmi2Error;
+    return h->fmi2GetRealOutputDerivatives(h->c, vr, n, order, v);
 }

@@ -36,5 +36,11 @@ int mbfmu_dl_terminate(mbfmu_dl* h);
 int mbfmu_dl_set_real(mbfmu_dl* h, const unsigned int* vr, size_t n, const double* v);
 int mbfmu_dl_get_real(mbfmu_dl* h, const unsigned int* vr, size_t n, double* v);
 int mbfmu_dl_do_step(mbfmu_dl* h, double t, double dt, int noSetPrior);
+/* fmi2SetRealInputDerivatives and fmi2GetRealOutputDerivatives, which are
+ * optional here: mbfmu_dl_has_derivs tells which the library exports (bit 0
+ * the former, bit 1 the latter); calling a missing one returns fmi2Error. */
+int mbfmu_dl_has_derivs(mbfmu_dl* h);
+int mbfmu_dl_set_input_derivs(mbfmu_dl* h, const unsigned int* vr, size_t n, const int* order, const double* v);
+int mbfmu_dl_get_output_derivs(mbfmu_dl* h, const unsigned int* vr, size_t n, const int* order, double* v);
 
 #endif

@@ -124,6 +124,29 @@ func (s *dlSlave) doStep(t, h float64) error {
 	return s.status("fmi2DoStep", C.mbfmu_dl_do_step(s.h, C.double(t), C.double(h), 1))
 }
 
+func (s *dlSlave) hasDerivatives() (in, out bool) {
+	f := C.mbfmu_dl_has_derivs(s.h)
+	return f&1 != 0, f&2 != 0
+}
+
+func (s *dlSlave) setInputDerivatives(vr []uint32, order []int32, v []float64) error {
+	if len(vr) == 0 {
+		return nil
+	}
+	st := C.mbfmu_dl_set_input_derivs(s.h, (*C.uint)(unsafe.Pointer(&vr[0])), C.size_t(len(vr)),
+		(*C.int)(unsafe.Pointer(&order[0])), (*C.double)(unsafe.Pointer(&v[0])))
+	return s.status("fmi2SetRealInputDerivatives", st)
+}
+
+func (s *dlSlave) getOutputDerivatives(vr []uint32, order []int32, v []float64) error {
+	if len(vr) == 0 {
+		return nil
+	}
+	st := C.mbfmu_dl_get_output_derivs(s.h, (*C.uint)(unsafe.Pointer(&vr[0])), C.size_t(len(vr)),
+		(*C.int)(unsafe.Pointer(&order[0])), (*C.double)(unsafe.Pointer(&v[0])))
+	return s.status("fmi2GetRealOutputDerivatives", st)
+}
+
 func (s *dlSlave) terminate() error {
 	return s.status("fmi2Terminate", C.mbfmu_dl_terminate(s.h))
 }

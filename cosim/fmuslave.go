@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"mbfmu/fmu"
 	"mbfmu/solver"
@@ -21,6 +23,13 @@ type slave interface {
 	setReal(vr []uint32, v []float64) error
 	getReal(vr []uint32, v []float64) error
 	doStep(t, h float64) error
+	// hasDerivatives reports whether fmi2SetRealInputDerivatives (in) and
+	// fmi2GetRealOutputDerivatives (out) can be called.
+	hasDerivatives() (in, out bool)
+	// setInputDerivatives hands input derivatives for the next step;
+	// getOutputDerivatives reads output derivatives at the current point.
+	setInputDerivatives(vr []uint32, order []int32, v []float64) error
+	getOutputDerivatives(vr []uint32, order []int32, v []float64) error
 	terminate() error
 	free()
 }
@@ -131,6 +140,13 @@ func (s *goSlave) getReal(vr []uint32, v []float64) error {
 func (s *goSlave) doStep(t, h float64) error {
 	return s.status("fmi2DoStep", s.in.DoStep(t, h, true))
 }
+func (s *goSlave) hasDerivatives() (in, out bool) { return true, true }
+func (s *goSlave) setInputDerivatives(vr []uint32, order []int32, v []float64) error {
+	return s.status("fmi2SetRealInputDerivatives", s.in.SetRealInputDerivatives(vr, order, v))
+}
+func (s *goSlave) getOutputDerivatives(vr []uint32, order []int32, v []float64) error {
+	return s.status("fmi2GetRealOutputDerivatives", s.in.GetRealOutputDerivatives(vr, order, v))
+}
 func (s *goSlave) terminate() error { return s.status("fmi2Terminate", s.in.Terminate()) }
 func (s *goSlave) free()            {}
 
@@ -144,10 +160,18 @@ type fmuComp struct {
 	parVR   []uint32
 	parV    []float64
 	varStep bool // canHandleVariableCommunicationStepSize
+	interp  bool // canInterpolateInputs
+	outDer  bool // maxOutputDerivativeOrder ≥ 1
 	inProc  bool
-	params  map[string]float64 // parameter values given in the file (for the LQR design)
-	logging bool
-	running bool // initialised: fmi2Terminate is due at close
+	// extrapolation (master.go): value references and orders (all 1) of
+	// the inputs that get derivatives and of the outputs whose
+	// derivatives are read, and the latter's buffer
+	dInVR, dOutVR   []uint32
+	dInOrd, dOutOrd []int32
+	dOutBuf         []float64
+	params          map[string]float64 // parameter values given in the file (for the LQR design)
+	logging         bool
+	running         bool // initialised: fmi2Terminate is due at close
 }
 
 // newFMUComp opens the FMU of element e and declares its ports: its Real
@@ -168,7 +192,12 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 	}
 	c.arch = a
 	c.inProc = a.ours()
-	c.varStep = a.md.CoSimulation.CanHandleVariableCommunicationStepSize == "true"
+	cs := a.md.CoSimulation
+	c.varStep = cs.CanHandleVariableCommunicationStepSize == "true"
+	c.interp = cs.CanInterpolateInputs == "true"
+	if n, err := strconv.Atoi(strings.TrimSpace(cs.MaxOutputDerivativeOrder)); err == nil && n >= 1 {
+		c.outDer = true
+	}
 	for _, v := range a.md.Variables {
 		if v.Real == nil {
 			continue
@@ -241,6 +270,18 @@ func (c *fmuComp) start(m *Master) error {
 		}
 		c.sl = sl
 	}
+	if in, out := c.sl.hasDerivatives(); len(c.dIn) > 0 && !in || len(c.dOut) > 0 && !out {
+		return fmt.Errorf("the FMU declares canInterpolateInputs=%q and maxOutputDerivativeOrder=%q but does not export fmi2SetRealInputDerivatives or fmi2GetRealOutputDerivatives (set extrapolate=\"false\" in <settings>)",
+			c.arch.md.CoSimulation.CanInterpolateInputs, c.arch.md.CoSimulation.MaxOutputDerivativeOrder)
+	}
+	c.dInVR, c.dInOrd = make([]uint32, len(c.dIn)), make([]int32, len(c.dIn))
+	for k, i := range c.dIn {
+		c.dInVR[k], c.dInOrd[k] = c.inVR[i], 1
+	}
+	c.dOutVR, c.dOutOrd, c.dOutBuf = make([]uint32, len(c.dOut)), make([]int32, len(c.dOut)), make([]float64, len(c.dOut))
+	for k, o := range c.dOut {
+		c.dOutVR[k], c.dOutOrd[k] = c.outVR[o], 1
+	}
 	copy(c.in, c.start0)
 	s := m.cfg.Settings
 	if err := c.sl.setup(s.Start, s.End); err != nil {
@@ -268,10 +309,25 @@ func (c *fmuComp) step(t, h float64) error {
 	if err := c.sl.setReal(c.inVR, c.in); err != nil {
 		return err
 	}
+	if err := c.sl.setInputDerivatives(c.dInVR, c.dInOrd, c.din); err != nil {
+		return err
+	}
 	if err := c.sl.doStep(t, h); err != nil {
 		return err
 	}
 	return c.sl.getReal(c.outVR, c.out)
+}
+
+func (c *fmuComp) canExtrapolate() (outDerivs, inDerivs bool) { return c.outDer, c.interp }
+
+func (c *fmuComp) outputDerivatives() error {
+	if err := c.sl.getOutputDerivatives(c.dOutVR, c.dOutOrd, c.dOutBuf); err != nil {
+		return err
+	}
+	for k, o := range c.dOut {
+		c.dout[o] = c.dOutBuf[k]
+	}
+	return nil
 }
 
 func (c *fmuComp) close() error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"mbfmu/results"
@@ -43,6 +44,25 @@ type comp struct {
 	in, out    []float64 // out is a slice of Master.vals
 	src        []int     // per input: index into Master.vals, or -1
 	direct     bool
+	// extrapolation of coupling signals between stepped components (see
+	// Master): the inputs dIn get the time derivatives din, taken from
+	// Master.dvals[dSrc]; dout (a slice of Master.dvals) holds the time
+	// derivatives of the outputs, of which those in dOut are needed
+	dIn, dSrc []int
+	din       []float64
+	dOut      []int
+	dout      []float64
+}
+
+// extrapolator is a stepped component that can take part in the
+// extrapolation of coupling signals: canExtrapolate tells whether it
+// gives its outputs' time derivatives and takes its inputs' (for the next
+// step, from comp.din); outputDerivatives writes the derivatives of the
+// outputs in comp.dOut at the current point into comp.dout. It must not
+// allocate.
+type extrapolator interface {
+	canExtrapolate() (outDerivs, inDerivs bool)
+	outputDerivatives() error
 }
 
 func (c *comp) base() *comp { return c }
@@ -65,12 +85,16 @@ func (c *comp) outputIndex(name string) int {
 	return -1
 }
 
-// gather copies the connected values into the input buffer.
-func (c *comp) gather(vals []float64) {
+// gather copies the connected values into the input buffer, and the
+// derivatives of the extrapolated ones.
+func (c *comp) gather(vals, dvals []float64) {
 	for i, s := range c.src {
 		if s >= 0 {
 			c.in[i] = vals[s]
 		}
+	}
+	for k, s := range c.dSrc {
+		c.din[k] = dvals[s]
 	}
 }
 
@@ -86,12 +110,24 @@ func (c *comp) gather(vals []float64) {
 // A controller therefore acts on the plant outputs at t and its output is
 // held over [t, t+h) — a sampled controller with a zero-order hold and no
 // added delay.
+//
+// Extrapolation (Settings.Extrapolate, on by default): on a connection
+// from a stepped component that gives its outputs' time derivatives (a
+// model, an FMU with maxOutputDerivativeOrder ≥ 1) to a stepped component
+// that takes input derivatives (a model, an FMU with canInterpolateInputs),
+// the derivative at t is handed over with the value, and the input follows
+// the first-order extrapolation u(t) + u̇(t)·(τ − t) over the macro step
+// instead of being held: the coupling error drops from first to second
+// order in the macro step. Inputs from direct components stay held.
 type Master struct {
 	cfg     *Config
 	comps   []component
 	direct  []component // evaluation order
 	stepped []component
-	vals    []float64 // every component's outputs
+	vals    []float64   // every component's outputs
+	dvals   []float64   // their time derivatives (extrapolated connections)
+	deriv   []component // stepped components whose output derivatives are needed
+	links   []string    // the extrapolated connections, for Describe
 	cols    []results.Column
 
 	log func(string)
@@ -355,6 +391,7 @@ func (m *Master) wire(el *errList) error {
 		}
 	}
 	m.direct = order
+	m.wireExtrapolation(srcComp, off)
 	// Results columns: time, then every output.
 	m.cols = []results.Column{{Name: "time", Unit: "s", Group: results.GroupTime}}
 	for _, c := range m.comps {
@@ -372,6 +409,71 @@ func (m *Master) wire(el *errList) error {
 		}
 	}
 	return el.err()
+}
+
+// wireExtrapolation finds the connections between stepped components on
+// which the source's output derivative is handed to the destination's
+// input (Settings.Extrapolate and both sides able).
+func (m *Master) wireExtrapolation(srcComp map[[2]int]int, off map[string]int) {
+	m.dvals = make([]float64, len(m.vals))
+	for _, c := range m.comps {
+		b := c.base()
+		b.dout = m.dvals[off[b.name] : off[b.name]+len(b.outs) : off[b.name]+len(b.outs)]
+	}
+	if !m.cfg.Settings.Extrapolate {
+		return
+	}
+	needed := map[int]bool{}
+	for ci, c := range m.comps {
+		b := c.base()
+		dst, ok := c.(extrapolator)
+		if b.direct || !ok {
+			continue
+		}
+		if _, in := dst.canExtrapolate(); !in {
+			continue
+		}
+		for i, s := range b.src {
+			if s < 0 {
+				continue
+			}
+			fi := srcComp[[2]int{ci, i}]
+			from := m.comps[fi]
+			src, ok := from.(extrapolator)
+			if from.base().direct || !ok {
+				continue
+			}
+			if out, _ := src.canExtrapolate(); !out {
+				continue
+			}
+			fb := from.base()
+			o := s - off[fb.name]
+			b.dIn, b.dSrc = append(b.dIn, i), append(b.dSrc, s)
+			if !slices.Contains(fb.dOut, o) {
+				fb.dOut = append(fb.dOut, o)
+			}
+			needed[fi] = true
+			m.links = append(m.links, fb.name+"."+fb.outs[o].Name+" → "+b.name+"."+b.ins[i].Name)
+		}
+		b.din = make([]float64, len(b.dIn))
+	}
+	for ci, c := range m.comps {
+		if needed[ci] {
+			slices.Sort(c.base().dOut)
+			m.deriv = append(m.deriv, c)
+		}
+	}
+}
+
+// outputDerivatives updates the output derivatives of the extrapolated
+// connections' sources.
+func (m *Master) outputDerivatives() error {
+	for _, c := range m.deriv {
+		if err := c.(extrapolator).outputDerivatives(); err != nil {
+			return m.fail(c, "reading the output derivatives of", err)
+		}
+	}
+	return nil
 }
 
 // sameUnit compares unit spellings loosely (N*m and N·m).
@@ -481,6 +583,9 @@ func (m *Master) Init() error {
 			return m.fail(c, "initialising", err)
 		}
 	}
+	if err := m.outputDerivatives(); err != nil {
+		return err
+	}
 	if err := m.evalDirect(s.Step); err != nil {
 		return err
 	}
@@ -501,7 +606,7 @@ func (m *Master) fail(c component, what string, err error) error {
 func (m *Master) evalDirect(dt float64) error {
 	for _, c := range m.direct {
 		b := c.base()
-		b.gather(m.vals)
+		b.gather(m.vals, m.dvals)
 		if err := c.eval(m.t, dt); err != nil {
 			return m.fail(c, "evaluating", err)
 		}
@@ -540,12 +645,15 @@ func (m *Master) Advance() error {
 	// Jacobi: every stepped component takes its inputs at t before any of
 	// them writes its outputs at t+h.
 	for _, c := range m.stepped {
-		c.base().gather(m.vals)
+		c.base().gather(m.vals, m.dvals)
 	}
 	for _, c := range m.stepped {
 		if err := c.step(m.t, h); err != nil {
 			return m.fail(c, "stepping", err)
 		}
+	}
+	if err := m.outputDerivatives(); err != nil {
+		return err
 	}
 	m.k++
 	s := &m.cfg.Settings
@@ -628,5 +736,8 @@ func (m *Master) Describe() string {
 		names[i] = c.base().name
 	}
 	fmt.Fprintf(&b, "  direct evaluation order: %s\n", strings.Join(names, " → "))
+	if len(m.links) > 0 {
+		fmt.Fprintf(&b, "  extrapolated over the macro step (output derivatives → input derivatives): %s\n", strings.Join(m.links, ", "))
+	}
 	return b.String()
 }

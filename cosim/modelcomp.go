@@ -116,8 +116,19 @@ func (c *modelComp) step(t, h float64) error {
 	for i, v := range c.in {
 		c.s.SetInput(i, v)
 	}
+	// extrapolated inputs follow u + u̇ (τ − t) over the step (solver
+	// input ramps), then hold what they reached
+	for k, i := range c.dIn {
+		if err := c.s.SetInputDerivative(i, 1, c.din[k]); err != nil {
+			return fmt.Errorf("model %s: %v", c.path, err)
+		}
+	}
 	c.s.T = t
-	if err := c.m.AdvanceTo(c.s, t+h); err != nil {
+	err := c.m.AdvanceTo(c.s, t+h)
+	for _, i := range c.dIn {
+		_ = c.s.SetInputDerivative(i, 1, 0) // (a valid input, order and value)
+	}
+	if err != nil {
 		var se *solver.StepError
 		if errors.As(err, &se) {
 			return fmt.Errorf("model %s: %v", c.path, se)
@@ -125,6 +136,17 @@ func (c *modelComp) step(t, h float64) error {
 		return err
 	}
 	c.m.EvalOutputs(c.s, c.out)
+	return nil
+}
+
+func (c *modelComp) canExtrapolate() (outDerivs, inDerivs bool) { return true, true }
+
+// outputDerivatives writes the time derivatives of the outputs at the
+// state, inputs held (solver.Model.OutputDerivatives), as an FMU does.
+func (c *modelComp) outputDerivatives() error {
+	if err := c.m.OutputDerivatives(c.s, c.dout); err != nil {
+		return fmt.Errorf("model %s: output derivatives: %v", c.path, err)
+	}
 	return nil
 }
 
