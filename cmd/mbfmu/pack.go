@@ -63,22 +63,26 @@ func cmdPack(args []string) error {
 	if err != nil {
 		return fmt.Errorf("pack: %w", err)
 	}
-	var nIn, nOut, nPar int
+	var nIn, nOut, nPar, nState int
 	for _, v := range d.Variables {
 		switch v.Causality {
 		case fmu.CausalityInput:
 			nIn++
 		case fmu.CausalityOutput:
 			nOut++
-		default:
+		case fmu.CausalityParameter:
 			nPar++
+		default:
+			if v.Local == fmu.LocalPosition || v.Local == fmu.LocalVelocity {
+				nState++
+			}
 		}
 	}
 	size := int64(0)
 	if fi, err := os.Stat(*out); err == nil {
 		size = fi.Size()
 	}
-	fmt.Printf("wrote %s: FMI 2.0 co-simulation, modelIdentifier %s, %d inputs, %d outputs, %d parameters, binaries %s, %.1f MB\n",
-		*out, d.ModelIdentifier, nIn, nOut, nPar, strings.Join(d.Platforms, " + "), float64(size)/1e6)
+	fmt.Printf("wrote %s: FMI 2.0 co-simulation, modelIdentifier %s, %d inputs, %d outputs, %d parameters, %d continuous states, binaries %s, %.1f MB\n",
+		*out, d.ModelIdentifier, nIn, nOut, nPar, nState, strings.Join(d.Platforms, " + "), float64(size)/1e6)
 	return nil
 }
