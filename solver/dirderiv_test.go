@@ -488,3 +488,52 @@ func TestStateVars(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDirectionalDerivative: one directional derivative (a random
+// seed on every state and input, accelerations and outputs) at a moving
+// state: the planar, spatial and ANCF test models, and examples/ancf-pendulum
+// (160 elements, 644 coordinates).
+func BenchmarkDirectionalDerivative(b *testing.B) {
+	anc, err := xml.LoadFile("../examples/ancf-pendulum/model.xml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		m    func() *Model
+	}{
+		{"planar", func() *Model { return ddModel(b, ddPlanar) }},
+		{"spatial", func() *Model { return ddModel(b, ddSpatial) }},
+		{"cantilever", func() *Model { return ddModel(b, ddFlexible) }},
+		{"ancf-pendulum", func() *Model {
+			m, err := Compile(anc, CompileOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return m
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m := c.m()
+			s := ddState(b, m, 0.01)
+			nq, nv, nu, ny := m.NumCoords(), m.NumVelocities(), len(m.InputInfo()), len(m.OutputInfo())
+			dq, dv, du := make([]float64, nq), make([]float64, nv), make([]float64, nu)
+			for i := range dq {
+				dq[i] = math.Sin(float64(i))
+			}
+			for i := range dv {
+				dv[i] = math.Cos(float64(i))
+			}
+			for i := range du {
+				du[i] = 1
+			}
+			jq, jv, jy := make([]float64, nq), make([]float64, nv), make([]float64, ny)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := m.DirectionalDerivative(s, dq, dv, du, jq, jv, jy); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
