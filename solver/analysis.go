@@ -213,6 +213,19 @@ func (m *Model) tangent(s *State, cm, ck, cc float64) *mat.Dense {
 	return T
 }
 
+// massMatrix returns the mass matrix M(q) at the state (nv × nv): the
+// model's constant mass and the configuration-dependent inertia that
+// elements add to their tangent through the acceleration coupling CA
+// (floating-frame beams). It is the Newton tangent cm·M + ck·K with a tiny
+// ck less the same with cm = 0: with ck = 1 the difference would lose the
+// mass to the round-off of a large K (a stiff beam's K/M reaches 1e10).
+func (m *Model) massMatrix(s *State) *mat.Dense {
+	const ck = 1.0 / (1 << 30)
+	M := m.tangent(s, 1, ck, 0)
+	M.Sub(M, m.tangent(s, 0, ck, 0))
+	return M
+}
+
 // conDerivs returns, by central differences over each constraint
 // element's coordinates, Gq = ∂(γ − Φq a)/∂q, Gv = ∂γ/∂v and
 // Pq = ∂(Φq v + Φt)/∂q (nc × nv each) at the state: the terms of the
@@ -321,8 +334,7 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	}
 	_, nf := N.Dims()
 	Kt := m.tangent(s, 0, 1, 0)
-	Mt := m.tangent(s, 1, 1, 0)
-	Mt.Sub(Mt, Kt)
+	Mt := m.massMatrix(s)
 	Ct := m.tangent(s, 0, 0, 1)
 	Gq, Gv, Pq := m.conDerivs(s)
 	// Reduced mass: with δa = N y + Φq⁺ δγ (Φq δa = δγ) the force rows
