@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mbfmu/solver/mech"
 )
 
 // DOF returns the number of degrees of freedom at the current state:
@@ -189,9 +191,10 @@ type Mode struct {
 // tangent assembles cm·M(q) + ck·(K + H(λ)) + cc·C — the Newton
 // iteration matrix's upper-left block, built by the same code the
 // integrators use (forces' analytic and finite-difference tangents,
-// configuration-dependent inertia, constraint Hessians) — and returns it
-// dense (nv × nv). The linear solver's matrix is left unfactored and
-// marked for refactorisation.
+// configuration-dependent inertia, constraint Hessians), completed by the
+// coupling of expression forces to the measures of bodies they do not act
+// on (measureTangent) — and returns it dense (nv × nv). The linear
+// solver's matrix is left unfactored and marked for refactorisation.
 func (m *Model) tangent(s *State, cm, ck, cc float64) *mat.Dense {
 	nv := m.nv
 	s.lin.Zero()
@@ -210,7 +213,85 @@ func (m *Model) tangent(s *State, cm, ck, cc float64) *mat.Dense {
 			T.Set(i, j, s.lin.At(i, j))
 		}
 	}
+	m.measureTangent(s, T, ck, cc)
 	return T
+}
+
+// measureTangent adds to T the part of ck·K + cc·C that the Newton matrix
+// leaves out: the derivatives of the force elements whose expressions read
+// measures with respect to the coordinates outside the element (a force
+// on one body written with the position of another, a bushing written as
+// two expression forces). fdTangent differentiates such an element over
+// its own coordinates only — the Newton matrix keeps its sparsity and the
+// other measures act through the residual — but a linearisation needs
+// every derivative. Central differences as in fdTangent, over each
+// coordinate the element does not hold (most give exactly zero).
+func (m *Model) measureTangent(s *State, T *mat.Dense, ck, cc float64) {
+	own := make([]bool, m.nv)
+	var qs [4]float64
+	for _, f := range m.forces {
+		if !mech.ReadsMeasures(f) {
+			continue
+		}
+		d := f.Dofs()
+		n := len(d)
+		clear(own)
+		for _, i := range d {
+			if i >= 0 {
+				own[i] = true
+			}
+		}
+		fp, fm := s.fl2[:n], s.fl3[:n]
+		eval := func(dst []float64) {
+			clear(dst)
+			f.Eval(&s.x, dst, nil, nil)
+		}
+		for j := 0; j < m.nv; j++ {
+			if own[j] {
+				continue
+			}
+			for pass, coef := range [2]float64{ck, cc} {
+				if coef == 0 {
+					continue
+				}
+				var dx float64
+				switch {
+				case pass == 1:
+					x0 := s.v[j]
+					dx = 1e-6 * (1 + math.Abs(x0))
+					s.v[j] = x0 + dx
+					eval(fp)
+					s.v[j] = x0 - dx
+					eval(fm)
+					s.v[j] = x0
+				case m.qOf[j] >= 0:
+					qi := m.qOf[j]
+					x0 := s.q[qi]
+					dx = 1e-6 * (1 + math.Abs(x0))
+					s.q[qi] = x0 + dx
+					eval(fp)
+					s.q[qi] = x0 - dx
+					eval(fm)
+					s.q[qi] = x0
+				default:
+					r := m.rotOf(j)
+					copy(qs[:], s.q[r.q:r.q+4])
+					dx = 1e-6
+					m.addRot(s.q, r, j, dx)
+					eval(fp)
+					copy(s.q[r.q:r.q+4], qs[:])
+					m.addRot(s.q, r, j, -dx)
+					eval(fm)
+					copy(s.q[r.q:r.q+4], qs[:])
+				}
+				for a, i := range d {
+					if i >= 0 && fp[a] != fm[a] {
+						T.Set(i, j, T.At(i, j)-coef*(fp[a]-fm[a])/(2*dx))
+					}
+				}
+			}
+		}
+	}
 }
 
 // massMatrix returns the mass matrix M(q) at the state (nv × nv): the
