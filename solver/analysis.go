@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"mbfmu/solver/contacts"
 	"mbfmu/solver/mech"
 )
 
@@ -307,27 +308,82 @@ func (m *Model) massMatrix(s *State) *mat.Dense {
 	return M
 }
 
-// conDerivs returns, by central differences over each constraint
-// element's coordinates, Gq = ∂(γ − Φq a)/∂q, Gv = ∂γ/∂v and
-// Pq = ∂(Φq v + Φt)/∂q (nc × nv each) at the state: the terms of the
-// constrained accelerations' derivative that the iteration matrix does not
-// hold.
-func (m *Model) conDerivs(s *State) (Gq, Gv, Pq *mat.Dense) {
-	nv := m.nv
-	nc := max(m.nc, 1)
-	Gq, Gv, Pq = mat.NewDense(nc, nv, nil), mat.NewDense(nc, nv, nil), mat.NewDense(nc, nv, nil)
-	q0 := append([]float64(nil), s.q...)
-	e := make([]float64, nv)
-	// g(r) = γ − Φq a, p(r) = Φq v + Φt of every row at the current state
-	rowsAt := func(g, p []float64) {
-		m.evalCons(s, true)
-		for r := 0; r < m.nc; r++ {
-			g[r] = s.gamma[r] - m.rowDot(s, r, s.a)
-			p[r] = s.phit[r] + m.rowDot(s, r, s.v)
+// sticking lists the contacts that stick (exact Coulomb friction in stick
+// mode): each holds its slip velocity by a constraint on the
+// accelerations, W a = −(Γ + κ vt), whose multiplier is the friction force
+// (stickslip.go). The linearisation takes them as constraint rows after
+// those of Φ.
+func (m *Model) sticking(s *State) []*contacts.Elem {
+	if m.contacts == nil || !m.contacts.coulomb {
+		return nil
+	}
+	var out []*contacts.Elem
+	for _, e := range m.contacts.elems {
+		if e.Fric == contacts.FricCoulomb && s.cs[e.Idx*contacts.Stride+contacts.SlotMode] == 0 {
+			out = append(out, e)
 		}
 	}
-	gp, gm := make([]float64, m.nc), make([]float64, m.nc)
-	pp, pm := make([]float64, m.nc), make([]float64, m.nc)
+	return out
+}
+
+// stickRow evaluates the slip-acceleration constraint of the sticking
+// contact e at the state: its row W (on e.Dofs()) and the right-hand side
+// of W a = −(Γ + κ vt).
+func (m *Model) stickRow(s *State, e *contacts.Elem) (w [6]float64, rhs float64) {
+	var k contacts.Kin
+	e.Kin(&s.x, &k)
+	return k.W, -(k.Gamma + m.contacts.kappa*k.Vt)
+}
+
+// accConstraints returns the rows of the constraints on the accelerations
+// ((nc + len(stick)) × nv): Φq, then the sticking contacts' W.
+func (m *Model) accConstraints(s *State, stick []*contacts.Elem) *mat.Dense {
+	G := mat.NewDense(m.nc+len(stick), m.nv, nil)
+	if m.nc > 0 {
+		G.Slice(0, m.nc, 0, m.nv).(*mat.Dense).Copy(m.constraintJacobian(s).Slice(0, m.nc, 0, m.nv))
+	}
+	for i, e := range stick {
+		w, _ := m.stickRow(s, e)
+		for a, d := range e.Dofs() {
+			if d >= 0 {
+				G.Set(m.nc+i, d, G.At(m.nc+i, d)+w[a])
+			}
+		}
+	}
+	return G
+}
+
+// conDerivs returns, by central differences over each coordinate,
+// Gq = ∂(γ − G a)/∂q, Gv = ∂γ/∂v for the constraints on the accelerations
+// G a = γ (nc + len(stick) rows: Φ's, then the sticking contacts') and
+// Pq = ∂(Φq v + Φt)/∂q (nc rows) at the state: the terms of the constrained
+// accelerations' derivative that the iteration matrix does not hold.
+func (m *Model) conDerivs(s *State, stick []*contacts.Elem) (Gq, Gv, Pq *mat.Dense) {
+	nv, nc, nr := m.nv, m.nc, m.nc+len(stick)
+	Gq, Gv, Pq = mat.NewDense(max(nr, 1), nv, nil), mat.NewDense(max(nr, 1), nv, nil), mat.NewDense(max(nc, 1), nv, nil)
+	q0 := append([]float64(nil), s.q...)
+	e := make([]float64, nv)
+	// g(r) = γ − G a of every row, p(r) = Φq v + Φt of Φ's rows
+	rowsAt := func(g, p []float64) {
+		m.evalCons(s, true)
+		for r := 0; r < nc; r++ {
+			g[r] = s.gamma[r] - m.rowDot(s, r, s.a)
+			if p != nil {
+				p[r] = s.phit[r] + m.rowDot(s, r, s.v)
+			}
+		}
+		for i, c := range stick {
+			w, rhs := m.stickRow(s, c)
+			for a, d := range c.Dofs() {
+				if d >= 0 {
+					rhs -= w[a] * s.a[d]
+				}
+			}
+			g[nc+i] = rhs
+		}
+	}
+	gp, gm := make([]float64, nr), make([]float64, nr)
+	pp, pm := make([]float64, nc), make([]float64, nc)
 	for k := 0; k < nv; k++ {
 		const h = 1e-6
 		clear(e)
@@ -338,26 +394,66 @@ func (m *Model) conDerivs(s *State) (Gq, Gv, Pq *mat.Dense) {
 		m.addTo(s.q, e, -1)
 		rowsAt(gm, pm)
 		copy(s.q, q0)
+		for r := 0; r < nr; r++ {
+			Gq.Set(r, k, (gp[r]-gm[r])/(2*h))
+		}
+		for r := 0; r < nc; r++ {
+			Pq.Set(r, k, (pp[r]-pm[r])/(2*h))
+		}
+		// γ's velocity terms (G a does not depend on v)
 		hv := h * (1 + math.Abs(s.v[k]))
 		v0 := s.v[k]
 		s.v[k] = v0 + hv
 		hp := s.v[k] - v0
-		m.evalCons(s, true)
-		for r := 0; r < m.nc; r++ {
-			Gq.Set(r, k, (gp[r]-gm[r])/(2*h))
-			Pq.Set(r, k, (pp[r]-pm[r])/(2*h))
-			Gv.Set(r, k, s.gamma[r])
-		}
+		rowsAt(gp, nil)
 		s.v[k] = v0 - hv
 		hm := v0 - s.v[k]
-		m.evalCons(s, true)
-		for r := 0; r < m.nc; r++ {
-			Gv.Set(r, k, (Gv.At(r, k)-s.gamma[r])/(hp+hm))
-		}
+		rowsAt(gm, nil)
 		s.v[k] = v0
+		for r := 0; r < nr; r++ {
+			Gv.Set(r, k, (gp[r]-gm[r])/(hp+hm))
+		}
 	}
 	m.evalCons(s, true)
 	return
+}
+
+// nullSpace returns an orthonormal basis N of the null space of J (rows ×
+// nv), the pseudo-inverse J⁺ (nv × rows; nil for no rows) and the rank
+// (singular values above 1e-9 of the largest).
+func nullSpace(J *mat.Dense, rows, nv int) (N, Pinv *mat.Dense, rank int, err error) {
+	if rows == 0 {
+		N = mat.NewDense(nv, nv, nil)
+		for i := 0; i < nv; i++ {
+			N.Set(i, i, 1)
+		}
+		return N, nil, 0, nil
+	}
+	var svd mat.SVD
+	if !svd.Factorize(J.Slice(0, rows, 0, nv), mat.SVDFull) {
+		return nil, nil, 0, errorf("SVD of the constraint Jacobian failed")
+	}
+	sv := svd.Values(nil)
+	for _, v := range sv {
+		if v > 1e-9*sv[0] {
+			rank++
+		}
+	}
+	var U, V mat.Dense
+	svd.UTo(&U)
+	svd.VTo(&V)
+	if rank < nv {
+		N = mat.DenseCopyOf(V.Slice(0, nv, rank, nv))
+	}
+	Pinv = mat.NewDense(nv, rows, nil)
+	for k := 0; k < rank; k++ {
+		for i := 0; i < nv; i++ {
+			for j := 0; j < rows; j++ {
+				Pinv.Set(i, j, Pinv.At(i, j)+V.At(i, k)*U.At(j, k)/sv[k])
+			}
+		}
+	}
+	return N, Pinv, rank, nil
 }
 
 // Linearize linearises the model about the current state in the tangent
@@ -367,8 +463,11 @@ func (m *Model) conDerivs(s *State) (Gq, Gv, Pq *mat.Dense) {
 // integrators (Model.tangent: M(q), K + H(λ) and C from the same element
 // code as a Newton step) for the force rows, and the derivatives of the
 // constraints' acceleration terms for the others; the velocities follow
-// the velocity constraints, w = Nᵀ v. Eigenvalues and mode shapes are
-// computed and sorted by frequency. The state is left as it was.
+// the velocity constraints, w = Nᵀ v. Contacts keep their modes: a
+// sticking contact's constraint on its slip acceleration joins Φ's rows
+// on the accelerations (not on the state: its slip velocity decays at the
+// rate of its drift gain). Eigenvalues and mode shapes are computed and
+// sorted by frequency. The state is left as it was.
 func (m *Model) Linearize(s *State) (*Linear, error) {
 	nv, nc := m.nv, m.nc
 	save := append([]float64(nil), s.core...)
@@ -376,55 +475,41 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	if err := m.accelerations(s, s.a, false); err != nil {
 		return nil, err
 	}
-	// null-space basis N of Φq and the pseudo-inverse Φq⁺
-	var N, Pinv *mat.Dense
-	if nc == 0 {
-		N = mat.NewDense(nv, nv, nil)
-		for i := 0; i < nv; i++ {
-			N.Set(i, i, 1)
-		}
-	} else {
-		J := m.constraintJacobian(s)
-		var svd mat.SVD
-		if !svd.Factorize(J, mat.SVDFull) {
-			return nil, errorf("SVD of the constraint Jacobian failed")
-		}
-		sv := svd.Values(nil)
-		rank := 0
-		for _, v := range sv {
-			if v > 1e-9*sv[0] {
-				rank++
-			}
-		}
-		var U, V mat.Dense
-		svd.UTo(&U)
-		svd.VTo(&V)
-		nf := nv - rank
-		if nf == 0 {
-			return nil, errorf("the mechanism has no degrees of freedom: nothing to linearise")
-		}
-		N = mat.DenseCopyOf(V.Slice(0, nv, rank, nv))
-		Pinv = mat.NewDense(nv, nc, nil)
-		for k := 0; k < rank; k++ {
-			for i := 0; i < nv; i++ {
-				for j := 0; j < nc; j++ {
-					Pinv.Set(i, j, Pinv.At(i, j)+V.At(i, k)*U.At(j, k)/sv[k])
-				}
-			}
-		}
+	// null-space basis N of Φq (the state's coordinates) and Φq⁺
+	N, Pinv, _, err := nullSpace(m.constraintJacobian(s), nc, nv)
+	if err != nil {
+		return nil, err
+	}
+	if N == nil {
+		return nil, errorf("the mechanism has no degrees of freedom: nothing to linearise")
 	}
 	_, nf := N.Dims()
+	// the constraints on the accelerations G a = γ: Φ's and the sticking
+	// contacts' (their slip held by the friction force); P a basis of
+	// their null space, G⁺ their pseudo-inverse (N and Φq⁺ if none stick)
+	stick := m.sticking(s)
+	nr := nc + len(stick)
+	P, Ginv := N, Pinv
+	if len(stick) > 0 {
+		P, Ginv, _, err = nullSpace(m.accConstraints(s, stick), nr, nv)
+		if err != nil {
+			return nil, err
+		}
+		if P == nil {
+			return nil, errorf("the sticking contacts hold every degree of freedom: nothing to linearise")
+		}
+	}
 	Kt := m.tangent(s, 0, 1, 0)
 	Mt := m.massMatrix(s)
 	Ct := m.tangent(s, 0, 0, 1)
-	Gq, Gv, Pq := m.conDerivs(s)
-	// Reduced mass: with δa = N y + Φq⁺ δγ (Φq δa = δγ) the force rows
-	// projected on N give Mr y = Nᵀ (δf − M Φq⁺ δγ), Mr = Nᵀ M N.
+	Gq, Gv, Pq := m.conDerivs(s, stick)
+	// Reduced mass: with δa = P y + G⁺ δγ (G δa = δγ) the force rows
+	// projected on P give Mr y = Pᵀ (δf − M G⁺ δγ), Mr = Pᵀ M P.
 	var Mr, MrInv mat.Dense
 	{
 		var t mat.Dense
-		t.Mul(Mt, N)
-		Mr.Mul(N.T(), &t)
+		t.Mul(Mt, P)
+		Mr.Mul(P.T(), &t)
 	}
 	if err := MrInv.Inverse(&Mr); err != nil {
 		return nil, errorf("reduced mass matrix is singular: %v", err)
@@ -460,24 +545,28 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		if df != nil {
 			f.AddVec(f, mat.NewVecDense(nv, df))
 		}
-		if nc > 0 {
-			g := mat.NewVecDense(nc, nil)
+		an := mat.NewVecDense(nv, nil)
+		if nr > 0 {
+			g := mat.NewVecDense(nr, nil)
 			var g1, g2 mat.VecDense
-			g1.MulVec(Gq, dq)
-			g2.MulVec(Gv, dv)
+			g1.MulVec(Gq.Slice(0, nr, 0, nv), dq)
+			g2.MulVec(Gv.Slice(0, nr, 0, nv), dv)
 			g.AddVec(&g1, &g2)
 			if dg != nil {
-				g.AddVec(g, mat.NewVecDense(nc, dg))
+				g.AddVec(g, mat.NewVecDense(nr, dg))
 			}
-			var an, man mat.VecDense
-			an.MulVec(Pinv, g)
-			man.MulVec(Mt, &an)
+			var man mat.VecDense
+			an.MulVec(Ginv, g)
+			man.MulVec(Mt, an)
 			f.SubVec(f, &man)
 		}
-		var fr, y mat.VecDense
-		fr.MulVec(N.T(), f)
+		var fr, y, da, w mat.VecDense
+		fr.MulVec(P.T(), f)
 		y.MulVec(&MrInv, &fr)
-		return &y
+		da.MulVec(P, &y)
+		da.AddVec(&da, an)
+		w.MulVec(N.T(), &da)
+		return &w
 	}
 	A := mat.NewDense(2*nf, 2*nf, nil)
 	for j := 0; j < 2*nf; j++ {
@@ -509,26 +598,31 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	// inputs: ∂Q/∂u and ∂γ/∂u by central differences
 	nu := len(m.inputs)
 	L.B = mat.NewDense(2*nf, max(nu, 1), nil)
-	fp, gp := make([]float64, nv), make([]float64, nc)
-	df, dg := make([]float64, nv), make([]float64, nc)
+	fp, gp, gm := make([]float64, nv), make([]float64, nr), make([]float64, nr)
+	df, dg := make([]float64, nv), make([]float64, nr)
+	rhs := func(g []float64) {
+		m.evalForces(s, false, 0, 0)
+		m.evalCons(s, true)
+		copy(g, s.gamma)
+		for i, e := range stick {
+			_, g[nc+i] = m.stickRow(s, e)
+		}
+	}
 	for k := 0; k < nu; k++ {
 		L.Inputs = append(L.Inputs, m.inputs[k].Name)
 		u0 := s.Input(k)
 		du := 1e-6 * math.Max(1, math.Abs(u0))
 		s.SetInput(k, u0+du)
-		m.evalForces(s, false, 0, 0)
-		m.evalCons(s, true)
+		rhs(gp)
 		copy(fp, s.fq)
-		copy(gp, s.gamma)
 		s.SetInput(k, u0-du)
-		m.evalForces(s, false, 0, 0)
-		m.evalCons(s, true)
+		rhs(gm)
 		s.SetInput(k, u0)
 		for i := range df {
 			df[i] = (fp[i] - s.fq[i]) / (2 * du)
 		}
 		for r := range dg {
-			dg[r] = (gp[r] - s.gamma[r]) / (2 * du)
+			dg[r] = (gp[r] - gm[r]) / (2 * du)
 		}
 		ww := accel(mat.NewVecDense(nv, nil), mat.NewVecDense(nv, nil), df, dg)
 		for i := 0; i < nf; i++ {
