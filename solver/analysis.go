@@ -472,6 +472,7 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	nv, nc := m.nv, m.nc
 	save := append([]float64(nil), s.core...)
 	defer func() { copy(s.core, save); s.linValid = false }()
+	a0 := append([]float64(nil), s.a...)
 	if err := m.accelerations(s, s.a, false); err != nil {
 		return nil, err
 	}
@@ -499,12 +500,9 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 			return nil, errorf("the sticking contacts hold every degree of freedom: nothing to linearise")
 		}
 	}
-	Kt := m.tangent(s, 0, 1, 0)
-	Mt := m.massMatrix(s)
-	Ct := m.tangent(s, 0, 0, 1)
-	Gq, Gv, Pq := m.conDerivs(s, stick)
 	// Reduced mass: with δa = P y + G⁺ δγ (G δa = δγ) the force rows
 	// projected on P give Mr y = Pᵀ (δf − M G⁺ δγ), Mr = Pᵀ M P.
+	Mt := m.massMatrix(s)
 	var Mr, MrInv mat.Dense
 	{
 		var t mat.Dense
@@ -514,6 +512,39 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	if err := MrInv.Inverse(&Mr); err != nil {
 		return nil, errorf("reduced mass matrix is singular: %v", err)
 	}
+	// multipliers of a change of the force rows: Gᵀ δμ = δf − M δa, μ =
+	// (λ, −friction forces of the sticking contacts)
+	mult := func(f, da *mat.VecDense) []float64 {
+		if nr == 0 {
+			return nil
+		}
+		var t, mu mat.VecDense
+		t.MulVec(Mt, da)
+		t.SubVec(f, &t)
+		mu.MulVec(Ginv.T(), &t)
+		return mu.RawVector().Data
+	}
+	// The accelerations of an element whose force reads them (the inertia
+	// of floating-frame beams) are one fixed-point pass above, from the
+	// state's: with M the mass the elements hold as M̄ in the model and
+	// the rest in their forces, the pass a₁ = F(a₀) leaves M (a − a₁) +
+	// Gᵀ (μ − μ₁) = −(M − M̄)(a₁ − a₀), G (a − a₁) = 0, solved here.
+	if e := m.extraMass(s, Mt, a0); e != nil {
+		var t, y, ca mat.VecDense
+		t.MulVec(P.T(), e)
+		y.MulVec(&MrInv, &t)
+		ca.MulVec(P, &y)
+		ca.ScaleVec(-1, &ca)
+		e.ScaleVec(-1, e)
+		mu := mult(e, &ca)
+		m.addMultipliers(s, stick, mu, 1)
+		for i := range s.a {
+			s.a[i] += ca.AtVec(i)
+		}
+	}
+	Kt := m.tangent(s, 0, 1, 0)
+	Ct := m.tangent(s, 0, 0, 1)
+	Gq, Gv, Pq := m.conDerivs(s, stick)
 	// δv of a position change along the manifold: the velocity
 	// constraints Φq v + Φt = 0 hold, δv = −Φq⁺ Pq δq (zero at rest)
 	var Vq mat.Dense
@@ -534,8 +565,8 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		}
 		return
 	}
-	// ẇ = Nᵀ δa of (δq, δv) and extra force and γ terms
-	accel := func(dq, dv *mat.VecDense, df, dg []float64) *mat.VecDense {
+	// δa and δμ of (δq, δv) and extra force and γ terms
+	accel := func(dq, dv *mat.VecDense, df, dg []float64) (*mat.VecDense, []float64) {
 		f := mat.NewVecDense(nv, nil)
 		var t mat.VecDense
 		t.MulVec(Kt, dq)
@@ -555,19 +586,22 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 			if dg != nil {
 				g.AddVec(g, mat.NewVecDense(nr, dg))
 			}
-			var man mat.VecDense
 			an.MulVec(Ginv, g)
-			man.MulVec(Mt, an)
-			f.SubVec(f, &man)
 		}
-		var fr, y, da, w mat.VecDense
-		fr.MulVec(P.T(), f)
+		var man, fr, y, da mat.VecDense
+		man.MulVec(Mt, an)
+		man.SubVec(f, &man)
+		fr.MulVec(P.T(), &man)
 		y.MulVec(&MrInv, &fr)
 		da.MulVec(P, &y)
 		da.AddVec(&da, an)
-		w.MulVec(N.T(), &da)
-		return &w
+		return &da, mult(f, &da)
 	}
+	type dir struct {
+		dq, dv, da *mat.VecDense
+		dmu        []float64
+	}
+	sdirs := make([]dir, 2*nf)
 	A := mat.NewDense(2*nf, 2*nf, nil)
 	for j := 0; j < 2*nf; j++ {
 		dq, dv := dirs(j)
@@ -581,14 +615,16 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 				dz.SetVec(r.v+k, dz.AtVec(r.v+k)+0.5*c[k])
 			}
 		}
-		ww := accel(dq, dv, nil, nil)
-		var zz mat.VecDense
+		da, dmu := accel(dq, dv, nil, nil)
+		sdirs[j] = dir{dq, dv, da, dmu}
+		var zz, ww mat.VecDense
 		if j < nf {
 			zz.MulVec(N.T(), dz)
 		} else {
 			zz = *mat.NewVecDense(nf, nil)
 			zz.SetVec(j-nf, 1) // Nᵀ N = I
 		}
+		ww.MulVec(N.T(), da)
 		for i := 0; i < nf; i++ {
 			A.Set(i, j, zz.AtVec(i))
 			A.Set(nf+i, j, ww.AtVec(i))
@@ -608,6 +644,8 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 			_, g[nc+i] = m.stickRow(s, e)
 		}
 	}
+	udirs := make([]dir, nu)
+	zero := mat.NewVecDense(nv, nil)
 	for k := 0; k < nu; k++ {
 		L.Inputs = append(L.Inputs, m.inputs[k].Name)
 		u0 := s.Input(k)
@@ -624,52 +662,59 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		for r := range dg {
 			dg[r] = (gp[r] - gm[r]) / (2 * du)
 		}
-		ww := accel(mat.NewVecDense(nv, nil), mat.NewVecDense(nv, nil), df, dg)
+		da, dmu := accel(zero, zero, df, dg)
+		udirs[k] = dir{zero, zero, da, dmu}
+		var ww mat.VecDense
+		ww.MulVec(N.T(), da)
 		for i := 0; i < nf; i++ {
 			L.B.Set(nf+i, k, ww.AtVec(i))
 		}
 	}
 	m.evalCons(s, true)
-	// outputs: central differences along the same state directions, with
-	// consistent accelerations and multipliers at each perturbed state
+	// outputs: central differences along the linearised motion, the
+	// positions, velocities, accelerations and multipliers (joint
+	// reactions, friction forces) all moved by their first-order change
 	ny := len(m.outputs)
 	L.C = mat.NewDense(max(ny, 1), 2*nf, nil)
 	L.D = mat.NewDense(max(ny, 1), max(nu, 1), nil)
 	if ny > 0 {
 		base := append([]float64(nil), s.core...)
 		yp, ym := make([]float64, ny), make([]float64, ny)
-		dqs := make([]float64, nv)
-		eval := func(dst []float64) {
-			_ = m.accelerations(s, s.a, false)
-			m.EvalOutputs(s, dst)
-			copy(s.core, base)
-		}
-		for j := 0; j < 2*nf; j++ {
-			const d = 1e-6
-			dq, dv := dirs(j)
+		diff := func(d dir, u int, h float64) []float64 {
+			u0 := 0.0
+			if u >= 0 {
+				u0 = s.Input(u)
+			}
 			for sgn, dst := range [2][]float64{yp, ym} {
-				sg := 1.0 - 2*float64(sgn)
+				sg := h * (1 - 2*float64(sgn))
+				m.addTo(s.q, d.dq.RawVector().Data, sg)
 				for i := 0; i < nv; i++ {
-					dqs[i] = dq.AtVec(i)
-					s.v[i] += sg * d * dv.AtVec(i)
+					s.v[i] += sg * d.dv.AtVec(i)
+					s.a[i] += sg * d.da.AtVec(i)
 				}
-				m.addTo(s.q, dqs, sg*d)
-				eval(dst)
+				m.addMultipliers(s, stick, d.dmu, sg)
+				if u >= 0 {
+					s.SetInput(u, u0+sg)
+				}
+				m.EvalOutputs(s, dst)
+				copy(s.core, base)
 			}
-			for o := 0; o < ny; o++ {
-				L.C.Set(o, j, (yp[o]-ym[o])/(2*d))
+			if u >= 0 {
+				s.SetInput(u, u0)
+			}
+			for o := range yp {
+				yp[o] = (yp[o] - ym[o]) / (2 * h)
+			}
+			return yp
+		}
+		for j, d := range sdirs {
+			for o, c := range diff(d, -1, 1e-6) {
+				L.C.Set(o, j, c)
 			}
 		}
-		for k := 0; k < nu; k++ {
-			u0 := s.Input(k)
-			du := 1e-6 * math.Max(1, math.Abs(u0))
-			s.SetInput(k, u0+du)
-			eval(yp)
-			s.SetInput(k, u0-du)
-			eval(ym)
-			s.SetInput(k, u0)
-			for o := 0; o < ny; o++ {
-				L.D.Set(o, k, (yp[o]-ym[o])/(2*du))
+		for k, d := range udirs {
+			for o, c := range diff(d, k, 1e-6*math.Max(1, math.Abs(s.Input(k)))) {
+				L.D.Set(o, k, c)
 			}
 		}
 		for _, o := range m.outputs {
@@ -678,6 +723,65 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	}
 	L.Modes = modes(A, N, nf)
 	return L, nil
+}
+
+// extraMass returns (M − M̄)(a − a0), M the mass matrix at the state
+// (massMatrix), M̄ the constant mass the model holds, a the state's
+// accelerations; nil when M = M̄ (no configuration-dependent inertia) or a
+// = a0.
+func (m *Model) extraMass(s *State, M *mat.Dense, a0 []float64) *mat.VecDense {
+	D := mat.DenseCopyOf(M)
+	for i, d := range m.mdiag {
+		D.Set(i, i, D.At(i, i)-d)
+	}
+	for _, b := range m.mblocks {
+		n := len(b.dofs)
+		for k, i := range b.dofs {
+			for l, j := range b.dofs {
+				if i >= 0 && j >= 0 {
+					D.Set(i, j, D.At(i, j)-b.m[k*n+l])
+				}
+			}
+		}
+	}
+	da := make([]float64, m.nv)
+	any := false
+	for i := range da {
+		da[i] = s.a[i] - a0[i]
+		any = any || da[i] != 0
+	}
+	if !any || maxAbsDense(D) == 0 {
+		return nil
+	}
+	var e mat.VecDense
+	e.MulVec(D, mat.NewVecDense(m.nv, da))
+	return &e
+}
+
+func maxAbsDense(X *mat.Dense) float64 {
+	r, c := X.Dims()
+	x := 0.0
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			x = math.Max(x, math.Abs(X.At(i, j)))
+		}
+	}
+	return x
+}
+
+// addMultipliers adds sc·δμ to the state's multipliers: λ for Φ's rows,
+// and the friction forces of the sticking contacts (μ holds their
+// negatives: the friction force acts as Wᵀ F on the force rows).
+func (m *Model) addMultipliers(s *State, stick []*contacts.Elem, dmu []float64, sc float64) {
+	if dmu == nil {
+		return
+	}
+	for r := 0; r < m.nc; r++ {
+		s.lam[r] += sc * dmu[r]
+	}
+	for i, e := range stick {
+		s.cs[e.Idx*contacts.Stride+contacts.SlotStick] -= sc * dmu[m.nc+i]
+	}
 }
 
 // modes computes eigenvalues and shapes of the state matrix, one per

@@ -669,7 +669,6 @@ var linSynthetic = []struct{ name, xml string }{
 // (issue 12, item 3): they are run and logged, not asserted, until the
 // engine is fixed.
 var linKnown = map[string]string{
-	"ffr-pinned@later":      "outputs with floating-frame beams: the accelerations at the perturbed states are one fixed-point pass, not solved",
 	"ancf-pendulum@initial": ancfKnown, "ancf-pendulum@later": ancfKnown,
 	"three-rrr@initial": ancfKnown, "three-rrr@later": ancfKnown,
 }
