@@ -673,47 +673,59 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	m.evalCons(s, true)
 	// outputs: central differences along the linearised motion, the
 	// positions, velocities, accelerations and multipliers (joint
-	// reactions, friction forces) all moved by their first-order change
+	// reactions, friction forces) all moved by their first-order change.
+	// Steps 1e-5 and 5e-6 (m, rad, m/s, rad/s; relative for inputs) and a
+	// Richardson extrapolation: large enough for outputs that are large
+	// against their changes (a top's kinetic energy), the extrapolation
+	// for those with large third derivatives (a stiff beam's strain
+	// energy).
 	ny := len(m.outputs)
 	L.C = mat.NewDense(max(ny, 1), 2*nf, nil)
 	L.D = mat.NewDense(max(ny, 1), max(nu, 1), nil)
 	if ny > 0 {
 		base := append([]float64(nil), s.core...)
-		yp, ym := make([]float64, ny), make([]float64, ny)
+		yp, ym, d1 := make([]float64, ny), make([]float64, ny), make([]float64, ny)
 		diff := func(d dir, u int, h float64) []float64 {
 			u0 := 0.0
 			if u >= 0 {
 				u0 = s.Input(u)
 			}
-			for sgn, dst := range [2][]float64{yp, ym} {
-				sg := h * (1 - 2*float64(sgn))
-				m.addTo(s.q, d.dq.RawVector().Data, sg)
-				for i := 0; i < nv; i++ {
-					s.v[i] += sg * d.dv.AtVec(i)
-					s.a[i] += sg * d.da.AtVec(i)
+			for k, hk := range [2]float64{h, h / 2} {
+				for sgn, dst := range [2][]float64{yp, ym} {
+					sg := hk * (1 - 2*float64(sgn))
+					m.addTo(s.q, d.dq.RawVector().Data, sg)
+					for i := 0; i < nv; i++ {
+						s.v[i] += sg * d.dv.AtVec(i)
+						s.a[i] += sg * d.da.AtVec(i)
+					}
+					m.addMultipliers(s, stick, d.dmu, sg)
+					if u >= 0 {
+						s.SetInput(u, u0+sg)
+					}
+					m.EvalOutputs(s, dst)
+					copy(s.core, base)
 				}
-				m.addMultipliers(s, stick, d.dmu, sg)
-				if u >= 0 {
-					s.SetInput(u, u0+sg)
+				for o := range yp {
+					c := (yp[o] - ym[o]) / (2 * hk)
+					if k == 0 {
+						d1[o] = c
+					} else {
+						yp[o] = (4*c - d1[o]) / 3
+					}
 				}
-				m.EvalOutputs(s, dst)
-				copy(s.core, base)
 			}
 			if u >= 0 {
 				s.SetInput(u, u0)
 			}
-			for o := range yp {
-				yp[o] = (yp[o] - ym[o]) / (2 * h)
-			}
 			return yp
 		}
 		for j, d := range sdirs {
-			for o, c := range diff(d, -1, 1e-6) {
+			for o, c := range diff(d, -1, 1e-5) {
 				L.C.Set(o, j, c)
 			}
 		}
 		for k, d := range udirs {
-			for o, c := range diff(d, k, 1e-6*math.Max(1, math.Abs(s.Input(k)))) {
+			for o, c := range diff(d, k, 1e-5*math.Max(1, math.Abs(s.Input(k)))) {
 				L.D.Set(o, k, c)
 			}
 		}

@@ -665,18 +665,6 @@ var linSynthetic = []struct{ name, xml string }{
 </model>`},
 }
 
-// linKnown are the cases Linearize got wrong when this test was written
-// (issue 12, item 3): they are run and logged, not asserted, until the
-// engine is fixed.
-var linKnown = map[string]string{
-	"ancf-pendulum@initial": ancfKnown, "ancf-pendulum@later": ancfKnown,
-	"three-rrr@initial": ancfKnown, "three-rrr@later": ancfKnown,
-}
-
-const (
-	ancfKnown = "the ANCF strain energy (an output) loses digits to cancellation (it is computed from absolute nodal positions): its derivative is noise"
-)
-
 // linTol is the agreement required of A, B, C and D (the measure of
 // linErr); the reference's own estimated error must be below linRefTol.
 const (
@@ -740,7 +728,6 @@ func TestLinearizeAgainstNonlinear(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				at := md.name + "@" + st
 				if why := linSwitching(m, s); why != "" {
 					t.Logf("%s (t = %g s): not compared: %s", st, s.T, why)
 					continue
@@ -748,13 +735,6 @@ func TestLinearizeAgainstNonlinear(t *testing.T) {
 				r := linCheck(t, m, s)
 				t.Logf("%-7s t = %-6g nf %3d: A %.1e  B %.1e  C %.1e  D %.1e   (reference %.0e %.0e %.0e %.0e)",
 					st, s.T, r.nf, r.A, r.B, r.C, r.D, r.fdA, r.fdB, r.fdC, r.fdD)
-				if why, ok := linKnown[at]; ok {
-					t.Logf("%s: known discrepancy, not asserted: %s", at, why)
-					for _, d := range r.detail {
-						t.Log("  " + d)
-					}
-					continue
-				}
 				fail := false
 				for _, c := range []struct {
 					name   string
