@@ -51,7 +51,8 @@ type linFD struct {
 	nv, nf, nr int
 	nu, ny     int
 	w0, u0     []float64
-	d, dt      []float64 // work: the increments N z and N z + Y μ
+	nw0        []float64 // N w₀
+	d, dt, dv  []float64 // work: the increments N z and N z + Y μ, and of v
 }
 
 // newLinFD prepares the reference about the state s (left unchanged) with
@@ -77,17 +78,22 @@ func newLinFD(m *Model, s *State, N *mat.Dense) *linFD {
 		svd.VTo(&V)
 		r.Y = mat.DenseCopyOf(V.Slice(0, nv, 0, r.nr))
 	}
-	r.w0 = make([]float64, nf)
+	r.w0, r.nw0 = make([]float64, nf), make([]float64, nv)
 	for j := 0; j < nf; j++ {
 		for i := 0; i < nv; i++ {
 			r.w0[j] += N.At(i, j) * s.v[i]
+		}
+	}
+	for i := 0; i < nv; i++ {
+		for j := 0; j < nf; j++ {
+			r.nw0[i] += N.At(i, j) * r.w0[j]
 		}
 	}
 	r.u0 = make([]float64, r.nu)
 	for k := range r.u0 {
 		r.u0[k] = s.Input(k)
 	}
-	r.d, r.dt = make([]float64, nv), make([]float64, nv)
+	r.d, r.dt, r.dv = make([]float64, nv), make([]float64, nv), make([]float64, nv)
 	return r
 }
 
@@ -200,8 +206,8 @@ func lsq(A *mat.Dense, b []float64) []float64 {
 }
 
 // eval evaluates the nonlinear model at the base point moved by h along
-// coordinate j of (z, w, u), writing ż (in velocity space, before the
-// projection Nᵀ), a and y into dst (nv + nv + ny).
+// coordinate j of (z, w, u), writing ż (in velocity space before the
+// projection Nᵀ, less the constant N w₀), a and y into dst (nv + nv + ny).
 func (r *linFD) eval(j int, h float64, dst []float64) {
 	m, s, nv, nf := r.m, r.s, r.nv, r.nf
 	copy(s.core, r.core)
@@ -249,17 +255,17 @@ func (r *linFD) eval(j int, h float64, dst []float64) {
 		}
 		last = step
 	}
-	// velocities: v = N w + Y ν on Φq v + Φt = 0
-	v := s.v
-	clear(v)
-	for i := 0; i < nv; i++ {
-		for k := 0; k < nf; k++ {
-			w := r.w0[k]
-			if j == nf+k {
-				w += h
-			}
-			v[i] += r.N.At(i, k) * w
+	// velocities: v = N w₀ + δv, δv = N (w − w₀) + Y ν on Φq v + Φt = 0
+	// (ż is differenced as δv: the large N w₀ would bring its round-off)
+	v, dv := s.v, r.dv
+	clear(dv)
+	if j >= nf && j < 2*nf {
+		for i := 0; i < nv; i++ {
+			dv[i] = h * r.N.At(i, j-nf)
 		}
+	}
+	for i := range v {
+		v[i] = r.nw0[i] + dv[i]
 	}
 	if r.nr > 0 {
 		J := m.constraintJacobian(s)
@@ -273,8 +279,9 @@ func (r *linFD) eval(j int, h float64, dst []float64) {
 		nu := lsq(&JY, rhs)
 		for i := 0; i < nv; i++ {
 			for k := 0; k < r.nr; k++ {
-				v[i] += r.Y.At(i, k) * nu[k]
+				dv[i] += r.Y.At(i, k) * nu[k]
 			}
+			v[i] = r.nw0[i] + dv[i]
 		}
 	}
 	if j >= 2*nf {
@@ -283,14 +290,17 @@ func (r *linFD) eval(j int, h float64, dst []float64) {
 	}
 	// accelerations: the index-1 equations
 	linAccel(m, s)
-	// ż in velocity space: T(θ)⁻¹ v on the rotation blocks
+	// ż in velocity space less N w₀: T(θ)⁻¹ v − N w₀ = δv + (T(θ)⁻¹ − I) v
+	// (the rotation blocks)
 	zd := dst[:nv]
-	copy(zd, v)
+	copy(zd, dv)
 	for _, rb := range m.rots {
 		th := mech.Vec3{r.dt[rb.v], r.dt[rb.v+1], r.dt[rb.v+2]}
 		om := mech.Vec3{v[rb.v], v[rb.v+1], v[rb.v+2]}
-		t := mech.DexpInv(th, om)
-		copy(zd[rb.v:rb.v+3], t[:])
+		t := mech.Sub(mech.DexpInv(th, om), om)
+		for k := 0; k < 3; k++ {
+			zd[rb.v+k] += t[k]
+		}
 	}
 	copy(dst[nv:2*nv], s.a)
 	if r.ny > 0 {
@@ -302,7 +312,8 @@ func (r *linFD) eval(j int, h float64, dst []float64) {
 
 // jacobian returns the reference Jacobian in velocity space, one column per
 // coordinate of (z, w, u): rows ż (nv), a (nv), y (ny); and the estimate
-// of its error (same shape). Each column is differenced with first steps
+// of its error (same shape, signed: the difference of the last two
+// extrapolations, larger than the error of the result). Each column is differenced with first steps
 // h = step(j), h/10, h/100, h/1000 until the estimated error of each part
 // (ż, a, y) is below 1e-10 of its size; each entry is then taken from the
 // step with the smallest estimated error (a stiff element wants small
@@ -333,18 +344,18 @@ func (r *linFD) jacobian(step func(j int) float64) (J, E *mat.Dense) {
 			for i := 0; i < rows; i++ {
 				r1 := (4*D[1][i] - D[0][i]) / 3
 				r2 := (4*D[2][i] - D[1][i]) / 3
-				jc[i], ec[i] = (16*r2-r1)/15, math.Abs(r2-r1)
+				jc[i], ec[i] = (16*r2-r1)/15, r2-r1
 			}
 			done := true
 			for _, p := range parts {
 				js, es := 0.0, 0.0
 				for i := p[0]; i < p[1]; i++ {
-					js, es = math.Max(js, math.Abs(jc[i])), math.Max(es, ec[i])
+					js, es = math.Max(js, math.Abs(jc[i])), math.Max(es, math.Abs(ec[i]))
 				}
 				done = done && es <= 1e-10*js
 			}
 			for i := 0; i < rows; i++ {
-				if lev == 0 || ec[i] < E.At(i, j) {
+				if lev == 0 || math.Abs(ec[i]) < math.Abs(E.At(i, j)) {
 					J.Set(i, j, jc[i])
 					E.Set(i, j, ec[i])
 				}
@@ -364,19 +375,20 @@ type linBlocks struct {
 }
 
 // reference projects the velocity-space Jacobian on N: the reference A, B,
-// C, D; with abs set, a bound of the projected error estimate (|N|ᵀ E).
+// C, D; with abs set, the absolute values of the projection (for the
+// error estimate: the error of the projection is the projection of the
+// error).
 func (r *linFD) reference(J *mat.Dense, abs bool) linBlocks {
 	nv, nf, nu, ny := r.nv, r.nf, r.nu, r.ny
 	n := 2*nf + nu
-	N := r.N
-	if abs {
-		var a mat.Dense
-		a.Apply(func(_, _ int, x float64) float64 { return math.Abs(x) }, N)
-		N = &a
-	}
 	var pz, pw mat.Dense
-	pz.Mul(N.T(), J.Slice(0, nv, 0, n))
-	pw.Mul(N.T(), J.Slice(nv, 2*nv, 0, n))
+	pz.Mul(r.N.T(), J.Slice(0, nv, 0, n))
+	pw.Mul(r.N.T(), J.Slice(nv, 2*nv, 0, n))
+	if abs {
+		f := func(_, _ int, x float64) float64 { return math.Abs(x) }
+		pz.Apply(f, &pz)
+		pw.Apply(f, &pw)
+	}
 	A := mat.NewDense(2*nf, 2*nf, nil)
 	B := mat.NewDense(2*nf, max(nu, 1), nil)
 	for i := 0; i < nf; i++ {
@@ -394,10 +406,14 @@ func (r *linFD) reference(J *mat.Dense, abs bool) linBlocks {
 	D := mat.NewDense(max(ny, 1), max(nu, 1), nil)
 	for o := 0; o < ny; o++ {
 		for j := 0; j < n; j++ {
+			x := J.At(2*nv+o, j)
+			if abs {
+				x = math.Abs(x)
+			}
 			if j < 2*nf {
-				C.Set(o, j, J.At(2*nv+o, j))
+				C.Set(o, j, x)
 			} else {
-				D.Set(o, j-2*nf, J.At(2*nv+o, j))
+				D.Set(o, j-2*nf, x)
 			}
 		}
 	}
