@@ -496,21 +496,30 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		if err != nil {
 			return nil, err
 		}
-		if P == nil {
-			return nil, errorf("the sticking contacts hold every degree of freedom: nothing to linearise")
-		}
 	}
 	// Reduced mass: with δa = P y + G⁺ δγ (G δa = δγ) the force rows
-	// projected on P give Mr y = Pᵀ (δf − M G⁺ δγ), Mr = Pᵀ M P.
+	// projected on P give Mr y = Pᵀ (δf − M G⁺ δγ), Mr = Pᵀ M P. free(f)
+	// is the acceleration P Mr⁻¹ Pᵀ f of a force f (zero when the
+	// sticking contacts hold every degree of freedom: P is empty).
 	Mt := m.massMatrix(s)
-	var Mr, MrInv mat.Dense
-	{
-		var t mat.Dense
+	var MrInv mat.Dense
+	if P != nil {
+		var t, Mr mat.Dense
 		t.Mul(Mt, P)
 		Mr.Mul(P.T(), &t)
+		if err := MrInv.Inverse(&Mr); err != nil {
+			return nil, errorf("reduced mass matrix is singular: %v", err)
+		}
 	}
-	if err := MrInv.Inverse(&Mr); err != nil {
-		return nil, errorf("reduced mass matrix is singular: %v", err)
+	free := func(f *mat.VecDense) *mat.VecDense {
+		a := mat.NewVecDense(nv, nil)
+		if P != nil {
+			var t, y mat.VecDense
+			t.MulVec(P.T(), f)
+			y.MulVec(&MrInv, &t)
+			a.MulVec(P, &y)
+		}
+		return a
 	}
 	// multipliers of a change of the force rows: Gᵀ δμ = δf − M δa, μ =
 	// (λ, −friction forces of the sticking contacts)
@@ -530,13 +539,9 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	// the rest in their forces, the pass a₁ = F(a₀) leaves M (a − a₁) +
 	// Gᵀ (μ − μ₁) = −(M − M̄)(a₁ − a₀), G (a − a₁) = 0, solved here.
 	if e := m.extraMass(s, Mt, a0); e != nil {
-		var t, y, ca mat.VecDense
-		t.MulVec(P.T(), e)
-		y.MulVec(&MrInv, &t)
-		ca.MulVec(P, &y)
-		ca.ScaleVec(-1, &ca)
 		e.ScaleVec(-1, e)
-		mu := mult(e, &ca)
+		ca := free(e)
+		mu := mult(e, ca)
 		m.addMultipliers(s, stick, mu, 1)
 		for i := range s.a {
 			s.a[i] += ca.AtVec(i)
@@ -588,14 +593,12 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 			}
 			an.MulVec(Ginv, g)
 		}
-		var man, fr, y, da mat.VecDense
+		var man mat.VecDense
 		man.MulVec(Mt, an)
 		man.SubVec(f, &man)
-		fr.MulVec(P.T(), &man)
-		y.MulVec(&MrInv, &fr)
-		da.MulVec(P, &y)
-		da.AddVec(&da, an)
-		return &da, mult(f, &da)
+		da := free(&man)
+		da.AddVec(da, an)
+		return da, mult(f, da)
 	}
 	type dir struct {
 		dq, dv, da *mat.VecDense

@@ -679,6 +679,24 @@ var linSynthetic = []struct{ name, xml string }{
   <output name="defl" channel="beam.tip.defl"/>
   <output name="rx" channel="pivot.fx"/>
 </model>`},
+	{"stick-all", `<model name="stick_all">
+  <settings end="1 s" step="1 ms" gravity="0 -9.81"/>
+  <ground>
+    <marker name="rail" at="0 0.05"/>
+    <marker name="floor"/>
+    <marker name="wall" at="-0.5 0.05"/>
+  </ground>
+  <!-- a box on a horizontal rail pressed 1 mm into the floor, held by
+       sticking friction against a spring (20 N of a 50 N reserve): the
+       friction holds its only degree of freedom -->
+  <body name="box" mass="1" inertia="0.01" at="0 0.05"><marker name="c"/></body>
+  <translational name="slide" i="ground.rail" j="box.c"/>
+  <contact kind="circle-line" name="foot" i="box" radius="0.051" j="ground.floor"
+           k="1e5" friction="coulomb" mu-static="0.5" mu-dynamic="0.4"/>
+  <spring name="pull" i="ground.wall" j="box.c" k="200" length="0.4"/>
+  <output name="friction" channel="foot.friction"/>
+  <output name="x" channel="box.x"/>
+</model>`},
 }
 
 // linTol is the agreement required of A, B, C and D (the measure of
@@ -855,5 +873,45 @@ func TestLinearizeMassMatrix(t *testing.T) {
 		if e > 1e-12*sc {
 			t.Errorf("%s: the mass matrix differs from the Hessian of the kinetic energy by %.3g (largest entry %.3g)", name, e, sc)
 		}
+	}
+}
+
+// A box held by sticking friction on its only degree of freedom (the
+// stick-all model): the stick constraint holds the slip acceleration at
+// −κ vt (stickslip.go), so A = [0 1; 0 −κ] exactly, κ the drift gain, and
+// the friction force's C (per metre and per m/s along x) is the spring's
+// k and −m κ (it balances the spring and brakes the slip).
+func TestLinearizeStickingHoldsAll(t *testing.T) {
+	var sp *spec.Model
+	for _, c := range linSynthetic {
+		if c.name == "stick-all" {
+			var err error
+			if sp, err = xml.Parse([]byte(c.xml), c.name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	m := mustCompile(t, sp)
+	s := mustInit(t, m)
+	if st := s.cs[contacts.SlotMode]; st != 0 {
+		t.Fatalf("the box does not stick (mode %g)", st)
+	}
+	L, err := m.Linearize(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kap := m.contacts.kappa
+	sg := L.N.At(0, 0) // N is ±x
+	want := []float64{0, 1, 0, -kap}
+	for i, w := range want {
+		if got := L.A.RawMatrix().Data[i]; math.Abs(got-w) > 1e-9*kap {
+			t.Errorf("A[%d] = %.12g, want %g (κ = %g)", i, got, w, kap)
+		}
+	}
+	// friction on the box along +x: F = k (x − x_wall − l0) balances the
+	// spring; its change holds the slip acceleration at −κ vt
+	cz, cw := L.C.At(0, 0)*sg, L.C.At(0, 1)*sg
+	if math.Abs(cz-200) > 1e-6*200 || math.Abs(cw+kap) > 1e-6*kap {
+		t.Errorf("friction: C = (%.9g, %.9g) per (m, m/s) along x, want (200, %g)", cz, cw, -kap)
 	}
 }
