@@ -507,8 +507,7 @@ func linCheck(t *testing.T, m *Model, s *State) linResult {
 	if err != nil {
 		t.Fatalf("Linearize: %v", err)
 	}
-	nv, _ := L.N.Dims()
-	_, nf := L.N.Dims()
+	nv, nf := L.N.Dims()
 	// N is an orthonormal basis of the null space of Φq
 	var NtN mat.Dense
 	NtN.Mul(L.N.T(), L.N)
