@@ -510,44 +510,77 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		return nil, errorf("the mechanism has no degrees of freedom: nothing to linearise")
 	}
 	_, nf := N.Dims()
-	// the constraints on the accelerations G a = γ: Φ's and the sticking
-	// contacts' (their slip held by the friction force); P a basis of
-	// their null space, G⁺ their pseudo-inverse (N and Φq⁺ if none stick)
+	// The constraints on the accelerations G a = γ: Φ's and the sticking
+	// contacts' (their slip held by the friction force). The accelerations
+	// are solved in coordinates scaled by S = diag(M)^-½ (a beam's slope
+	// coordinates weigh 1e-10 of its positions: unscaled, the reduced mass
+	// below loses that much precision): P a basis of the null space of
+	// G S, (G S)⁺ its pseudo-inverse, and with δa = S (P y + (G S)⁺ δγ)
+	// the force rows projected on S P give Mr y = Pᵀ S (δf − M S (G S)⁺
+	// δγ), Mr = Pᵀ S M S P.
 	stick := m.sticking(s)
 	nr := nc + len(stick)
-	P, Ginv := N, Pinv
-	if len(stick) > 0 {
-		P, Ginv, _, err = nullSpace(m.accConstraints(s, stick), nr, nv)
+	Mt := m.massMatrix(s)
+	sc := make([]float64, nv)
+	for i := range sc {
+		sc[i] = 1
+		if d := Mt.At(i, i); d > 0 {
+			sc[i] = 1 / math.Sqrt(d)
+		}
+	}
+	S := func(x *mat.VecDense) *mat.VecDense {
+		y := mat.NewVecDense(nv, nil)
+		for i := 0; i < nv; i++ {
+			y.SetVec(i, sc[i]*x.AtVec(i))
+		}
+		return y
+	}
+	var P, Ginv *mat.Dense
+	if nr > 0 {
+		G := m.accConstraints(s, stick)
+		for r := 0; r < nr; r++ {
+			for i := 0; i < nv; i++ {
+				G.Set(r, i, G.At(r, i)*sc[i])
+			}
+		}
+		P, Ginv, _, err = nullSpace(G, nr, nv)
 		if err != nil {
 			return nil, err
 		}
+	} else {
+		P, _, _, _ = nullSpace(nil, 0, nv)
 	}
-	// Reduced mass: with δa = P y + G⁺ δγ (G δa = δγ) the force rows
-	// projected on P give Mr y = Pᵀ (δf − M G⁺ δγ), Mr = Pᵀ M P. free(f)
-	// is the acceleration P Mr⁻¹ Pᵀ f of a force f (zero when the
-	// sticking contacts hold every degree of freedom: P is empty).
-	Mt := m.massMatrix(s)
+	// free(f) is the acceleration S P Mr⁻¹ Pᵀ S f of a force f (zero when
+	// the sticking contacts hold every degree of freedom: P is empty),
+	// part(g) = S (G S)⁺ g that of a change g of γ
 	var MrInv mat.Dense
 	if P != nil {
-		var t, Mr mat.Dense
-		t.Mul(Mt, P)
+		var Ms, t, Mr mat.Dense
+		Ms.Apply(func(i, j int, v float64) float64 { return sc[i] * v * sc[j] }, Mt)
+		t.Mul(&Ms, P)
 		Mr.Mul(P.T(), &t)
 		if err := MrInv.Inverse(&Mr); err != nil {
 			return nil, errorf("reduced mass matrix is singular: %v", err)
 		}
 	}
 	free := func(f *mat.VecDense) *mat.VecDense {
-		a := mat.NewVecDense(nv, nil)
-		if P != nil {
-			var t, y mat.VecDense
-			t.MulVec(P.T(), f)
-			y.MulVec(&MrInv, &t)
-			a.MulVec(P, &y)
+		if P == nil {
+			return mat.NewVecDense(nv, nil)
 		}
-		return a
+		var t, y, a mat.VecDense
+		t.MulVec(P.T(), S(f))
+		y.MulVec(&MrInv, &t)
+		a.MulVec(P, &y)
+		return S(&a)
 	}
-	// multipliers of a change of the force rows: Gᵀ δμ = δf − M δa, μ =
-	// (λ, −friction forces of the sticking contacts)
+	part := func(g *mat.VecDense) *mat.VecDense {
+		var a mat.VecDense
+		a.MulVec(Ginv, g)
+		return S(&a)
+	}
+	// multipliers of a change of the force rows: Gᵀ δμ = δf − M δa, that
+	// is (G S)ᵀ δμ = S (δf − M δa); μ = (λ, −friction forces of the
+	// sticking contacts)
 	mult := func(f, da *mat.VecDense) []float64 {
 		if nr == 0 {
 			return nil
@@ -555,7 +588,7 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		var t, mu mat.VecDense
 		t.MulVec(Mt, da)
 		t.SubVec(f, &t)
-		mu.MulVec(Ginv.T(), &t)
+		mu.MulVec(Ginv.T(), S(&t))
 		return mu.RawVector().Data
 	}
 	// The accelerations of an element whose force reads them (the inertia
@@ -616,7 +649,7 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 			if dg != nil {
 				g.AddVec(g, mat.NewVecDense(nr, dg))
 			}
-			an.MulVec(Ginv, g)
+			an = part(g)
 		}
 		var man mat.VecDense
 		man.MulVec(Mt, an)
