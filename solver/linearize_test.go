@@ -332,7 +332,7 @@ func (r *linFD) jacobian(step func(j int) float64) (J, E *mat.Dense) {
 	parts := [][2]int{{0, r.nv}, {r.nv, 2 * r.nv}, {2 * r.nv, rows}}
 	for j := 0; j < n; j++ {
 		h0 := step(j)
-		for lev := 0; lev < 4; lev++ {
+		for lev := 0; lev < 5; lev++ {
 			h := h0 * math.Pow(10, -float64(lev))
 			for k := 0; k < 3; k++ {
 				hk := h / float64(int(1)<<k)
@@ -533,11 +533,11 @@ func linCheck(t *testing.T, m *Model, s *State) linResult {
 	J, E := r.jacobian(func(j int) float64 {
 		switch {
 		case j < nf:
-			return 1e-3
+			return 1e-2
 		case j < 2*nf:
-			return 1e-3 * wmax
+			return 1e-2 * wmax
 		}
-		return 1e-3 * math.Max(1, math.Abs(r.u0[j-2*nf]))
+		return 1e-2 * math.Max(1, math.Abs(r.u0[j-2*nf]))
 	})
 	R, Re := r.reference(J, false), r.reference(E, true)
 	res := linResult{nf: nf}
@@ -723,10 +723,14 @@ var linSynthetic = []struct{ name, xml string }{
 }
 
 // linTol is the agreement required of A, B, C and D (the measure of
-// linErr); the reference's own estimated error must be below linRefTol.
+// linErr: beyond three times the reference's estimated error); that
+// estimated error must itself be below linRefTol on the same measure. In
+// the examples as the test runs them it is below 5e-8; the full 160-element
+// pendulum's energy outputs reach 2e-7 (4e-11 J/m: the energy's round-off
+// over the local modes of its 6 mm elements).
 const (
 	linTol    = 1e-6
-	linRefTol = 1e-7
+	linRefTol = 3e-7
 )
 
 // TestLinearizeAgainstNonlinear compares Model.Linearize with central
