@@ -486,13 +486,19 @@ func nullSpace(J *mat.Dense, rows, nv int) (N, Pinv *mat.Dense, rank int, err er
 // u) of the equations of motion [M Φqᵀ; Φq 0][a; λ] = [g + Q; γ] are
 // differentiated exactly: the iteration matrix of the implicit
 // integrators (Model.tangent: M(q), K + H(λ) and C from the same element
-// code as a Newton step) for the force rows, and the derivatives of the
-// constraints' acceleration terms for the others; the velocities follow
-// the velocity constraints, w = Nᵀ v. Contacts keep their modes: a
-// sticking contact's constraint on its slip acceleration joins Φ's rows
-// on the accelerations (not on the state: its slip velocity decays at the
-// rate of its drift gain). Eigenvalues and mode shapes are computed and
-// sorted by frequency. The state is left as it was.
+// code as a Newton step, completed by the coupling of expression forces
+// to other bodies' measures) for the force rows, and the derivatives of
+// the constraints' acceleration terms for the others; the velocities
+// follow the velocity constraints, w = Nᵀ v. The accelerations at the
+// state are solved, not taken from it (to the fixed point where an
+// element's force reads them: floating-frame beams). Contacts keep their
+// modes: a sticking contact's constraint on its slip acceleration joins
+// Φ's rows on the accelerations (not on the state: its slip velocity
+// decays at the rate of its drift gain). C and D are differences of the
+// outputs along the linearised motion (positions, velocities,
+// accelerations and multipliers moved together), so they share A's and
+// B's tangent. Eigenvalues and mode shapes are computed and sorted by
+// frequency. The state is left as it was.
 func (m *Model) Linearize(s *State) (*Linear, error) {
 	nv, nc := m.nv, m.nc
 	save := append([]float64(nil), s.core...)
