@@ -51,6 +51,7 @@ type Solver struct {
 	piv []int     // row interchanges of lu
 	pvw []int     // row interchanges of luw
 	pv  []float64 // pivots of the last Factor attempt
+	rs  []int     // ScaledPivotRatio: the row at each position of the factors
 	x   []float64 // band: permuted right-hand side
 
 	factored bool
@@ -86,6 +87,7 @@ func (pl *Plan) NewSolver() *Solver {
 	s.piv = make([]int, npiv)
 	s.pvw = make([]int, npiv)
 	s.pv = make([]float64, npiv)
+	s.rs = make([]int, n)
 	return s
 }
 
@@ -405,4 +407,46 @@ func samePlan(a, b *Plan) bool {
 		}
 	}
 	return true
+}
+
+// ScaledPivotRatio returns min|p̃|/max|p̃| over the pivots p̃ of the
+// matrix with entries a_ij/(e_i e_j) (e in original indexing, len(e) ==
+// N(), every e_i > 0), factored in the elimination order of the last
+// successful Factor of A: p̃_k = u_kk/(e_r e_c) for the pivot u_kk of A at
+// row r and column c. With e the natural scale of each unknown (for a KKT
+// matrix: √M_jj on the coordinates and the row norms of Φq M^{-1/2} on the
+// constraints), a tiny ratio means A is close to a singular matrix
+// independently of its units: its smallest pivots are what partial
+// pivoting leaves of nearly dependent rows. It is a cheap indicator (O(N),
+// no allocation, no division), not a condition number; 0 when there is no
+// successful factorization, len(e) is wrong or a scaled pivot is zero.
+func (s *Solver) ScaledPivotRatio(e []float64) float64 {
+	if !s.factored || s.n == 0 || len(e) != s.n {
+		return 0
+	}
+	rows := s.rs[:s.n]
+	for k := range rows {
+		rows[k] = k
+	}
+	for k, p := range s.piv[:s.n] {
+		rows[k], rows[p] = rows[p], rows[k]
+	}
+	// the factors hold 1/u_kk on the diagonal: x_k = e_r e_c/|u_kk| = 1/|p̃_k|
+	lo, hi := math.Inf(1), 0.0
+	for k, r := range rows {
+		c, inv := k, 0.0
+		if s.dense {
+			inv = s.lu[k*s.ld+k]
+		} else {
+			inv = s.lu[k*s.w+s.kl]
+			r, c = s.plan.iperm[r], s.plan.iperm[c]
+		}
+		x := abs(inv) * e[r] * e[c]
+		lo = min(lo, x)
+		hi = max(hi, x)
+	}
+	if !(lo > 0) || math.IsInf(hi, 0) || hi != hi {
+		return 0
+	}
+	return lo / hi
 }
