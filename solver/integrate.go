@@ -608,7 +608,9 @@ func (m *Model) project(s *State) {
 const projTol = 1e-11
 
 // accelerations solves [M Φqᵀ; Φq 0][q̈; λ] = [g + Q; γ − 2α Φ̇ − β² Φ] at
-// the state's q, v, time; baumgarte selects the stabilisation terms.
+// the state's q, v, time; baumgarte selects the stabilisation terms. Near
+// a singular position, where rows of Φq are numerically dependent, the
+// solve is completed by singularSolve (singular.go).
 func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 	s.lin.Zero()
 	s.linValid = false
@@ -617,28 +619,21 @@ func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 	m.evalCons(s, true)
 	m.addConstraintJac(s, 0, false)
 	s.stats.Factorizations++
-	if err := s.lin.Factor(); err != nil {
+	err := s.lin.Factor()
+	if m.nc > 0 && m.nearSingular(s, err) {
+		return m.singularSolve(s, dst, baumgarte)
+	}
+	if err != nil {
 		return errorf("constraint Jacobian is singular (redundant or locked constraints?): %v", err)
 	}
-	nv := m.nv
-	for i := 0; i < nv; i++ {
-		s.dx[i] = m.gq[i] + s.fq[i]
-	}
-	al, be := m.settings.BaumgarteAlpha, m.settings.BaumgarteBeta
-	for r := 0; r < m.nc; r++ {
-		g := s.gamma[r]
-		if baumgarte {
-			pd := s.phit[r] + m.rowDot(s, r, s.v)
-			g -= 2*al*pd + be*be*s.phi[r]
-		}
-		s.dx[nv+r] = g
-	}
+	m.accelRHS(s, baumgarte)
 	s.lin.Solve(s.dx)
 	if m.contacts != nil {
 		if err := m.contacts.accel(m, s); err != nil { // stick friction (stickslip.go)
 			return err
 		}
 	}
+	nv := m.nv
 	copy(dst, s.dx[:nv])
 	copy(s.lam, s.dx[nv:])
 	return nil
@@ -720,6 +715,13 @@ func (m *Model) rk4Step(s *State, h float64) error {
 		if err := m.accelerations(s, s.a, true); err != nil {
 			return err
 		}
+	} else if m.nc > 0 && m.approachingSingular(s) {
+		// close to a singular position: enter it without constraint
+		// velocity drift (singular.go)
+		m.projectVelocities(s)
+		if err := m.accelerations(s, s.a, true); err != nil {
+			return err
+		}
 	}
 	copy(s.aa, s.a)
 	return nil
@@ -737,6 +739,13 @@ func (m *Model) projectKKT(s *State) {
 	s.lin.Solve(s.dx)
 	m.addTo(s.q, s.dx, 1)
 	m.evalCons(s, false)
+	m.projectVelocities(s)
+}
+
+// projectVelocities moves the velocities onto Φq v + Φt = 0 with the mass
+// metric, using the factored [M Φqᵀ; Φq 0] and the rows in s.jac, s.phit.
+func (m *Model) projectVelocities(s *State) {
+	nv := m.nv
 	clear(s.dx[:nv])
 	for r := 0; r < m.nc; r++ {
 		s.dx[nv+r] = -(s.phit[r] + m.rowDot(s, r, s.v))

@@ -71,7 +71,8 @@ type State struct {
 	pc               predCache
 	pred             []float64 // the predictor's extrapolation of q̈ and λ
 	cw               *contactWork
-	dw               *dirWork // state derivatives and directional derivatives (dirderiv.go), made on first use
+	dw               *dirWork  // state derivatives and directional derivatives (dirderiv.go), made on first use
+	sw               *singWork // solves near singular positions (singular.go)
 }
 
 // NewState allocates a state with inputs at their start values and
@@ -138,6 +139,9 @@ func (m *Model) NewState() *State {
 	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw)}
 	copy(s.ulast, s.vars[1:])
 	s.cw = m.newContactWork()
+	if nc > 0 {
+		s.sw = m.newSingWork(s)
+	}
 	s.h = m.settings.Step
 	s.pred = make([]float64, n)
 	return s
