@@ -11,6 +11,49 @@ import "math"
 // they are not swapped by later interchanges, so L is applied step by step
 // (interchange k, then eliminate with column k) in bandSolve. The diagonal
 // of the factored matrix holds the reciprocals 1/u_kk.
+//
+// The structural band of a KKT system is often much wider than its
+// numerical one (a joint's rows and Hessian couple all coordinates of its
+// bodies in the pattern, few of them in value). On wide bands the
+// factorisation stops each row update at the pivot row's last nonzero. When
+// the same factors solve a second system (Newton iterations with old
+// factors), they are copied once into a compact form without the trailing
+// zeros of the columns of L and rows of U (bandPack), which both
+// substitutions then stream through; in the band the columns of L lie a
+// row's width apart. Every term skipped is an exact zero times a finite
+// number.
+
+// minTrimBand is the least kl+ku for which bandFactor stops row updates at
+// the pivot row's last nonzero: on narrow bands (a planar chain, kl = ku =
+// 3) looking for it costs more than it saves.
+const minTrimBand = 8
+
+// bandLU is the compact form of band factors (permuted indexing), made on
+// the second solve with the same factors.
+type bandLU struct {
+	solves int       // solves with these factors so far
+	packed bool      // the fields below hold them
+	lf     []float64 // the columns of L (rows k+1 ..), one after the other
+	ln     []int32   // their lengths
+	uf     []float64 // the rows of U (1/u_kk, u_k,k+1, ...), one after the other
+	un     []int32   // their lengths (at least 1)
+	nu     int       // the length of uf used
+}
+
+func newBandLU(n, kl, ku int) *bandLU {
+	return &bandLU{ln: make([]int32, n), un: make([]int32, n), lf: make([]float64, n*kl), uf: make([]float64, n*(kl+ku+1))}
+}
+
+// copyFrom copies o (same dimensions).
+func (f *bandLU) copyFrom(o *bandLU) {
+	f.solves, f.packed, f.nu = o.solves, o.packed, o.nu
+	if o.packed {
+		copy(f.lf, o.lf)
+		copy(f.ln, o.ln)
+		copy(f.uf, o.uf)
+		copy(f.un, o.un)
+	}
+}
 
 // bandFactor factors the n×n band matrix a (layout above) in place with
 // partial pivoting. piv[k] is the row swapped with row k at step k and
@@ -35,6 +78,7 @@ func bandFactor(a []float64, piv []int, pv []float64, n, kl, ku int) int {
 		}
 	}
 	ju := 0 // last column touched by the U rows so far
+	trim := kl+ku >= minTrimBand
 	for k := 0; k < n; k++ {
 		piv[k], pv[k] = p, pk
 		if !(amax > 0) {
@@ -56,6 +100,13 @@ func bandFactor(a []float64, piv []int, pv []float64, n, kl, ku int) int {
 			break
 		}
 		uk := rowk[1:] // columns k+1..ju
+		if trim {
+			e := len(rowk)
+			for e > 1 && rowk[e-1] == 0 {
+				e--
+			}
+			uk = rowk[1:e]
+		}
 		// Eliminate column k in rows k+1..rmax; look ahead for the pivot
 		// of column k+1 (rows k+1..k+1+kl).
 		rmax := min(k+kl, n-1)
@@ -94,12 +145,25 @@ func bandFactor(a []float64, piv []int, pv []float64, n, kl, ku int) int {
 }
 
 // bandSolve overwrites x with the solution of A x = b (permuted indexing)
-// given the factors of bandFactor. As in denseSolve, the most recently
-// computed unknown is carried in a register to shorten the dependency chain.
-func bandSolve(a []float64, piv []int, n, kl, ku int, x []float64) {
+// given the factors a and piv of bandFactor; from the second solve with the
+// same factors on, it packs them into f and uses the compact form.
+func bandSolve(a []float64, piv []int, n, kl, ku int, f *bandLU, x []float64) {
 	if n == 0 {
 		return
 	}
+	if f.solves++; f.solves == 2 {
+		bandPack(a, n, kl, ku, f)
+	}
+	if f.packed {
+		bandForward(f.lf, f.ln, piv, x)
+		bandBackward(f.uf[:f.nu], f.un, x)
+		return
+	}
+	bandSubst(a, piv, n, kl, ku, x)
+}
+
+// bandSubst is bandSolve with the factors in the band.
+func bandSubst(a []float64, piv []int, n, kl, ku int, x []float64) {
 	w := 2*kl + ku + 1
 	s := w - 1
 	a = a[:n*w]
@@ -148,6 +212,99 @@ func bandSolve(a []float64, piv []int, n, kl, ku int, x []float64) {
 			sum -= row[1] * last
 		}
 		last = sum * row[0]
+		x[i] = last
+	}
+}
+
+// bandPack copies the factors in the band a into f's compact form, without
+// the trailing zeros of the columns of L and the rows of U.
+func bandPack(a []float64, n, kl, ku int, f *bandLU) {
+	w := 2*kl + ku + 1
+	s := w - 1
+	a = a[:n*w]
+	ln, un := f.ln[:n], f.un[:n]
+	nl, nu := 0, 0
+	for k := 0; k < n; k++ {
+		d := k*w + kl // (k,k)
+		m := min(kl, n-1-k)
+		for q := d + m*s; m > 0 && a[q] == 0; q -= s {
+			m--
+		}
+		l := f.lf[nl : nl+m]
+		for t, q := 0, d+s; t < len(l); t, q = t+1, q+s {
+			l[t] = a[q]
+		}
+		ln[k] = int32(m)
+		nl += m
+		row := a[d : d+1+min(kl+ku, n-1-k)]
+		e := len(row)
+		for e > 1 && row[e-1] == 0 {
+			e--
+		}
+		u := f.uf[nu : nu+e]
+		for j, v := range row[:len(u)] { // (short rows: no call of copy)
+			u[j] = v
+		}
+		un[k] = int32(e)
+		nu += e
+	}
+	f.nu = nu
+	f.packed = true
+}
+
+// bandForward overwrites x with L⁻¹ P x, as bandSolve does, with L in
+// compact form.
+func bandForward(lf []float64, ln []int32, piv []int, x []float64) {
+	n := len(x)
+	piv, ln = piv[:n], ln[:n]
+	cur := x[0]
+	off := 0
+	for k := 0; k < n-1; k++ {
+		xk := cur
+		if p := piv[k]; p != k {
+			xk = x[p]
+			x[p] = cur
+		}
+		x[k] = xk
+		cur = x[k+1]
+		m := int(ln[k])
+		if m == 0 {
+			continue
+		}
+		l := lf[off : off+m]
+		off += m
+		if xk == 0 {
+			continue
+		}
+		xr := x[k+1 : k+1+len(l)]
+		cur -= l[0] * xk
+		for r := 1; r < len(xr); r++ {
+			xr[r] -= l[r] * xk
+		}
+	}
+	x[n-1] = cur // (piv[n-1] = n-1)
+}
+
+// bandBackward overwrites x with U⁻¹ x, as bandSolve does, with U in
+// compact form (its rows one after the other, ending at the end of uf).
+func bandBackward(uf []float64, un []int32, x []float64) {
+	n := len(x)
+	un = un[:n]
+	off := len(uf)
+	last := 0.0 // x[i+1]
+	for i := n - 1; i >= 0; i-- {
+		m := int(un[i])
+		u := uf[off-m : off]
+		off -= m
+		xx := x[i : i+len(u)]
+		sum := xx[0]
+		for j := 2; j < len(xx); j++ {
+			sum -= u[j] * xx[j]
+		}
+		if len(xx) > 1 {
+			sum -= u[1] * last
+		}
+		last = sum * u[0]
 		x[i] = last
 	}
 }

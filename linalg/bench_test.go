@@ -40,6 +40,38 @@ func BenchmarkChain(b *testing.B) {
 	}
 }
 
+// BenchmarkSpatialChain is the KKT system of a spatial chain on spherical
+// joints, n = 9N (band plan): one Factor and one Solve.
+func BenchmarkSpatialChain(b *testing.B) {
+	for _, N := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("N=%d", N), func(b *testing.B) {
+			benchFactorSolve(b, spatialChainKKT(N, rand.New(rand.NewPCG(8, 8))), "")
+		})
+	}
+}
+
+// BenchmarkSpatialChainSolve is one Solve of the spatial chain's system
+// (a Newton iteration with old factors).
+func BenchmarkSpatialChainSolve(b *testing.B) {
+	for _, N := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("N=%d", N), func(b *testing.B) {
+			sys := spatialChainKKT(N, rand.New(rand.NewPCG(8, 8)))
+			s := NewPlan(sys.pat).NewSolver()
+			sys.load(s)
+			if err := s.Factor(); err != nil {
+				b.Fatal(err)
+			}
+			rhs := randVec(sys.n, rand.New(rand.NewPCG(1, 1)))
+			x := make([]float64, sys.n)
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(x, rhs)
+				s.Solve(x)
+			}
+		})
+	}
+}
+
 // BenchmarkBeam is an ANCF-beam-like KKT system: 300 elements with 12
 // coordinates per node (n = 3625, bandwidth 23).
 func BenchmarkBeam(b *testing.B) {

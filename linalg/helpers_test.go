@@ -231,9 +231,22 @@ func checkSolve(t *testing.T, name string, sys *testSys, s *Solver, rng *rand.Ra
 	if err := s.Factor(); err != nil {
 		t.Fatalf("%s: Factor: %v", name, err)
 	}
+	// The first solves with a band plan's factors use them in place, later
+	// ones from a compact copy: check the third solve (with the right-hand
+	// side of the first, which it must reproduce bit for bit).
 	b := randVec(sys.n, rng)
 	x := append([]float64(nil), b...)
 	s.Solve(x)
+	x2 := randVec(sys.n, rng)
+	s.Solve(x2)
+	x1 := x
+	x = append([]float64(nil), b...)
+	s.Solve(x)
+	for i := range x {
+		if x[i] != x1[i] {
+			t.Fatalf("%s: solving twice with the same factors: x[%d] = %v, then %v", name, i, x1[i], x[i])
+		}
+	}
 
 	// Residual, computed from the entry list (independent of the solver).
 	ax := sys.mul(x)
@@ -261,5 +274,88 @@ func checkSolve(t *testing.T, name string, sys *testSys, s *Solver, rng *rand.Ra
 	tol := 1e-14 * float64(sys.n) * cond * NormInf(xg.RawVector().Data)
 	if !(diff <= tol) {
 		t.Errorf("%s: |x - x_gonum| = %g > %g (cond %g)", name, diff, tol, cond)
+	}
+}
+
+// spatialChainKKT is the Newton matrix of a spatial chain of N bodies on
+// spherical joints, built as the engine builds it: body i has the six
+// velocities 6i..6i+5 (translation, then rotation in the body frame) with
+// the mass m I and a full symmetric 3×3 rotational block (inertia plus a
+// small gyroscopic and Hessian part), joint i (rows 6N+3i..6N+3i+2) pins
+// body i-1 (at s = (0.5, 0, 0)) to body i (at (−0.5, 0, 0)), joint 0 pins
+// body 0 to the ground, and the pattern holds every pair of its bodies'
+// twelve velocities, as it does for a joint's Hessian, although a spherical
+// joint's is zero but on each body's rotations. The Jacobian of a joint on
+// body k is ±[I, −A [s]×] with A a random rotation.
+func spatialChainKKT(N int, rng *rand.Rand) *testSys {
+	n := 9 * N
+	t := newTestSys(n)
+	for i := 0; i < N; i++ {
+		for a := 0; a < 3; a++ {
+			t.add(6*i+a, 6*i+a, 1)
+		}
+		J := [3]float64{0.02 / 12, 1.01 / 12, 1.01 / 12}
+		for a := 0; a < 3; a++ {
+			for b := a; b < 3; b++ {
+				v := 1e-4 * (rng.Float64() - 0.5)
+				if a == b {
+					v += J[a]
+				}
+				t.add(6*i+3+a, 6*i+3+b, v)
+				if a != b {
+					t.add(6*i+3+b, 6*i+3+a, v)
+				}
+			}
+		}
+	}
+	// jac adds the rows r.. of a joint on body k at body point (sx, 0, 0)
+	// with sign sg, and their transpose.
+	jac := func(r, k int, sx, sg float64) {
+		A := randRotation(rng)
+		for a := 0; a < 3; a++ {
+			t.add(r+a, 6*k+a, sg)
+			t.add(6*k+a, r+a, sg)
+			// row a of −A [s]× with s = (sx, 0, 0): (0, A[a][2] sx, −A[a][1] sx)
+			rot := [3]float64{0, A[3*a+2] * sx, -A[3*a+1] * sx}
+			for b, v := range rot {
+				if v != 0 {
+					t.add(r+a, 6*k+3+b, -sg*v)
+					t.add(6*k+3+b, r+a, -sg*v)
+				}
+			}
+		}
+	}
+	for i := 0; i < N; i++ {
+		r := 6*N + 3*i
+		var blk []int
+		if i > 0 {
+			jac(r, i-1, 0.5, -1)
+			for a := 0; a < 6; a++ {
+				blk = append(blk, 6*(i-1)+a)
+			}
+		}
+		jac(r, i, -0.5, 1)
+		for a := 0; a < 6; a++ {
+			blk = append(blk, 6*i+a)
+		}
+		t.pat.AddBlock(blk)
+		for _, d := range blk {
+			for a := 0; a < 3; a++ {
+				t.pat.Add(r+a, d)
+			}
+		}
+	}
+	return t
+}
+
+// randRotation returns a random rotation matrix (row-major).
+func randRotation(rng *rand.Rand) [9]float64 {
+	q := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	l := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+	w, x, y, z := q[0]/l, q[1]/l, q[2]/l, q[3]/l
+	return [9]float64{
+		1 - 2*(y*y+z*z), 2 * (x*y - w*z), 2 * (x*z + w*y),
+		2 * (x*y + w*z), 1 - 2*(x*x+z*z), 2 * (y*z - w*x),
+		2 * (x*z - w*y), 2 * (y*z + w*x), 1 - 2*(x*x+y*y),
 	}
 }

@@ -251,6 +251,41 @@ func TestChainKKT(t *testing.T) {
 	}
 }
 
+// Spatial chain on spherical joints: solutions against gonum (N = 10, 30)
+// and a known solution (N = 1000); the bandwidth must not grow with N.
+func TestSpatialChainKKT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var bws []int
+	for _, N := range []int{10, 30, 1000} {
+		sys := spatialChainKKT(N, rng)
+		pl := NewPlan(sys.pat)
+		kl, ku := pl.Bandwidth()
+		t.Logf("spatial chain N=%d n=%d: kind %s bandwidth (%d,%d)", N, pl.N(), pl.Kind(), kl, ku)
+		bws = append(bws, kl)
+		s := pl.NewSolver()
+		if N <= 30 {
+			checkSolve(t, fmt.Sprintf("spatial chain N=%d", N), sys, s, rng)
+			continue
+		}
+		sys.load(s)
+		if err := s.Factor(); err != nil {
+			t.Fatal(err)
+		}
+		xt := randVec(sys.n, rng)
+		x := sys.mul(xt)
+		s.Solve(x)
+		for i := range x {
+			x[i] -= xt[i]
+		}
+		if e := NormInf(x); e > 1e-9 {
+			t.Errorf("spatial chain N=%d: |x - x_true| = %g", N, e)
+		}
+	}
+	if bws[1] != bws[2] {
+		t.Errorf("spatial chain bandwidth grows with N: %v", bws)
+	}
+}
+
 func TestSingular(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	// Structurally zero column u: Index must be exactly u, for both kinds.

@@ -48,6 +48,7 @@ type Solver struct {
 	a   []float64 // assembled values (dense: n×n row-major; band: band layout)
 	lu  []float64 // factors of the last successful Factor
 	luw []float64 // work buffer for the next Factor (swapped with lu on success)
+	bf  *bandLU   // band: lu in compact form (once packed)
 	piv []int     // row interchanges of lu
 	pvw []int     // row interchanges of luw
 	pv  []float64 // pivots of the last Factor attempt
@@ -84,6 +85,9 @@ func (pl *Plan) NewSolver() *Solver {
 	s.a = make([]float64, size)
 	s.lu = make([]float64, size)
 	s.luw = make([]float64, size)
+	if !s.dense {
+		s.bf = newBandLU(n, s.kl, s.ku)
+	}
 	s.piv = make([]int, npiv)
 	s.pvw = make([]int, npiv)
 	s.pv = make([]float64, npiv)
@@ -245,6 +249,9 @@ func (s *Solver) Factor() error {
 		}
 	}
 	s.lu, s.luw = s.luw, s.lu
+	if !s.dense {
+		s.bf.solves, s.bf.packed = 0, false
+	}
 	s.piv, s.pvw = s.pvw, s.piv
 	s.factored = true
 	return nil
@@ -332,7 +339,7 @@ func (s *Solver) Solve(b []float64) {
 	for i, k := range s.perm {
 		x[k] = b[i]
 	}
-	bandSolve(s.lu, s.piv, s.n, s.kl, s.ku, x)
+	bandSolve(s.lu, s.piv, s.n, s.kl, s.ku, s.bf, x)
 	for i, k := range s.perm {
 		b[i] = x[k]
 	}
@@ -389,6 +396,9 @@ func (s *Solver) CopyFrom(o *Solver) {
 	}
 	copy(s.a, o.a)
 	copy(s.lu, o.lu)
+	if s.bf != nil {
+		s.bf.copyFrom(o.bf)
+	}
 	copy(s.piv, o.piv)
 	s.factored = o.factored
 	s.errKind, s.errI, s.errJ = o.errKind, o.errI, o.errJ
