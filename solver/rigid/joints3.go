@@ -82,20 +82,47 @@ type prim struct {
 	f, df, ddf *expr.Program
 }
 
+// pside is the kinematics of a joint side's origin: all the three rows of
+// a spherical joint read.
+type pside struct {
+	on bool      // on a body (not ground)
+	A  mech.Mat3 // the body's rotation
+	s  mech.Vec3 // origin from the centre of mass (body frame)
+	p  mech.Vec3 // marker origin (world)
+	kp mech.Vec3 // the origin's ω × (ω × A s) (with velocities)
+}
+
+// eval evaluates the origin of frame f (the arithmetic of mech.Frame.Eval
+// for the quantities pside holds).
+func (k *pside) eval(f *mech.Frame, x *mech.Ctx, vel bool) {
+	k.s = f.S
+	if f.Body < 0 {
+		k.on, k.A, k.p, k.kp = false, mech.Ident, f.S, mech.Vec3{}
+		return
+	}
+	k.on = true
+	q := x.Q[f.Q : f.Q+7]
+	k.A = mech.QuatMat(mech.Quat{q[3], q[4], q[5], q[6]})
+	as := mech.MulMV(&k.A, f.S)
+	k.p = mech.Vec3{q[0] + as[0], q[1] + as[1], q[2] + as[2]}
+	k.kp = mech.Vec3{}
+	if vel {
+		v := x.V[f.V+3 : f.V+6]
+		w := mech.MulMV(&k.A, mech.Vec3{v[0], v[1], v[2]})
+		k.kp = mech.Cross(w, mech.Cross(w, as))
+	}
+}
+
 // side3 is the kinematics of one side of a joint.
 type side3 struct {
-	on    bool      // on a body (not ground)
-	A     mech.Mat3 // the body's rotation
-	p     mech.Vec3 // marker origin (world)
+	pside
 	as    mech.Vec3 // A s
 	v     mech.Vec3 // origin velocity
 	w     mech.Vec3 // angular velocity (world)
 	ax    [3]mech.Vec3
-	s     mech.Vec3    // origin from the centre of mass (body frame)
 	u     [3]mech.Vec3 // axes (body frame)
 	wdot  [3]mech.Vec3 // axes' velocities
 	kappa [3]mech.Vec3 // axes' ω × (ω × a)
-	kp    mech.Vec3    // the origin's ω × (ω × A s)
 }
 
 // eval evaluates the side's frame; axes is the mask of the axes the
@@ -254,10 +281,20 @@ type joint3 struct {
 	rows     []prim
 	d        [12]int
 	axI, axJ uint8 // masks of the axes of i and j the rows use
+	// sph: the first three rows are pⱼ − pᵢ = 0 along x, y, z (spherical,
+	// revolute, universal and fixed joints), evaluated together
+	sph bool
 }
 
 func newJoint3(fi, fj mech.Frame, rows ...prim) *joint3 {
 	e := &joint3{fi: fi, fj: fj, rows: rows}
+	e.sph = len(rows) >= 3
+	for r := 0; r < 3 && e.sph; r++ {
+		pr := &rows[r]
+		var c mech.Vec3
+		c[r] = 1
+		e.sph = pr.kind == pPos && pr.c == c && pr.c0 == 0 && pr.f == nil && pr.df == nil && pr.ddf == nil
+	}
 	mark := func(w wref) {
 		if w.point() {
 			return
@@ -304,9 +341,21 @@ func (e *joint3) sides(x *mech.Ctx, vel bool, ks *[2]side3) {
 }
 
 func (e *joint3) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
+	if e.sph && len(e.rows) == 3 {
+		var ki, kj pside
+		ki.eval(&e.fi, x, vel)
+		kj.eval(&e.fj, x, vel)
+		sphRows(&ki, &kj, out, vel)
+		return
+	}
 	var ks [2]side3
 	e.sides(x, vel, &ks)
-	for r := range e.rows {
+	r0 := 0
+	if e.sph {
+		sphRows(&ks[0].pside, &ks[1].pside, out, vel)
+		r0 = 3
+	}
+	for r := r0; r < len(e.rows); r++ {
 		pr := &e.rows[r]
 		switch pr.kind {
 		case pPos, pDot1:
@@ -344,9 +393,21 @@ func (e *joint3) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
 }
 
 func (e *joint3) Hess(x *mech.Ctx, lam []float64, h []float64) {
+	if e.sph && len(e.rows) == 3 {
+		var ki, kj pside
+		ki.eval(&e.fi, x, false)
+		kj.eval(&e.fj, x, false)
+		sphHess(&ki, &kj, lam, h)
+		return
+	}
 	var ks [2]side3
 	e.sides(x, false, &ks)
-	for r := range e.rows {
+	r0 := 0
+	if e.sph {
+		sphHess(&ks[0].pside, &ks[1].pside, lam, h)
+		r0 = 3
+	}
+	for r := r0; r < len(e.rows); r++ {
 		if lam[r] == 0 {
 			continue
 		}
@@ -358,6 +419,59 @@ func (e *joint3) Hess(x *mech.Ctx, lam []float64, h []float64) {
 		d := e.diff(&e.rows[r], &ks, x)
 		e.hessRow(&d, &ks, lam[r], h)
 	}
+}
+
+// sphRows writes the rows pⱼ − pᵢ = 0 (x, y, z) into rows 0..2 of out:
+// the pos rows of fast with c the unit axes, J = [−I, s × Aᵢ row r | I,
+// −(s × Aⱼ row r)] and γ = −(κⱼ − κᵢ).
+func sphRows(ki, kj *pside, out mech.Rows, vel bool) {
+	for r := 0; r < 3; r++ {
+		jac := out.Jac[12*r : 12*r+12]
+		out.Phi[r] = kj.p[r] - ki.p[r]
+		out.Phit[r] = 0
+		out.Gamma[r] = 0
+		if vel {
+			out.Gamma[r] = -(kj.kp[r] - ki.kp[r])
+		}
+		sphJac(ki, jac[0:6:6], r, -1)
+		sphJac(kj, jac[6:12:12], r, 1)
+	}
+}
+
+// sphJac writes sc times side k's part of the Jacobian of row r of pⱼ − pᵢ.
+func sphJac(k *pside, jac []float64, r int, sc float64) {
+	if !k.on {
+		clear(jac)
+		return
+	}
+	a := k.A[3*r : 3*r+3]
+	s := &k.s
+	jac[0], jac[1], jac[2] = 0, 0, 0
+	jac[r] = sc
+	jac[3] = sc * (s[1]*a[2] - s[2]*a[1])
+	jac[4] = sc * (s[2]*a[0] - s[0]*a[2])
+	jac[5] = sc * (s[0]*a[1] - s[1]*a[0])
+}
+
+// sphHess adds Σᵣ λᵣ ∂(Jᵣᵀ)/∂q of the rows pⱼ − pᵢ = 0 into h: on the
+// rotations of each side's body ±[s]× [Aᵀλ]× (the own terms of fastHess
+// summed over the three rows).
+func sphHess(ki, kj *pside, lam []float64, h []float64) {
+	l := mech.Vec3{lam[0], lam[1], lam[2]}
+	if l == (mech.Vec3{}) {
+		return
+	}
+	own := func(k *pside, o int, sc float64) {
+		if !k.on {
+			return
+		}
+		S := mech.Skew(k.s)
+		G := mech.Skew(mech.MulMTV(&k.A, l))
+		SG := mech.MulMM(&S, &G)
+		addBlock(h, o+3, o+3, sc, &SG)
+	}
+	own(ki, 0, -1)
+	own(kj, 6, 1)
 }
 
 // fast evaluates a pos or dot-1 row directly: Φ, ∂Φ/∂t, γ and the
