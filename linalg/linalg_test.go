@@ -24,7 +24,7 @@ func mustPlan(t *testing.T, p *Pattern, kind string) *Plan {
 
 func TestDenseRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 2, 3, 4, 5, 8, 17, 24, 30, 40, 64} {
+	for _, n := range []int{1, 2, 3, 4, 5, 8, 9, 12, 16, 17, 24, 30, 40, 64} {
 		for rep := 0; rep < 5; rep++ {
 			sys := randDense(n, rng)
 			pl := mustPlan(t, sys.pat, KindDense)

@@ -2,13 +2,14 @@ package linalg
 
 import "math"
 
-// Small dense systems (n <= smallN, e.g. the 5×5 pendulum) are dominated by
-// loop and slice overhead rather than by arithmetic. They are stored in a
-// fixed [smallN*smallN] array (row stride smallN) and every index is
-// masked, so the kernels below compile without bounds checks (except on
-// the right-hand side) and without per-element slicing.
+// Small dense systems (n <= smallN, e.g. the 5×5 pendulum or the 9×9
+// spinning top) are dominated by loop and slice overhead rather than by
+// arithmetic. They are stored in a fixed [smallN*smallN] array (row stride
+// smallN) and every index is masked, so the kernels below compile without
+// bounds checks (except on the right-hand side) and without per-element
+// slicing.
 const (
-	smallN    = 8
+	smallN    = 16
 	smallSize = smallN * smallN
 )
 

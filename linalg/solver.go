@@ -83,6 +83,9 @@ func (pl *Plan) NewSolver() *Solver {
 		s.x = make([]float64, n)
 	}
 	s.a = make([]float64, size)
+	if s.dense && n <= smallN {
+		s.a = s.a[:n*smallN] // the rows of a small system (its kernels see all smallN)
+	}
 	s.lu = make([]float64, size)
 	s.luw = make([]float64, size)
 	if !s.dense {
@@ -217,7 +220,7 @@ func (s *Solver) Factor() error {
 	var nb uint64
 	if s.dense {
 		if s.ld == smallN {
-			k, nb = smallFactor((*smallMat)(s.luw), (*smallMat)(s.a), (*[smallN]int)(s.pvw), (*[smallN]float64)(s.pv), s.n)
+			k, nb = smallFactor((*smallMat)(s.luw), (*smallMat)(s.a[:smallSize]), (*[smallN]int)(s.pvw), (*[smallN]float64)(s.pv), s.n)
 		} else {
 			k, nb = denseFactor(s.luw, s.a, s.pvw, s.pv, s.n)
 		}
