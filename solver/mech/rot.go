@@ -44,13 +44,12 @@ func MulMTV(A *Mat3, x Vec3) Vec3 {
 
 // MulMM returns A·B.
 func MulMM(A, B *Mat3) Mat3 {
-	var C Mat3
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			C[3*i+j] = A[3*i]*B[j] + A[3*i+1]*B[3+j] + A[3*i+2]*B[6+j]
-		}
+	// written out: the loop version costs three times the instructions
+	return Mat3{
+		A[0]*B[0] + A[1]*B[3] + A[2]*B[6], A[0]*B[1] + A[1]*B[4] + A[2]*B[7], A[0]*B[2] + A[1]*B[5] + A[2]*B[8],
+		A[3]*B[0] + A[4]*B[3] + A[5]*B[6], A[3]*B[1] + A[4]*B[4] + A[5]*B[7], A[3]*B[2] + A[4]*B[5] + A[5]*B[8],
+		A[6]*B[0] + A[7]*B[3] + A[8]*B[6], A[6]*B[1] + A[7]*B[4] + A[8]*B[7], A[6]*B[2] + A[7]*B[5] + A[8]*B[8],
 	}
-	return C
 }
 
 // Transpose returns Aᵀ.
