@@ -80,17 +80,27 @@ func QuatConj(q Quat) Quat { return Quat{q[0], -q[1], -q[2], -q[3]} }
 func QuatExp(th Vec3) Quat {
 	a2 := Dot(th, th)
 	var c, s float64 // cos(|θ|/2), sin(|θ|/2)/|θ|
-	if a2 < 1e-8 {
+	switch {
+	case a2 < 1e-8:
 		// Taylor series: exact to round-off for |θ| < 1e-4
 		c = 1 - a2/8 + a2*a2/384
 		s = 0.5 - a2/48 + a2*a2/3840
-	} else {
+	case a2 < expSeriesA2:
+		// the rotation of one step: the series to a², … a¹⁰ (the first
+		// term left out is below 1e-19) costs a fifth of Sincos
+		c = 1 + a2*(-1.0/8+a2*(1.0/384+a2*(-1.0/46080+a2*(1.0/10321920+a2*(-1.0/3715891200)))))
+		s = 0.5 + a2*(-1.0/48+a2*(1.0/3840+a2*(-1.0/645120+a2*(1.0/185794560+a2*(-1.0/81749606400)))))
+	default:
 		a := math.Sqrt(a2)
 		sn, cs := math.Sincos(0.5 * a)
 		c, s = cs, sn/a
 	}
 	return Quat{c, s * th[0], s * th[1], s * th[2]}
 }
+
+// expSeriesA2 is the |θ|² below which QuatExp sums the series of cos(|θ|/2)
+// and sin(|θ|/2)/|θ| (|θ| < 0.22 rad).
+const expSeriesA2 = 0.05
 
 // QuatLog returns the rotation vector θ with exp(θ/2) = ±q (the shorter of
 // the two rotations a unit quaternion and its negative describe).

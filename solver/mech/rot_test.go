@@ -82,6 +82,21 @@ func TestDexpInv(t *testing.T) {
 	}
 }
 
+// QuatExp's series agree with cos(|θ|/2) and sin(|θ|/2)/|θ| from Sincos
+// to round-off up to the angle where it switches, and beyond.
+func TestQuatExpSeries(t *testing.T) {
+	for _, a := range []float64{1e-5, 1e-3, 0.01, 0.1, 0.2, 0.2236, 0.2237, 0.3, 1} {
+		q := QuatExp(Vec3{0, a, 0})
+		sn, cs := math.Sincos(a / 2)
+		if math.Abs(q[0]-cs) > 2.3e-16 || math.Abs(q[2]-sn) > 2.3e-16*sn || q[1] != 0 || q[3] != 0 {
+			t.Errorf("exp(%g ŷ) = %v, want (%v, 0, %v, 0)", a, q, cs, sn)
+		}
+		if n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3]); math.Abs(n-1) > 2.3e-16 {
+			t.Errorf("|exp(%g ŷ)| - 1 = %g", a, n-1)
+		}
+	}
+}
+
 // Cardan angles of Rx(a) Ry(b) Rz(c) are (a, b, c).
 func TestCardan(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
