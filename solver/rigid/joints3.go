@@ -101,14 +101,14 @@ func (k *pside) eval(f *mech.Frame, x *mech.Ctx, vel bool) {
 		return
 	}
 	k.on = true
-	q := x.Q[f.Q : f.Q+7]
+	q := (*[7]float64)(x.Q[f.Q : f.Q+7])
 	k.A = mech.QuatMat(mech.Quat{q[3], q[4], q[5], q[6]})
 	as := mech.MulMV(&k.A, f.S)
 	k.p = mech.Vec3{q[0] + as[0], q[1] + as[1], q[2] + as[2]}
 	k.kp = mech.Vec3{}
 	if vel {
-		v := x.V[f.V+3 : f.V+6]
-		w := mech.MulMV(&k.A, mech.Vec3{v[0], v[1], v[2]})
+		v := (*[3]float64)(x.V[f.V+3 : f.V+6])
+		w := mech.MulMV(&k.A, *v)
 		k.kp = mech.Cross(w, mech.Cross(w, as))
 	}
 }
@@ -425,32 +425,37 @@ func (e *joint3) Hess(x *mech.Ctx, lam []float64, h []float64) {
 // the pos rows of fast with c the unit axes, J = [−I, s × Aᵢ row r | I,
 // −(s × Aⱼ row r)] and γ = −(κⱼ − κᵢ).
 func sphRows(ki, kj *pside, out mech.Rows, vel bool) {
-	for r := 0; r < 3; r++ {
-		jac := out.Jac[12*r : 12*r+12]
-		out.Phi[r] = kj.p[r] - ki.p[r]
-		out.Phit[r] = 0
-		out.Gamma[r] = 0
+	J := (*[36]float64)(out.Jac[:36])
+	phi, phit, gam := (*[3]float64)(out.Phi[:3]), (*[3]float64)(out.Phit[:3]), (*[3]float64)(out.Gamma[:3])
+	*phit = [3]float64{}
+	*gam = [3]float64{}
+	for r := range phi {
+		phi[r] = kj.p[r] - ki.p[r]
 		if vel {
-			out.Gamma[r] = -(kj.kp[r] - ki.kp[r])
+			gam[r] = -(kj.kp[r] - ki.kp[r])
 		}
-		sphJac(ki, jac[0:6:6], r, -1)
-		sphJac(kj, jac[6:12:12], r, 1)
 	}
+	sphJac(ki, (*[6]float64)(J[0:6]), (*[6]float64)(J[12:18]), (*[6]float64)(J[24:30]), -1)
+	sphJac(kj, (*[6]float64)(J[6:12]), (*[6]float64)(J[18:24]), (*[6]float64)(J[30:36]), 1)
 }
 
-// sphJac writes sc times side k's part of the Jacobian of row r of pⱼ − pᵢ.
-func sphJac(k *pside, jac []float64, r int, sc float64) {
+// sphJac writes sc times side k's part of the Jacobian rows x, y, z of
+// pⱼ − pᵢ: (e_r, s × A row r).
+func sphJac(k *pside, jx, jy, jz *[6]float64, sc float64) {
 	if !k.on {
-		clear(jac)
+		*jx, *jy, *jz = [6]float64{}, [6]float64{}, [6]float64{}
 		return
 	}
-	a := k.A[3*r : 3*r+3]
-	s := &k.s
-	jac[0], jac[1], jac[2] = 0, 0, 0
-	jac[r] = sc
-	jac[3] = sc * (s[1]*a[2] - s[2]*a[1])
-	jac[4] = sc * (s[2]*a[0] - s[0]*a[2])
-	jac[5] = sc * (s[0]*a[1] - s[1]*a[0])
+	s, A := &k.s, &k.A
+	cr := func(a0, a1, a2 float64) (float64, float64, float64) {
+		return sc * (s[1]*a2 - s[2]*a1), sc * (s[2]*a0 - s[0]*a2), sc * (s[0]*a1 - s[1]*a0)
+	}
+	x0, x1, x2 := cr(A[0], A[1], A[2])
+	y0, y1, y2 := cr(A[3], A[4], A[5])
+	z0, z1, z2 := cr(A[6], A[7], A[8])
+	*jx = [6]float64{sc, 0, 0, x0, x1, x2}
+	*jy = [6]float64{0, sc, 0, y0, y1, y2}
+	*jz = [6]float64{0, 0, sc, z0, z1, z2}
 }
 
 // sphHess adds Σᵣ λᵣ ∂(Jᵣᵀ)/∂q of the rows pⱼ − pᵢ = 0 into h: on the
