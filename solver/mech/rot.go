@@ -87,7 +87,7 @@ func QuatExp(th Vec3) Quat {
 		s = 0.5 - a2/48 + a2*a2/3840
 	case a2 < expSeriesA2:
 		// the rotation of one step: the series to a², … a¹⁰ (the first
-		// term left out is below 1e-19) costs a fifth of Sincos
+		// term left out is below 1e-19): half the cost of the Sincos path
 		c = 1 + a2*(-1.0/8+a2*(1.0/384+a2*(-1.0/46080+a2*(1.0/10321920+a2*(-1.0/3715891200)))))
 		s = 0.5 + a2*(-1.0/48+a2*(1.0/3840+a2*(-1.0/645120+a2*(1.0/185794560+a2*(-1.0/81749606400)))))
 	default:
