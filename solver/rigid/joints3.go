@@ -446,16 +446,11 @@ func sphJac(k *pside, jx, jy, jz *[6]float64, sc float64) {
 		*jx, *jy, *jz = [6]float64{}, [6]float64{}, [6]float64{}
 		return
 	}
-	s, A := &k.s, &k.A
-	cr := func(a0, a1, a2 float64) (float64, float64, float64) {
-		return sc * (s[1]*a2 - s[2]*a1), sc * (s[2]*a0 - s[0]*a2), sc * (s[0]*a1 - s[1]*a0)
-	}
-	x0, x1, x2 := cr(A[0], A[1], A[2])
-	y0, y1, y2 := cr(A[3], A[4], A[5])
-	z0, z1, z2 := cr(A[6], A[7], A[8])
-	*jx = [6]float64{sc, 0, 0, x0, x1, x2}
-	*jy = [6]float64{0, sc, 0, y0, y1, y2}
-	*jz = [6]float64{0, 0, sc, z0, z1, z2}
+	s0, s1, s2 := k.s[0], k.s[1], k.s[2]
+	A := &k.A
+	*jx = [6]float64{sc, 0, 0, sc * (s1*A[2] - s2*A[1]), sc * (s2*A[0] - s0*A[2]), sc * (s0*A[1] - s1*A[0])}
+	*jy = [6]float64{0, sc, 0, sc * (s1*A[5] - s2*A[4]), sc * (s2*A[3] - s0*A[5]), sc * (s0*A[4] - s1*A[3])}
+	*jz = [6]float64{0, 0, sc, sc * (s1*A[8] - s2*A[7]), sc * (s2*A[6] - s0*A[8]), sc * (s0*A[7] - s1*A[6])}
 }
 
 // sphHess adds Σᵣ λᵣ ∂(Jᵣᵀ)/∂q of the rows pⱼ − pᵢ = 0 into h: on the
