@@ -185,13 +185,34 @@ func SpatialDriver(b mech.Builder, d spec.Driver) {
 // from xᵢ to xⱼ, in (−π, π].
 type angle3 struct{ fi, fj mech.Frame }
 
+// Value evaluates only the axes it reads (outputs read it every
+// communication step), with the arithmetic of side3.eval and revAngle.
 func (c *angle3) Value(x *mech.Ctx) (float64, float64) {
-	var ki, kj side3
-	ki.eval(&c.fi, x, true, 7)
-	kj.eval(&c.fj, x, true, 7)
-	th := revAngle(&ki, &kj)
+	ai, wi := frameRot(&c.fi, x)
+	aj, wj := frameRot(&c.fj, x)
+	xi := mech.MulMV(&ai, c.fi.LocalAxis(0))
+	yi := mech.MulMV(&ai, c.fi.LocalAxis(1))
+	xj := mech.MulMV(&aj, c.fj.LocalAxis(0))
+	th := math.Atan2(mech.Dot(yi, xj), mech.Dot(xi, xj))
 	// rate: (ωⱼ − ωᵢ)·zᵢ for axes kept parallel
-	return th, mech.Dot(mech.Sub(kj.w, ki.w), ki.ax[2])
+	zi := mech.MulMV(&ai, c.fi.LocalAxis(2))
+	return th, mech.Dot(mech.Sub(wj, wi), zi)
+}
+
+// frameRot is the part of mech.Frame.Eval that angle3 reads: the rotation
+// of f's body and its angular velocity in the world (zero without
+// velocities).
+func frameRot(f *mech.Frame, x *mech.Ctx) (a mech.Mat3, w mech.Vec3) {
+	if f.Body < 0 {
+		return mech.Ident, mech.Vec3{}
+	}
+	q := x.Q[f.Q : f.Q+7]
+	a = mech.QuatMat(mech.Quat{q[3], q[4], q[5], q[6]})
+	if x.V != nil {
+		v := x.V[f.V+3 : f.V+6]
+		w = mech.MulMV(&a, mech.Vec3{v[0], v[1], v[2]})
+	}
+	return a, w
 }
 
 func (c *angle3) Unit() string { return "rad" }
@@ -200,12 +221,12 @@ func (c *angle3) Unit() string { return "rad" }
 type disp3 struct{ fi, fj mech.Frame }
 
 func (c *disp3) Value(x *mech.Ctx) (float64, float64) {
-	var ki, kj side3
-	ki.eval(&c.fi, x, true, 7)
-	kj.eval(&c.fj, x, true, 7)
-	d := mech.Sub(kj.p, ki.p)
-	z := ki.ax[2]
-	return mech.Dot(z, d), mech.Dot(z, mech.Sub(kj.v, ki.v)) + mech.Dot(mech.Cross(ki.w, z), d)
+	var ki, kj mech.KinFrame
+	c.fi.Eval(x.Q, x.V, &ki)
+	c.fj.Eval(x.Q, x.V, &kj)
+	d := mech.Sub(kj.P, ki.P)
+	z := c.fi.Axis(&ki, 2)
+	return mech.Dot(z, d), mech.Dot(z, mech.Sub(kj.V, ki.V)) + mech.Dot(mech.Cross(ki.W, z), d)
 }
 
 func (c *disp3) Unit() string { return "m" }
