@@ -338,29 +338,34 @@ func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 	m.evalForces(s, factor, s1, s1*cv)
 	s.x.CA = 0
 	m.massMul(s.tmp, s.a)
+	// (the State's slices are read into locals: the loops below are hot)
 	nv := m.nv
-	for i := 0; i < nv; i++ {
-		s.res[i] = s1 * (s.tmp[i] - m.gq[i] - s.fq[i])
+	res, v := s.res, s.v
+	rq, tmp, gq, fq := res[:nv], s.tmp[:nv], m.gq[:nv], s.fq[:nv]
+	for i := range rq {
+		rq[i] = s1 * (tmp[i] - gq[i] - fq[i])
 	}
 	m.evalCons(s, false)
+	lam, phi, phit, jac := s.lam, s.phi, s.phit, s.jac
 	for k := range m.cons {
 		ce := &m.cons[k]
-		nd := len(ce.d)
+		d := ce.d
+		nd := len(d)
 		for lr := 0; lr < ce.nr; lr++ {
 			r := ce.r0 + lr
-			l := s1 * s.lam[r]
-			pd := s.phit[r]
-			jr := s.jac[ce.jo+lr*nd : ce.jo+(lr+1)*nd]
-			for a, i := range ce.d {
+			l := s1 * lam[r]
+			pd := phit[r]
+			jr := jac[ce.jo+lr*nd : ce.jo+(lr+1)*nd]
+			for a, i := range d {
 				if i >= 0 {
-					s.res[i] += jr[a] * l
-					pd += jr[a] * s.v[i]
+					res[i] += jr[a] * l
+					pd += jr[a] * v[i]
 				}
 			}
 			if m.index2 {
-				s.res[nv+r] = pd / cv
+				res[nv+r] = pd / cv
 			} else {
-				s.res[nv+r] = s.phi[r]
+				res[nv+r] = phi[r]
 			}
 		}
 	}
@@ -391,17 +396,19 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		if len(m.rots) > 0 {
 			copy(s.q0s, s.q)
 		}
-		for i := 0; i < nv; i++ {
-			a0, a1, aa0 := s.predPrev(i), s.a[i], s.aa[i]
+		q, v, a, aa, dq := s.q, s.v[:nv], s.a[:nv], s.aa[:nv], s.dq[:nv]
+		qOf := qOf[:nv]
+		for i := range v {
+			a0, a1, aa0 := s.predPrev(i), a[i], aa[i]
 			aa1 := ((1-af)*a1 + af*a0 - am*aa0) / (1 - am)
-			v0 := s.v[i]
-			s.v[i] = v0 + h*((1-g)*aa0+g*aa1)
+			v0 := v[i]
+			v[i] = v0 + h*((1-g)*aa0+g*aa1)
 			if qi := qOf[i]; qi >= 0 {
-				s.q[qi] = s.q[qi] + h*v0 + h*h*((0.5-b)*aa0+b*aa1)
+				q[qi] = q[qi] + h*v0 + h*h*((0.5-b)*aa0+b*aa1)
 			} else {
-				s.dq[i] = h*v0 + h*h*((0.5-b)*aa0+b*aa1)
+				dq[i] = h*v0 + h*h*((0.5-b)*aa0+b*aa1)
 			}
-			s.aa[i] = aa1
+			aa[i] = aa1
 		}
 		m.setRot(s.q, s.q0s, s.dq)
 		ca = (1 - am) / (h * h * b * (1 - af))
@@ -475,29 +482,31 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			refreshed = true
 			s.setAnchor(s1, cv)
 		}
-		for i := range s.res {
-			s.dx[i] = -s.res[i]
+		dx := s.dx
+		for i, r := range s.res[:len(dx)] {
+			dx[i] = -r
 		}
-		s.lin.Solve(s.dx)
+		s.lin.Solve(dx)
 		if m.contacts != nil {
 			m.contacts.newton(m, s, s1, cv) // stick constraints (stickslip.go)
 		}
 		nrm := 0.0
-		for i := 0; i < nv; i++ {
-			d := s.dx[i]
+		sq, sv, sa, saa, sdq := s.q, s.v[:nv], s.a[:nv], s.aa[:nv], s.dq[:nv]
+		qOf := qOf[:nv]
+		for i, d := range dx[:nv] {
 			var aq float64
 			if qi := qOf[i]; qi >= 0 {
-				q := s.q[qi] + d
-				s.q[qi] = q
+				q := sq[qi] + d
+				sq[qi] = q
 				aq = 1 + math.Abs(q)
 			} else {
-				s.dq[i] += d
+				sdq[i] += d
 				aq = 1
 			}
-			v := s.v[i] + cv*d
-			s.v[i] = v
-			s.a[i] += ca * d
-			s.aa[i] += caa * d
+			v := sv[i] + cv*d
+			sv[i] = v
+			sa[i] += ca * d
+			saa[i] += caa * d
 			// both positions and velocities (Δv = cv Δq) must have converged:
 			// w = |Δq| max(1/(1+|q|), cv/(1+|v| + rof·cv·(1+|q|))), where
 			// the last term is the velocity error that the round-off of q
@@ -514,8 +523,8 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			}
 		}
 		m.setRot(s.q, s.q0s, s.dq)
-		for r := range s.lam {
-			s.lam[r] += s.dx[nv+r] * ca
+		for r, d := range dx[nv:] {
+			s.lam[r] += d * ca
 		}
 		it++
 		s.stats.NewtonIters++
