@@ -142,20 +142,20 @@ func (e *load3) Params() []*mech.Param {
 	return []*mech.Param{&e.c[0], &e.c[1], &e.c[2]}
 }
 
-// world returns the load's world vector and the kinematics of i.
-func (e *load3) world(x *mech.Ctx) (mech.Vec3, mech.KinFrame) {
-	var ki mech.KinFrame
-	e.fi.Eval(x.Q, nil, &ki)
+// world returns the load's world vector and the rotation of i's body
+// (the only kinematics a load reads).
+func (e *load3) world(x *mech.Ctx) (mech.Vec3, mech.Mat3) {
+	ai := bodyRot(&e.fi, x.Q)
 	v := mech.Vec3{e.c[0].Get(x), e.c[1].Get(x), e.c[2].Get(x)}
 	if e.follower {
-		R := e.fi.Orient(&ki)
+		R := mech.MulMM(&ai, &e.fi.R) // (mech.Frame.Orient)
 		v = mech.MulMV(&R, v)
 	}
-	return v, ki
+	return v, ai
 }
 
 func (e *load3) Eval(x *mech.Ctx, f, k, c []float64) {
-	v, ki := e.world(x)
+	v, ai := e.world(x)
 	if e.fi.Body >= 0 {
 		if !e.torque {
 			f[0] += v[0]
@@ -163,7 +163,7 @@ func (e *load3) Eval(x *mech.Ctx, f, k, c []float64) {
 			f[2] += v[2]
 		}
 		// body-frame part: s × AᵀF (force) or AᵀT (torque)
-		lv := mech.MulMTV(&ki.A, v)
+		lv := mech.MulMTV(&ai, v)
 		rt := lv
 		if !e.torque {
 			rt = mech.Cross(e.fi.S, lv)
@@ -178,7 +178,7 @@ func (e *load3) Eval(x *mech.Ctx, f, k, c []float64) {
 			L := mech.Skew(lv)
 			if e.follower {
 				if !e.torque {
-					AL := mech.MulMM(&ki.A, &L)
+					AL := mech.MulMM(&ai, &L)
 					addBlock12(k, 0, 3, 1, &AL) // −∂F/∂δθ = A [AᵀF]×
 				}
 			} else {
@@ -195,9 +195,8 @@ func (e *load3) Eval(x *mech.Ctx, f, k, c []float64) {
 	}
 	if e.torque && e.fj.Body >= 0 {
 		// reaction −T on j's body: −A_jᵀ T
-		var kj mech.KinFrame
-		e.fj.Eval(x.Q, nil, &kj)
-		lj := mech.MulMTV(&kj.A, v)
+		aj := bodyRot(&e.fj, x.Q)
+		lj := mech.MulMTV(&aj, v)
 		f[9] -= lj[0]
 		f[10] -= lj[1]
 		f[11] -= lj[2]
@@ -206,9 +205,9 @@ func (e *load3) Eval(x *mech.Ctx, f, k, c []float64) {
 			addBlock12(k, 9, 9, 1, &Lj) // −∂(−A_jᵀT)/∂δθ_j = [A_jᵀT]×
 			if e.follower && e.fi.Body >= 0 {
 				// T = A_i R t turns with i: ∂(A_jᵀT)/∂δθ_i = −A_jᵀ A_i [R t]×
-				Li := mech.Skew(mech.MulMTV(&ki.A, v))
-				AjT := mech.Transpose(&kj.A)
-				M := mech.MulMM(&AjT, &ki.A)
+				Li := mech.Skew(mech.MulMTV(&ai, v))
+				AjT := mech.Transpose(&aj)
+				M := mech.MulMM(&AjT, &ai)
 				ML := mech.MulMM(&M, &Li)
 				addBlock12(k, 9, 3, -1, &ML)
 			}

@@ -199,6 +199,15 @@ func (c *angle3) Value(x *mech.Ctx) (float64, float64) {
 	return th, mech.Dot(mech.Sub(wj, wi), zi)
 }
 
+// bodyRot is the rotation of f's body (mech.Frame.Eval's A).
+func bodyRot(f *mech.Frame, q []float64) mech.Mat3 {
+	if f.Body < 0 {
+		return mech.Ident
+	}
+	p := q[f.Q+3 : f.Q+7]
+	return mech.QuatMat(mech.Quat{p[0], p[1], p[2], p[3]})
+}
+
 // frameRot is the part of mech.Frame.Eval that angle3 reads: the rotation
 // of f's body and its angular velocity in the world (zero without
 // velocities).
@@ -206,8 +215,7 @@ func frameRot(f *mech.Frame, x *mech.Ctx) (a mech.Mat3, w mech.Vec3) {
 	if f.Body < 0 {
 		return mech.Ident, mech.Vec3{}
 	}
-	q := x.Q[f.Q : f.Q+7]
-	a = mech.QuatMat(mech.Quat{q[3], q[4], q[5], q[6]})
+	a = bodyRot(f, x.Q)
 	if x.V != nil {
 		v := x.V[f.V+3 : f.V+6]
 		w = mech.MulMV(&a, mech.Vec3{v[0], v[1], v[2]})
