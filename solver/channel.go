@@ -286,17 +286,50 @@ func (c *compiler) outputs() {
 // EvalOutputs writes the declared outputs at the current state into dst
 // (len(OutputInfo())). It allocates nothing.
 func (m *Model) EvalOutputs(s *State, dst []float64) {
+	var jc coordMemo
 	for i, k := range m.outChan {
-		dst[i] = m.evalChannel(s, k)
+		dst[i] = m.evalChannelMemo(s, k, &jc)
 	}
 }
 
 // EvalChannels writes every channel at the current state into dst
 // (len(Channels())).
 func (m *Model) EvalChannels(s *State, dst []float64) {
+	var jc coordMemo
 	for k := range m.channels {
-		dst[k] = m.evalChannel(s, k)
+		dst[k] = m.evalChannelMemo(s, k, &jc)
 	}
+}
+
+// coordMemo holds the joint coordinate last evaluated while channels are
+// evaluated at one state: a coordinate's value and rate come from one
+// evaluation, and outputs often list both (a joint's angle and rate).
+type coordMemo struct {
+	ok       bool
+	idx, sub int
+	v, rate  float64
+}
+
+// evalChannelMemo is evalChannel with the memo jc of the coordinate
+// channels evaluated before at the same state.
+func (m *Model) evalChannelMemo(s *State, k int, jc *coordMemo) float64 {
+	ch := &m.channels[k]
+	if ch.kind != chJCoord && ch.kind != chJRate {
+		return m.evalChannel(s, k)
+	}
+	if !jc.ok || jc.idx != ch.idx || jc.sub != ch.sub {
+		j := &m.joints[ch.idx]
+		co := j.Coord
+		if ch.sub == 1 {
+			co = j.Coord2
+		}
+		jc.v, jc.rate = co.Value(&s.x)
+		jc.ok, jc.idx, jc.sub = true, ch.idx, ch.sub
+	}
+	if ch.kind == chJRate {
+		return jc.rate
+	}
+	return jc.v
 }
 
 // reaction writes the reaction of joint j on the body of marker i into r:
