@@ -29,9 +29,8 @@ func (m *Model) addTo(q, d []float64, sc float64) {
 		}
 	}
 	for _, r := range m.rots {
-		p := (*mech.Quat)(q[r.q : r.q+4])
-		th := mech.Vec3{sc * d[r.v], sc * d[r.v+1], sc * d[r.v+2]}
-		*p = mech.QuatNormalize(mech.QuatMul(*p, mech.QuatExp(th)))
+		p := q[r.q : r.q+4]
+		mech.QuatTurn(p, p, sc*d[r.v], sc*d[r.v+1], sc*d[r.v+2])
 	}
 }
 
@@ -40,10 +39,8 @@ func (m *Model) addTo(q, d []float64, sc float64) {
 // increments in d and compose them with the start of the step.
 func (m *Model) setRot(q, q0, d []float64) {
 	for _, r := range m.rots {
-		p0 := (*mech.Quat)(q0[r.q : r.q+4])
-		th := mech.Vec3{d[r.v], d[r.v+1], d[r.v+2]}
-		p := mech.QuatNormalize(mech.QuatMul(*p0, mech.QuatExp(th)))
-		copy(q[r.q:r.q+4], p[:])
+		t := d[r.v : r.v+3]
+		mech.QuatTurn(q[r.q:r.q+4], q0[r.q:r.q+4], t[0], t[1], t[2])
 	}
 }
 

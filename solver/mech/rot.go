@@ -78,8 +78,12 @@ func QuatConj(q Quat) Quat { return Quat{q[0], -q[1], -q[2], -q[3]} }
 // QuatExp returns exp(θ/2) for the rotation vector θ: the unit quaternion
 // of a rotation by |θ| about θ/|θ|.
 func QuatExp(th Vec3) Quat {
-	a2 := Dot(th, th)
-	var c, s float64 // cos(|θ|/2), sin(|θ|/2)/|θ|
+	c, s := expCS(Dot(th, th))
+	return Quat{c, s * th[0], s * th[1], s * th[2]}
+}
+
+// expCS returns cos(|θ|/2) and sin(|θ|/2)/|θ| for a2 = |θ|².
+func expCS(a2 float64) (c, s float64) {
 	switch {
 	case a2 < 1e-8:
 		// Taylor series: exact to round-off for |θ| < 1e-4
@@ -95,7 +99,26 @@ func QuatExp(th Vec3) Quat {
 		sn, cs := math.Sincos(0.5 * a)
 		c, s = cs, sn/a
 	}
-	return Quat{c, s * th[0], s * th[1], s * th[2]}
+	return c, s
+}
+
+// QuatTurn writes QuatNormalize(QuatMul(p, QuatExp(θ))), the unit
+// quaternion p turned by the rotation vector θ = (t0, t1, t2) in its body
+// frame, into dst (which may be p). It is that composition written out on
+// scalars, with the same arithmetic: the integrators apply it to every
+// body at every iteration, and Go keeps arrays such as Quat in memory.
+func QuatTurn(dst, p []float64, t0, t1, t2 float64) {
+	c, s := expCS(t0*t0 + t1*t1 + t2*t2)
+	q1, q2, q3 := s*t0, s*t1, s*t2
+	p = p[:4]
+	p0, p1, p2, p3 := p[0], p[1], p[2], p[3]
+	r0 := p0*c - p1*q1 - p2*q2 - p3*q3
+	r1 := p0*q1 + p1*c + p2*q3 - p3*q2
+	r2 := p0*q2 - p1*q3 + p2*c + p3*q1
+	r3 := p0*q3 + p1*q2 - p2*q1 + p3*c
+	n := math.Sqrt(r0*r0 + r1*r1 + r2*r2 + r3*r3)
+	dst = dst[:4]
+	dst[0], dst[1], dst[2], dst[3] = r0/n, r1/n, r2/n, r3/n
 }
 
 // expSeriesA2 is the |θ|² below which QuatExp sums the series of cos(|θ|/2)
