@@ -151,12 +151,18 @@ func QuatRotate(q Quat, v Vec3) Vec3 {
 
 // QuatMat returns the rotation matrix of a unit quaternion.
 func QuatMat(q Quat) Mat3 {
-	w, x, y, z := q[0], q[1], q[2], q[3]
-	return Mat3{
-		1 - 2*(y*y+z*z), 2 * (x*y - w*z), 2 * (x*z + w*y),
-		2 * (x*y + w*z), 1 - 2*(x*x+z*z), 2 * (y*z - w*x),
-		2 * (x*z - w*y), 2 * (y*z + w*x), 1 - 2*(x*x+y*y),
-	}
+	var m Mat3
+	QuatMatTo(&m, q[0], q[1], q[2], q[3])
+	return m
+}
+
+// QuatMatTo writes the rotation matrix of the unit quaternion (w, x, y, z)
+// into dst: QuatMat for the hot paths, without a Quat and a Mat3 copied
+// through memory (Go keeps arrays there).
+func QuatMatTo(dst *Mat3, w, x, y, z float64) {
+	dst[0], dst[1], dst[2] = 1-2*(y*y+z*z), 2*(x*y-w*z), 2*(x*z+w*y)
+	dst[3], dst[4], dst[5] = 2*(x*y+w*z), 1-2*(x*x+z*z), 2*(y*z-w*x)
+	dst[6], dst[7], dst[8] = 2*(x*z-w*y), 2*(y*z+w*x), 1-2*(x*x+y*y)
 }
 
 // MatQuat returns the unit quaternion (w ≥ 0) of a rotation matrix

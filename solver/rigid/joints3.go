@@ -102,11 +102,17 @@ func (k *pside) eval(f *mech.Frame, x *mech.Ctx, vel bool) {
 	}
 	k.on = true
 	q := (*[7]float64)(x.Q[f.Q : f.Q+7])
-	k.A = mech.QuatMat(mech.Quat{q[3], q[4], q[5], q[6]})
-	as := mech.MulMV(&k.A, f.S)
-	k.p = mech.Vec3{q[0] + as[0], q[1] + as[1], q[2] + as[2]}
+	A := &k.A
+	mech.QuatMatTo(A, q[3], q[4], q[5], q[6])
+	// A s and p on scalars (mech.MulMV's arithmetic)
+	s0, s1, s2 := f.S[0], f.S[1], f.S[2]
+	as0 := A[0]*s0 + A[1]*s1 + A[2]*s2
+	as1 := A[3]*s0 + A[4]*s1 + A[5]*s2
+	as2 := A[6]*s0 + A[7]*s1 + A[8]*s2
+	k.p[0], k.p[1], k.p[2] = q[0]+as0, q[1]+as1, q[2]+as2
 	k.kp = mech.Vec3{}
 	if vel {
+		as := mech.Vec3{as0, as1, as2}
 		v := (*[3]float64)(x.V[f.V+3 : f.V+6])
 		w := mech.MulMV(&k.A, *v)
 		k.kp = mech.Cross(w, mech.Cross(w, as))
