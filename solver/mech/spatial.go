@@ -40,7 +40,7 @@ func (f *Frame) Eval(q, v []float64, k *KinFrame) {
 		return
 	}
 	o := f.Q
-	k.A = QuatMat(Quat{q[o+3], q[o+4], q[o+5], q[o+6]})
+	QuatMatTo(&k.A, q[o+3], q[o+4], q[o+5], q[o+6])
 	k.AS = MulMV(&k.A, f.S)
 	k.P = Vec3{q[o] + k.AS[0], q[o+1] + k.AS[1], q[o+2] + k.AS[2]}
 	if v == nil {

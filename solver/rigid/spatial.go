@@ -194,15 +194,22 @@ func (e *gyroscopic) Dofs() []int { return e.d[:] }
 
 func (e *gyroscopic) Eval(x *mech.Ctx, f, k, c []float64) {
 	v := e.d[0]
-	om := mech.Vec3{x.V[v], x.V[v+1], x.V[v+2]}
-	h := mech.MulMV(&e.j, om)
-	q := mech.Cross(om, h)
-	f[0] -= q[0]
-	f[1] -= q[1]
-	f[2] -= q[2]
+	w := x.V[v : v+3]
+	// ω × Jω on scalars (mech.MulMV's and mech.Cross's arithmetic): every
+	// residual evaluates it for every body
+	w0, w1, w2 := w[0], w[1], w[2]
+	J := &e.j
+	h0 := J[0]*w0 + J[1]*w1 + J[2]*w2
+	h1 := J[3]*w0 + J[4]*w1 + J[5]*w2
+	h2 := J[6]*w0 + J[7]*w1 + J[8]*w2
+	f = f[:3]
+	f[0] -= w1*h2 - w2*h1
+	f[1] -= w2*h0 - w0*h2
+	f[2] -= w0*h1 - w1*h0
 	if c == nil {
 		return
 	}
+	om, h := mech.Vec3{w0, w1, w2}, mech.Vec3{h0, h1, h2}
 	W := mech.Skew(om)
 	WJ := mech.MulMM(&W, &e.j)
 	H := mech.Skew(h)

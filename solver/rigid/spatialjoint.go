@@ -200,12 +200,13 @@ func (c *angle3) Value(x *mech.Ctx) (float64, float64) {
 }
 
 // bodyRot is the rotation of f's body (mech.Frame.Eval's A).
-func bodyRot(f *mech.Frame, q []float64) mech.Mat3 {
+func bodyRot(f *mech.Frame, q []float64) (a mech.Mat3) {
 	if f.Body < 0 {
 		return mech.Ident
 	}
 	p := q[f.Q+3 : f.Q+7]
-	return mech.QuatMat(mech.Quat{p[0], p[1], p[2], p[3]})
+	mech.QuatMatTo(&a, p[0], p[1], p[2], p[3])
+	return a
 }
 
 // frameRot is the part of mech.Frame.Eval that angle3 reads: the rotation
