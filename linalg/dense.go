@@ -138,9 +138,12 @@ func denseFactor(lu, a []float64, piv []int, pv []float64, n int) (int, uint64) 
 }
 
 // denseSolve overwrites b with the solution of A x = b given the factors of
-// denseFactor. Both substitutions are latency-bound for small n, so each dot
-// product subtracts the term of the most recently computed unknown last,
-// taking it from a register instead of reloading it from b.
+// denseFactor. Both substitutions are latency-bound for small n: each dot
+// product is a chain of dependent subtractions. So the rows are taken in
+// pairs whose two chains advance together, and each dot product subtracts
+// the term of the most recently computed unknown last, taking it from a
+// register instead of reloading it from b. Every dot product keeps the
+// order of its terms (columns ascending, that unknown last).
 func denseSolve(a []float64, piv []int, n int, b []float64) {
 	if n == 0 {
 		return
@@ -153,32 +156,67 @@ func denseSolve(a []float64, piv []int, n int, b []float64) {
 	if p := piv[0]; p != 0 {
 		b[0], b[p] = b[p], b[0]
 	}
-	last := b[0]
-	for i := 1; i < n; i++ {
+	last := b[0] // b[i-1]
+	i := 1
+	for ; i+1 < n; i += 2 {
 		if p := piv[i]; p != i {
 			b[i], b[p] = b[p], b[i]
 		}
+		if p := piv[i+1]; p != i+1 {
+			b[i+1], b[p] = b[p], b[i+1]
+		}
+		r0 := a[i*n : i*n+i]           // row i, columns 0..i-1
+		r1 := a[(i+1)*n : (i+1)*n+i+1] // row i+1, columns 0..i
+		bb := b[:i-1]
+		l0, l1 := r0[:len(bb)], r1[:len(bb)]
+		s0, s1 := b[i], b[i+1]
+		for j, x := range bb {
+			s0 -= l0[j] * x
+			s1 -= l1[j] * x
+		}
+		y0 := s0 - r0[i-1]*last
+		b[i] = y0
+		s1 -= r1[i-1] * last
+		last = s1 - r1[i]*y0
+		b[i+1] = last
+	}
+	if i < n { // the last row (piv[n-1] = n-1)
 		row := a[i*n : i*n+i]
 		sum := b[i]
 		for j, v := range row[:i-1] {
 			sum -= v * b[j]
 		}
-		last = sum - row[i-1]*last
-		b[i] = last
+		b[i] = sum - row[i-1]*last
 	}
-	// Backward: U x = y (diagonal stored as reciprocals).
-	last = b[n-1] * a[n*n-1]
+	// Backward: U x = y (diagonal stored as reciprocals), rows i and i-1
+	// together; row i-1 starts with column i+1.
+	last = b[n-1] * a[n*n-1] // x[i+1]
 	b[n-1] = last
-	for i := n - 2; i >= 0; i-- {
-		row := a[i*n+i : i*n+n]
-		bb := b[i:]
-		bb = bb[:len(row)]
-		sum := bb[0]
-		for j := 2; j < len(row); j++ {
-			sum -= row[j] * bb[j]
+	i = n - 2
+	for ; i >= 1; i -= 2 {
+		r0 := a[i*n+i : i*n+n]           // row i, columns i..n-1
+		r1 := a[(i-1)*n+i-1 : (i-1)*n+n] // row i-1, columns i-1..n-1
+		x := b[i+2:]                     // columns i+2..
+		u0, u1 := r0[2:], r1[3:]
+		u0, u1 = u0[:len(x)], u1[:len(x)]
+		s0 := b[i]
+		s1 := b[i-1] - r1[2]*last
+		for j, v := range x {
+			s0 -= u0[j] * v
+			s1 -= u1[j] * v
 		}
-		last = (sum - row[1]*last) * row[0]
-		b[i] = last
+		x0 := (s0 - r0[1]*last) * r0[0]
+		b[i] = x0
+		last = (s1 - r1[1]*x0) * r1[0]
+		b[i-1] = last
+	}
+	if i == 0 {
+		row := a[:n]
+		sum := b[0]
+		for j := 2; j < n; j++ {
+			sum -= row[j] * b[j]
+		}
+		b[0] = (sum - row[1]*last) * row[0]
 	}
 }
 

@@ -124,8 +124,10 @@ func smallFactor(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) 
 }
 
 // smallSolve is denseSolve for the factors of smallFactor; len(b) must be
-// n. Like denseSolve it carries the most recently computed unknown in a
-// register (the substitutions are latency-bound).
+// n. Like denseSolve it takes the rows in pairs whose dot products advance
+// together and carries the most recently computed unknown in a register
+// (the substitutions are latency-bound), with the terms of every dot
+// product in denseSolve's order.
 func smallSolve(lu *smallMat, piv *[smallN]int, n int, b []float64) {
 	const mk = smallN - 1
 	if n <= 0 || n > smallN || len(b) != n {
@@ -135,29 +137,60 @@ func smallSolve(lu *smallMat, piv *[smallN]int, n int, b []float64) {
 	if p := piv[0]; p != 0 {
 		b[0], b[p] = b[p], b[0]
 	}
-	last := b[0]
-	for i := 1; i < n; i++ {
+	last := b[0] // b[i-1]
+	i := 1
+	for ; i+1 < n; i += 2 {
 		if p := piv[i&mk]; p != i {
 			b[i], b[p] = b[p], b[i]
 		}
-		lr := row(lu, i)
-		sum := b[i]
-		for j := 0; j < i-1; j++ {
-			sum -= lr[j&mk] * b[j]
+		if p := piv[(i+1)&mk]; p != i+1 {
+			b[i+1], b[p] = b[p], b[i+1]
 		}
-		last = sum - lr[(i-1)&mk]*last
-		b[i] = last
+		r0, r1 := row(lu, i), row(lu, i+1)
+		s0, s1 := b[i], b[i+1]
+		for j, x := range b[:i-1] {
+			s0 -= r0[j&mk] * x
+			s1 -= r1[j&mk] * x
+		}
+		y0 := s0 - r0[(i-1)&mk]*last
+		b[i] = y0
+		s1 -= r1[(i-1)&mk] * last
+		last = s1 - r1[i&mk]*y0
+		b[i+1] = last
 	}
-	// Backward: U x = y, diagonal holding reciprocals.
-	last = b[n-1] * lu[(n-1)*(smallN+1)&(smallSize-1)]
-	b[n-1] = last
-	for i := n - 2; i >= 0; i-- {
+	if i < n { // the last row
 		lr := row(lu, i)
 		sum := b[i]
+		for j, x := range b[:i-1] {
+			sum -= lr[j&mk] * x
+		}
+		b[i] = sum - lr[(i-1)&mk]*last
+	}
+	// Backward: U x = y, diagonal holding reciprocals; rows i and i-1
+	// together, row i-1 starting with column i+1.
+	last = b[n-1] * lu[(n-1)*(smallN+1)&(smallSize-1)] // x[i+1]
+	b[n-1] = last
+	i = n - 2
+	for ; i >= 1; i -= 2 {
+		r0, r1 := row(lu, i), row(lu, i-1)
+		s0 := b[i]
+		s1 := b[i-1] - r1[(i+1)&mk]*last
 		for j := i + 2; j < n; j++ {
+			x := b[j]
+			s0 -= r0[j&mk] * x
+			s1 -= r1[j&mk] * x
+		}
+		x0 := (s0 - r0[(i+1)&mk]*last) * r0[i&mk]
+		b[i] = x0
+		last = (s1 - r1[i&mk]*x0) * r1[(i-1)&mk]
+		b[i-1] = last
+	}
+	if i == 0 {
+		lr := row(lu, 0)
+		sum := b[0]
+		for j := 2; j < n; j++ {
 			sum -= lr[j&mk] * b[j]
 		}
-		last = (sum - lr[(i+1)&mk]*last) * lr[i&mk]
-		b[i] = last
+		b[0] = (sum - lr[1]*last) * lr[0]
 	}
 }
