@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mbfmu/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,7 +155,7 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(outPath, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(outPath, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -257,27 +258,4 @@ func peExports(f *pe.File) ([]string, error) {
 		names = append(names, string(b))
 	}
 	return names, nil
-}
-
-// writeFileAtomic writes through a temporary file in the same folder.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, werr := io.Copy(f, bytes.NewReader(data))
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

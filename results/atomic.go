@@ -3,154 +3,13 @@ package results
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"mbfmu/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 )
-
-// AtomicFile is an output file written under a temporary name in the
-// target's folder and renamed onto the target by Commit, after an fsync. A
-// reader therefore finds under the target's name either what was there
-// before or the complete new file, never a truncated one: a full disk, a
-// crash or Abort leave the target untouched. It implements io.Writer; the
-// first write error is kept and returned by every later Write and by
-// Commit.
-type AtomicFile struct {
-	path, tmp string
-	f         *os.File
-	err       error
-	done      bool
-}
-
-// CreateAtomic starts an AtomicFile for path. Its folder must exist (see
-// MakeParentDirs). The temporary file is called ".<name>.<random>.tmp".
-func CreateAtomic(path string) (*AtomicFile, error) {
-	dir, base := filepath.Split(path)
-	if base == "" {
-		return nil, fmt.Errorf("%q is a folder name, not a file name", path)
-	}
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	return &AtomicFile{path: path, tmp: f.Name(), f: f}, nil
-}
-
-// Path returns the target's name.
-func (a *AtomicFile) Path() string { return a.path }
-
-// TempPath returns the name of the temporary file.
-func (a *AtomicFile) TempPath() string { return a.tmp }
-
-// Write writes to the temporary file.
-func (a *AtomicFile) Write(p []byte) (int, error) {
-	if a.err != nil {
-		return 0, a.err
-	}
-	if a.done {
-		return 0, fmt.Errorf("%s: write after Commit or Abort", a.path)
-	}
-	n, err := a.f.Write(p)
-	if err != nil {
-		a.err = err
-	}
-	return n, err
-}
-
-// Commit syncs the temporary file to disk, renames it onto the target and
-// syncs the folder. On any error (including an earlier write error) the
-// temporary file is removed, the target is left as it was, and the error
-// is returned.
-func (a *AtomicFile) Commit() error {
-	if a.done {
-		return fmt.Errorf("%s: Commit after Commit or Abort", a.path)
-	}
-	a.done = true
-	err := a.err
-	if err == nil {
-		err = a.f.Sync()
-	}
-	if cerr := a.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(a.tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(a.tmp, a.path)
-	}
-	if err != nil {
-		os.Remove(a.tmp)
-		return err
-	}
-	if d, derr := os.Open(filepath.Dir(a.path)); derr == nil {
-		d.Sync() // the rename is durable once the folder is; not every file system supports it
-		d.Close()
-	}
-	return nil
-}
-
-// Abort closes and removes the temporary file; the target is left as it
-// was. It does nothing after Commit or a previous Abort.
-func (a *AtomicFile) Abort() error {
-	if a.done {
-		return nil
-	}
-	a.done = true
-	a.f.Close()
-	return os.Remove(a.tmp)
-}
-
-// RemoveTempFiles removes the temporary files of AtomicFiles for the given
-// targets (".<name>.*.tmp" beside each). It is meant for a process about to
-// exit at once (an interrupt) and may be called from any goroutine.
-func RemoveTempFiles(targets ...string) {
-	for _, t := range targets {
-		if t == "" || t == "-" {
-			continue
-		}
-		dir, base := filepath.Split(t)
-		if dir == "" {
-			dir = "."
-		}
-		m, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".*.tmp"))
-		for _, f := range m {
-			os.Remove(f)
-		}
-	}
-}
-
-// globEscape escapes the pattern characters of filepath.Match.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// WriteFileAtomic writes a file through an AtomicFile: write fills it, and
-// it is committed when write returns nil, aborted otherwise.
-func WriteFileAtomic(path string, write func(w io.Writer) error) error {
-	a, err := CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	if err := write(a); err != nil {
-		a.Abort()
-		return err
-	}
-	return a.Commit()
-}
 
 // MakeParentDirs creates the folder of path and its parents if missing.
 func MakeParentDirs(path string) error {
@@ -216,16 +75,16 @@ type fileWriter interface {
 }
 
 // CSVFile is a results CSV file (see NewCSVWriter) written through an
-// AtomicFile: Close flushes and commits it, Abort discards it.
+// atomicfile.File: Close flushes and commits it, Abort discards it.
 type CSVFile struct {
 	Writer
-	af     *AtomicFile
+	af     *atomicfile.File
 	closed bool
 }
 
 // CreateCSV starts a CSVFile at path (whose folder must exist).
 func CreateCSV(path string) (*CSVFile, error) {
-	af, err := CreateAtomic(path)
+	af, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@
 //
 // Files are never left half-written under the requested name: CSV files
 // (CreateCSV) and workbooks are written to a temporary file beside the
-// target, synced and renamed onto it when complete (AtomicFile). Outputs
+// target, synced and renamed onto it when complete (atomicfile.File). Outputs
 // groups the outputs of a run: it sends each row to all of them and, at the
 // end, commits every file whose writes succeeded and discards the others, so
 // that an interrupted run keeps every whole row it computed and a full disk

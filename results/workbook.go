@@ -3,8 +3,7 @@ package results
 import (
 	"archive/zip"
 	"io"
-	"os"
-	"path/filepath"
+	"mbfmu/atomicfile"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -15,24 +14,14 @@ import (
 // same folder and renames it over path only when the whole workbook is
 // written, so path never holds a partial workbook.
 func SaveWorkbook(f *excelize.File, path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	out, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
-	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return &chartFixZip{zw: zip.NewWriter(tmp)} })
-	_, err = f.WriteTo(io.Discard)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return &chartFixZip{zw: zip.NewWriter(out)} })
+	if _, err := f.WriteTo(io.Discard); err != nil {
+		out.Abort()
+		return err
 	}
-	if err == nil {
-		err = os.Chmod(name, 0o644) // CreateTemp makes it private
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return out.Commit()
 }

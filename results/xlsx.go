@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"mbfmu/atomicfile"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -268,7 +269,7 @@ func (x *XLSXWriter) Rows() int { return x.rows }
 // Close writes the Charts, Channels, Run and Modes sheets and saves the
 // workbook. A workbook with no rows (or no header, e.g. modes only) is
 // still valid. The workbook is written to a temporary file beside the
-// target and renamed onto it when complete (see AtomicFile): on an error
+// target and renamed onto it when complete (see atomicfile.File): on an error
 // nothing appears under the target's name. Close releases the writer's
 // temporary files even on error.
 func (x *XLSXWriter) Close() error {
@@ -327,7 +328,7 @@ func (x *XLSXWriter) finish() error {
 			return err
 		}
 	}
-	out, err := CreateAtomic(x.path)
+	out, err := atomicfile.Create(x.path)
 	if err != nil {
 		return err
 	}

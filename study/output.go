@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"mbfmu/atomicfile"
 	"mbfmu/results"
 )
 
@@ -97,37 +98,21 @@ func (r *Result) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// writeAtomic writes a file through a temporary file in the same folder,
-// renamed over path only when write succeeded.
+// writeAtomic writes a file (its folder created if missing) through an
+// atomicfile.File, which appears under path only when write succeeded.
 func writeAtomic(path string, write func(w io.Writer) error) error {
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	name := f.Name()
-	bw := bufio.NewWriter(f)
-	err = write(bw)
-	if e := bw.Flush(); err == nil {
-		err = e
-	}
-	if e := f.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Chmod(name, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // SaveCSV writes the runs table to path atomically.

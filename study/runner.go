@@ -169,16 +169,16 @@ func (r *runner) execute(tw targetWorker, resp *responder, run *Run) (d jobDone)
 	t0 := nowSeconds()
 	resp.reset(run.X)
 	rowFn := resp.row
-	var kw *keepWriter
+	var kw *results.CSVFile // the run's own results (--keep-results)
 	if r.o.KeepResults {
 		var err error
-		kw, err = newKeepWriter(r.st.resultsPath(run.ID), r.p.cols)
+		kw, err = keepResults(r.st.resultsPath(run.ID), r.p.cols)
 		if err != nil {
 			d.err = err
 			return d
 		}
 		rowFn = func(v []float64) error {
-			if err := kw.w.Row(v); err != nil {
+			if err := kw.Row(v); err != nil {
 				return err
 			}
 			return resp.row(v)
@@ -193,11 +193,15 @@ func (r *runner) execute(tw targetWorker, resp *responder, run *Run) (d jobDone)
 	case errors.As(err, &fail):
 		run.Status, run.Reason = StatusFailed, fail.msg
 	case r.ctx.Err() != nil:
-		kw.abort()
+		if kw != nil {
+			kw.Abort()
+		}
 		d.cancelled = true
 		return d
 	default:
-		kw.abort()
+		if kw != nil {
+			kw.Abort()
+		}
 		d.err = err
 		return d
 	}
@@ -209,7 +213,7 @@ func (r *runner) execute(tw targetWorker, resp *responder, run *Run) (d jobDone)
 		}
 	}
 	if kw != nil {
-		if err := kw.finish(); err != nil {
+		if err := kw.Close(); err != nil {
 			d.err = err
 			return d
 		}
@@ -219,50 +223,21 @@ func (r *runner) execute(tw targetWorker, resp *responder, run *Run) (d jobDone)
 	return d
 }
 
-// keepWriter writes one run's results to a temporary file renamed when
-// the run ends.
-type keepWriter struct {
-	path, tmp string
-	f         *os.File
-	w         results.Writer
-}
-
-func newKeepWriter(path string, cols []results.Column) (*keepWriter, error) {
+// keepResults starts the CSV file of one run's results, which appears
+// under path (its folder created if missing) only when the run ends.
+func keepResults(path string, cols []results.Column) (*results.CSVFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".run-*.csv")
+	f, err := results.CreateCSV(path)
 	if err != nil {
 		return nil, err
 	}
-	k := &keepWriter{path: path, tmp: f.Name(), f: f, w: results.NewCSVWriter(f)}
-	if err := k.w.Header(cols); err != nil {
-		k.abort()
+	if err := f.Header(cols); err != nil {
+		f.Abort()
 		return nil, err
 	}
-	return k, nil
-}
-
-func (k *keepWriter) abort() {
-	if k == nil {
-		return
-	}
-	k.f.Close()
-	os.Remove(k.tmp)
-}
-
-func (k *keepWriter) finish() error {
-	err := k.w.Close()
-	if e := k.f.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(k.tmp, k.path)
-	}
-	if err != nil {
-		os.Remove(k.tmp)
-	}
-	return err
+	return f, nil
 }
 
 // errInterrupted is returned when the context is cancelled.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"mbfmu/atomicfile"
 	"mbfmu/results"
 	"mbfmu/solver"
 )
@@ -95,7 +96,7 @@ func cmdEigen(args []string) error {
 		if err := results.MakeParentDirs(path); err != nil {
 			return err
 		}
-		if err := results.WriteFileAtomic(path, f); err != nil {
+		if err := atomicfile.WriteFile(path, f); err != nil {
 			return err
 		}
 		written = append(written, path)

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"mbfmu/atomicfile"
 	"mbfmu/interrupt"
 	"mbfmu/results"
 )
@@ -151,7 +152,7 @@ func (rc *runControl) finish(runErr error, where string) error {
 // targets being written, so that nothing is left half-written. Call Stop
 // on the result at the end.
 func catchQuit(targets ...string) *interrupt.Catcher {
-	return interrupt.CatchQuit(os.Stderr, func() { results.RemoveTempFiles(targets...) })
+	return interrupt.CatchQuit(os.Stderr, func() { atomicfile.RemoveTemp(targets...) })
 }
 
 // progress prints the progress of a long run on standard error: on a
