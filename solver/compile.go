@@ -511,6 +511,7 @@ func (c *compiler) plan() {
 		}
 		ce.hpos = pos(ce.d)
 		ce.rot = m.rotCols(ce.d)
+		ce.setLive()
 	}
 	// a Newton iteration: one solve and the evaluation of every element
 	eval := 0.0

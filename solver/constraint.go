@@ -13,6 +13,33 @@ type conElem struct {
 	// (row nv+r, column d) and its transpose, and of the nd×nd Hessian
 	jpos, jtpos, hpos []int
 	rot               []rotCol // its rotation blocks (coords.go)
+	// the entries that reach the model's coordinates (a coordinate of the
+	// ground or of a fixed body is -1 in d), in storage order: the local
+	// columns a with d[a] ≥ 0, and the Jacobian and Hessian entries whose
+	// row and column are such columns
+	live, jlive, hlive []int
+}
+
+// setLive fills ce.live, ce.jlive and ce.hlive from ce.d.
+func (ce *conElem) setLive() {
+	nd := len(ce.d)
+	ce.live = ce.live[:0]
+	for a, i := range ce.d {
+		if i >= 0 {
+			ce.live = append(ce.live, a)
+		}
+	}
+	ce.jlive, ce.hlive = ce.jlive[:0], ce.hlive[:0]
+	for r := 0; r < ce.nr; r++ {
+		for _, a := range ce.live {
+			ce.jlive = append(ce.jlive, r*nd+a)
+		}
+	}
+	for _, a := range ce.live {
+		for _, b := range ce.live {
+			ce.hlive = append(ce.hlive, a*nd+b)
+		}
+	}
 }
 
 // out returns the element's slices of the State's row arrays.

@@ -135,6 +135,20 @@ func (m *Model) setTangentOps(s *State) {
 	}
 }
 
+// applyTRows is applyT on the rows of a listed in rows only.
+func (s *State) applyTRows(a []float64, n int, rc []rotCol, rows []int) {
+	for _, c := range rc {
+		T := &s.tops[c.blk]
+		for _, r := range rows {
+			x := a[r*n+c.at : r*n+c.at+3]
+			x0, x1, x2 := x[0], x[1], x[2]
+			x[0] = x0*T[0] + x1*T[3] + x2*T[6]
+			x[1] = x0*T[1] + x1*T[4] + x2*T[7]
+			x[2] = x0*T[2] + x1*T[5] + x2*T[8]
+		}
+	}
+}
+
 // applyT right-multiplies the rotation columns of the n-column rows of a
 // (rows × n, row-major) by the blocks' tangent operators.
 func (s *State) applyT(a []float64, n int, rc []rotCol) {

@@ -236,9 +236,10 @@ func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 		ce := &m.cons[k]
 		nd := len(ce.d)
 		jac := s.jac[ce.jo : ce.jo+ce.nr*nd]
-		for e, v := range jac {
-			if v != 0 && ce.jpos[e] >= 0 {
-				s.lin.AddAt(ce.jtpos[e], v) // Φqᵀ: the constraint forces
+		jpos, jtpos := ce.jpos[:len(jac)], ce.jtpos[:len(jac)]
+		for _, e := range ce.jlive {
+			if v := jac[e]; v != 0 {
+				s.lin.AddAt(jtpos[e], v) // Φqᵀ: the constraint forces
 			}
 		}
 		if s.useT && !m.index2 && len(ce.rot) > 0 {
@@ -249,9 +250,9 @@ func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 			s.applyT(jt, nd, ce.rot)
 			jac = jt
 		}
-		for e, v := range jac {
-			if v != 0 && ce.jpos[e] >= 0 {
-				s.lin.AddAt(ce.jpos[e], v)
+		for _, e := range ce.jlive {
+			if v := jac[e]; v != 0 {
+				s.lin.AddAt(jpos[e], v)
 			}
 		}
 		if !withHess {
@@ -273,11 +274,12 @@ func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 		clear(h)
 		ce.c.Hess(&s.x, lam, h)
 		if s.useT && len(ce.rot) > 0 {
-			s.applyT(h, nd, ce.rot)
+			s.applyTRows(h, nd, ce.rot, ce.live)
 		}
-		for e, v := range h {
-			if v != 0 && ce.hpos[e] >= 0 {
-				s.lin.AddAt(ce.hpos[e], v)
+		hpos := ce.hpos[:len(h)]
+		for _, e := range ce.hlive {
+			if v := h[e]; v != 0 {
+				s.lin.AddAt(hpos[e], v)
 			}
 		}
 	}
@@ -356,11 +358,11 @@ func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 			l := s1 * lam[r]
 			pd := phit[r]
 			jr := jac[ce.jo+lr*nd : ce.jo+(lr+1)*nd]
-			for a, i := range d {
-				if i >= 0 {
-					res[i] += jr[a] * l
-					pd += jr[a] * v[i]
-				}
+			jr = jr[:len(d)]
+			for _, a := range ce.live {
+				i := d[a]
+				res[i] += jr[a] * l
+				pd += jr[a] * v[i]
 			}
 			if m.index2 {
 				res[nv+r] = pd / cv
