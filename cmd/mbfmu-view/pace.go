@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"time"
@@ -122,6 +123,17 @@ func (f *statusFile) write(s viewerStatus, now time.Time, force bool) error {
 	if err != nil {
 		return err
 	}
+	if fi, err := os.Stat(f.path); err == nil && !fi.Mode().IsRegular() {
+		// a device or a pipe (/dev/stdout): written directly, never replaced
+		w, err := os.OpenFile(f.path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return errors.Join(err, w.Close())
+	}
+	// a regular file: replaced whole, without an fsync (it is rewritten
+	// every statusPeriod and only read while the viewer runs)
 	tmp := filepath.Join(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp")
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
 		return err
