@@ -391,6 +391,11 @@ func (in *Instance) variable(vr uint32) *Variable {
 	return nil
 }
 
+// unknownRef reports a Real value reference that names no variable.
+func (in *Instance) unknownRef(fn string, r uint32) Status {
+	return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+}
+
 // GetReal reads Real variables into v (len(v) == len(vr)). The states are
 // read from the engine; their derivatives are computed on request from the
 // state and the inputs as set (and kept until the state or an input
@@ -407,7 +412,7 @@ func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 	for _, r := range vr {
 		x := in.variable(r)
 		if x == nil {
-			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+			return in.unknownRef(fn, r)
 		}
 		if (x.Causality == CausalityOutput || x.Causality == CausalityLocal) && in.phase == InitializationMode && (!in.initDone || in.dirty) {
 			if st := in.initialize(fn); st != OK {
@@ -484,7 +489,7 @@ func (in *Instance) SetReal(vr []uint32, v []float64) Status {
 		x := in.variable(r)
 		switch {
 		case x == nil:
-			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+			return in.unknownRef(fn, r)
 		case x.Causality == CausalityOutput:
 			return in.errorf(fn, "%q (value reference %d) is an output and cannot be set", x.Name, r)
 		case x.Causality == CausalityLocal:
@@ -661,7 +666,7 @@ func (in *Instance) SetRealInputDerivatives(vr []uint32, order []int32, v []floa
 		x := in.variable(r)
 		switch {
 		case x == nil:
-			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+			return in.unknownRef(fn, r)
 		case x.Causality != CausalityInput:
 			return in.errorf(fn, "%q (value reference %d) is not an input: only inputs have derivatives to set", x.Name, r)
 		case order[k] < 1 || order[k] > 2:
@@ -694,7 +699,7 @@ func (in *Instance) GetRealOutputDerivatives(vr []uint32, order []int32, v []flo
 		x := in.variable(r)
 		switch {
 		case x == nil:
-			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
+			return in.unknownRef(fn, r)
 		case x.Causality != CausalityOutput:
 			return in.errorf(fn, "%q (value reference %d) is not an output", x.Name, r)
 		case order[k] != 1:
@@ -740,13 +745,12 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 	if len(dvKnown) < len(known) || len(dvUnknown) < len(unknown) {
 		return in.errorf(fn, "dvKnown or dvUnknown shorter than its value-reference array")
 	}
-	nv := len(in.desc.Variables) - 1
 	needA, needQ, needY := false, false, false
 	for _, r := range unknown {
 		x := in.variable(r)
 		switch {
 		case x == nil:
-			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, nv)
+			return in.unknownRef(fn, r)
 		case x.Causality != CausalityOutput && x.Causality != CausalityLocal:
 			return in.errorf(fn, "%q (value reference %d) is a%s %s: the unknowns are outputs, states and state derivatives", x.Name, r, article(x.Causality), x.Causality)
 		}
@@ -758,7 +762,7 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 		x := in.variable(r)
 		switch {
 		case x == nil:
-			return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, nv)
+			return in.unknownRef(fn, r)
 		case x.Causality != CausalityInput && x.Local != LocalPosition && x.Local != LocalVelocity:
 			return in.errorf(fn, "%q (value reference %d) is not a known: the knowns are inputs and states (positions, velocities)", x.Name, r)
 		case !finite(dvKnown[k]):

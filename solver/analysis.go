@@ -229,7 +229,6 @@ func (m *Model) tangent(s *State, cm, ck, cc float64) *mat.Dense {
 // coordinate the element does not hold (most give exactly zero).
 func (m *Model) measureTangent(s *State, T *mat.Dense, ck, cc float64) {
 	own := make([]bool, m.nv)
-	var qs [4]float64
 	for _, f := range m.forces {
 		if !mech.ReadsMeasures(f) {
 			continue
@@ -243,10 +242,6 @@ func (m *Model) measureTangent(s *State, T *mat.Dense, ck, cc float64) {
 			}
 		}
 		fp, fm := s.fl2[:n], s.fl3[:n]
-		eval := func(dst []float64) {
-			clear(dst)
-			f.Eval(&s.x, dst, nil, nil)
-		}
 		for j := 0; j < m.nv; j++ {
 			if own[j] {
 				continue
@@ -255,36 +250,7 @@ func (m *Model) measureTangent(s *State, T *mat.Dense, ck, cc float64) {
 				if coef == 0 {
 					continue
 				}
-				var dx float64
-				switch {
-				case pass == 1:
-					x0 := s.v[j]
-					dx = 1e-6 * (1 + math.Abs(x0))
-					s.v[j] = x0 + dx
-					eval(fp)
-					s.v[j] = x0 - dx
-					eval(fm)
-					s.v[j] = x0
-				case m.qOf[j] >= 0:
-					qi := m.qOf[j]
-					x0 := s.q[qi]
-					dx = 1e-6 * (1 + math.Abs(x0))
-					s.q[qi] = x0 + dx
-					eval(fp)
-					s.q[qi] = x0 - dx
-					eval(fm)
-					s.q[qi] = x0
-				default:
-					r := m.rotOf(j)
-					copy(qs[:], s.q[r.q:r.q+4])
-					dx = 1e-6
-					m.addRot(s.q, r, j, dx)
-					eval(fp)
-					copy(s.q[r.q:r.q+4], qs[:])
-					m.addRot(s.q, r, j, -dx)
-					eval(fm)
-					copy(s.q[r.q:r.q+4], qs[:])
-				}
+				dx := m.forceDiffs(s, f, j, pass == 1, fp, fm)
 				for a, i := range d {
 					if i >= 0 && fp[a] != fm[a] {
 						T.Set(i, j, T.At(i, j)-coef*(fp[a]-fm[a])/(2*dx))

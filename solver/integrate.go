@@ -129,52 +129,60 @@ func (m *Model) fdTangent(s *State, f mech.Force, fl, kl, cl []float64) {
 	d := f.Dofs()
 	n := len(d)
 	fp, fm := s.fl2[:n], s.fl3[:n]
-	var qs [4]float64
 	for b, j := range d {
 		if j < 0 {
 			continue
 		}
-		for pass := 0; pass < 2; pass++ {
-			out := kl // −∂Q/∂q, then −∂Q/∂v
-			var dx float64
-			eval := func(dst []float64) {
-				clear(dst)
-				f.Eval(&s.x, dst, nil, nil)
-			}
-			if pass == 0 {
-				if qi := m.qOf[j]; qi >= 0 {
-					x0 := s.q[qi]
-					dx = 1e-6 * (1 + math.Abs(x0))
-					s.q[qi] = x0 + dx
-					eval(fp)
-					s.q[qi] = x0 - dx
-					eval(fm)
-					s.q[qi] = x0
-				} else {
-					r := m.rotOf(j)
-					copy(qs[:], s.q[r.q:r.q+4])
-					dx = 1e-6
-					m.addRot(s.q, r, j, dx)
-					eval(fp)
-					copy(s.q[r.q:r.q+4], qs[:])
-					m.addRot(s.q, r, j, -dx)
-					eval(fm)
-					copy(s.q[r.q:r.q+4], qs[:])
-				}
-			} else {
-				out = cl
-				x0 := s.v[j]
-				dx = 1e-6 * (1 + math.Abs(x0))
-				s.v[j] = x0 + dx
-				eval(fp)
-				s.v[j] = x0 - dx
-				eval(fm)
-				s.v[j] = x0
-			}
+		for pass, out := range [2][]float64{kl, cl} { // −∂Q/∂q, then −∂Q/∂v
+			dx := m.forceDiffs(s, f, j, pass == 1, fp, fm)
 			for a := range fp {
 				out[a*n+b] = -(fp[a] - fm[a]) / (2 * dx)
 			}
 		}
+	}
+}
+
+// forceDiffs evaluates force element f into fp and fm at the state moved
+// by +dx and −dx along velocity j (vel) or coordinate j (a rotational one
+// through the rotation's own update), and returns dx. The state is put
+// back bit for bit.
+func (m *Model) forceDiffs(s *State, f mech.Force, j int, vel bool, fp, fm []float64) float64 {
+	eval := func(dst []float64) {
+		clear(dst)
+		f.Eval(&s.x, dst, nil, nil)
+	}
+	switch {
+	case vel:
+		x0 := s.v[j]
+		dx := 1e-6 * (1 + math.Abs(x0))
+		s.v[j] = x0 + dx
+		eval(fp)
+		s.v[j] = x0 - dx
+		eval(fm)
+		s.v[j] = x0
+		return dx
+	case m.qOf[j] >= 0:
+		qi := m.qOf[j]
+		x0 := s.q[qi]
+		dx := 1e-6 * (1 + math.Abs(x0))
+		s.q[qi] = x0 + dx
+		eval(fp)
+		s.q[qi] = x0 - dx
+		eval(fm)
+		s.q[qi] = x0
+		return dx
+	default:
+		var qs [4]float64
+		r := m.rotOf(j)
+		copy(qs[:], s.q[r.q:r.q+4])
+		const dx = 1e-6
+		m.addRot(s.q, r, j, dx)
+		eval(fp)
+		copy(s.q[r.q:r.q+4], qs[:])
+		m.addRot(s.q, r, j, -dx)
+		eval(fm)
+		copy(s.q[r.q:r.q+4], qs[:])
+		return dx
 	}
 }
 

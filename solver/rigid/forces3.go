@@ -276,24 +276,7 @@ func (e *spring3) Eval(x *mech.Ctx, f, k, c []float64) {
 	if k == nil {
 		return
 	}
-	kk, cc := e.k.Get(x), e.c.Get(x)
-	// K = Jᵀ (K J + C ∂l̇/∂q) + f H, ∂l̇/∂q = Hᵀ v; C = C Jᵀ J
-	var H [144]float64
-	e.g.hessRow(&d, &ks, 1, H[:])
-	var hv [12]float64
-	for b := 0; b < 12; b++ {
-		for a, i := range e.g.d {
-			if i >= 0 {
-				hv[b] += H[a*12+b] * x.V[i]
-			}
-		}
-	}
-	for a := 0; a < 12; a++ {
-		for b := 0; b < 12; b++ {
-			k[a*12+b] += jac[a]*(kk*jac[b]+cc*hv[b]) + fs*H[a*12+b]
-			c[a*12+b] += cc * jac[a] * jac[b]
-		}
-	}
+	e.g.scalarLawTangent(x, &jac, &d, &ks, fs, e.k.Get(x), e.c.Get(x), k, c)
 }
 
 func (e *spring3) Potential(x *mech.Ctx) float64 {
@@ -377,12 +360,19 @@ func (e *rspring3) Eval(x *mech.Ctx, f, k, c []float64) {
 	if k == nil {
 		return
 	}
-	kk, cc := e.k.Get(x), e.c.Get(x)
+	e.g.scalarLawTangent(x, &jac, &d, &ks, -tq, e.k.Get(x), e.c.Get(x), k, c)
+}
+
+// scalarLawTangent adds the tangent of a generalised force −s·J, s(l, l̇)
+// a scalar law of the row's value l (J its Jacobian jac, d and ks its
+// evaluation) with ∂s/∂l = kk and ∂s/∂l̇ = cc: K += Jᵀ(kk J + cc ∂l̇/∂q) +
+// s H with ∂l̇/∂q = Hᵀv, C += cc JᵀJ (H the row's Hessian).
+func (e *joint3) scalarLawTangent(x *mech.Ctx, jac *[12]float64, d *rowDiff, ks *[2]side3, s, kk, cc float64, k, c []float64) {
 	var H [144]float64
-	e.g.hessRow(&d, &ks, 1, H[:])
+	e.hessRow(d, ks, 1, H[:])
 	var hv [12]float64
 	for b := 0; b < 12; b++ {
-		for a, i := range e.g.d {
+		for a, i := range e.d {
 			if i >= 0 {
 				hv[b] += H[a*12+b] * x.V[i]
 			}
@@ -390,7 +380,7 @@ func (e *rspring3) Eval(x *mech.Ctx, f, k, c []float64) {
 	}
 	for a := 0; a < 12; a++ {
 		for b := 0; b < 12; b++ {
-			k[a*12+b] += jac[a]*(kk*jac[b]+cc*hv[b]) - tq*H[a*12+b]
+			k[a*12+b] += jac[a]*(kk*jac[b]+cc*hv[b]) + s*H[a*12+b]
 			c[a*12+b] += cc * jac[a] * jac[b]
 		}
 	}

@@ -149,17 +149,10 @@ func PlanarJoint(b mech.Builder, j spec.Joint) {
 
 // PlanarDriver compiles a planar driver.
 func PlanarDriver(b mech.Builder, d spec.Driver) {
-	b.Claim(d.Name, d.Pos, "driver")
-	if !d.Value.Given() {
-		b.Errorf(d.Pos, "value", "driver %q needs a value (a function of time)", d.Name)
+	f, df, ddf, ji, ok := driverValue(b, d)
+	if !ok {
 		return
 	}
-	prog := b.Program(d.Value)
-	if prog == nil {
-		return
-	}
-	f, df, ddf := timeDerivs(prog)
-	ji := mech.JointInfo{Name: d.Name, Kind: "driver", Value: mech.Param{P: prog}}
 	var r row
 	switch {
 	case d.Joint != "" && d.Body != "":

@@ -4,6 +4,7 @@ import (
 	"math"
 	"mbfmu/expr"
 	"mbfmu/solver/mech"
+	"mbfmu/spec"
 )
 
 // rowSet is a planar constraint element: rows that share their two points
@@ -202,6 +203,23 @@ func (e *rowEval) addHess(lam float64, h *[36]float64) {
 	h[2*6+5] += lam * e.hij
 	h[5*6+2] += lam * e.hij
 	h[5*6+5] += lam * e.hjj
+}
+
+// driverValue claims a driver's name and compiles its value: the program
+// and its time derivatives (timeDerivs) and the driver's JointInfo; ok is
+// false after an error has been reported.
+func driverValue(b mech.Builder, d spec.Driver) (f, df, ddf *expr.Program, ji mech.JointInfo, ok bool) {
+	b.Claim(d.Name, d.Pos, "driver")
+	if !d.Value.Given() {
+		b.Errorf(d.Pos, "value", "driver %q needs a value (a function of time)", d.Name)
+		return
+	}
+	prog := b.Program(d.Value)
+	if prog == nil {
+		return
+	}
+	f, df, ddf = timeDerivs(prog)
+	return f, df, ddf, mech.JointInfo{Name: d.Name, Kind: "driver", Value: mech.Param{P: prog}}, true
 }
 
 // timeDerivs returns a prescribed value's program and its first and second

@@ -96,17 +96,10 @@ func revAngle(ki, kj *side3) float64 {
 // cylindrical joint's angle, a prismatic's or cylindrical joint's
 // displacement, or a body frame's x, y or z, as a function of time.
 func SpatialDriver(b mech.Builder, d spec.Driver) {
-	b.Claim(d.Name, d.Pos, "driver")
-	if !d.Value.Given() {
-		b.Errorf(d.Pos, "value", "driver %q needs a value (a function of time)", d.Name)
+	f, df, ddf, ji, ok := driverValue(b, d)
+	if !ok {
 		return
 	}
-	prog := b.Program(d.Value)
-	if prog == nil {
-		return
-	}
-	f, df, ddf := timeDerivs(prog)
-	ji := mech.JointInfo{Name: d.Name, Kind: "driver", Value: mech.Param{P: prog}}
 	var r prim
 	var fi, fj mech.Frame
 	switch {
