@@ -36,33 +36,33 @@ func (p *parser) errf(line int, field, format string, args ...any) {
 // attrs checks the attributes of n against the allowed ones.
 func (p *parser) attrs(n *node, allowed ...string) {
 	seen := map[string]bool{}
-	for _, a := range n.attrs {
-		if seen[a.name] {
-			p.errf(a.line, a.name, "given twice")
+	for _, a := range n.Attrs {
+		if seen[a.Name] {
+			p.errf(a.Line, a.Name, "given twice")
 		}
-		seen[a.name] = true
+		seen[a.Name] = true
 		ok := false
 		for _, w := range allowed {
-			ok = ok || w == a.name
+			ok = ok || w == a.Name
 		}
 		if !ok {
-			p.errf(a.line, a.name, "unknown attribute of <%s>%s", n.name, didYouMean(a.name, allowed))
+			p.errf(a.Line, a.Name, "unknown attribute of <%s>%s", n.Name, didYouMean(a.Name, allowed))
 		}
 	}
 }
 
 // children checks the child elements of n against the allowed ones.
 func (p *parser) children(n *node, allowed ...string) {
-	for _, c := range n.children {
+	for _, c := range n.Children {
 		ok := false
 		for _, w := range allowed {
-			ok = ok || w == c.name
+			ok = ok || w == c.Name
 		}
 		if !ok {
 			if len(allowed) == 0 {
-				p.errf(c.line, "<"+c.name+">", "<%s> has no child elements", n.name)
+				p.errf(c.Line, "<"+c.Name+">", "<%s> has no child elements", n.Name)
 			} else {
-				p.errf(c.line, "<"+c.name+">", "unknown element in <%s>%s", n.name, didYouMean(c.name, allowed))
+				p.errf(c.Line, "<"+c.Name+">", "unknown element in <%s>%s", n.Name, didYouMean(c.Name, allowed))
 			}
 		}
 	}
@@ -71,33 +71,33 @@ func (p *parser) children(n *node, allowed ...string) {
 // quantity parses attribute name of n as a number with an optional unit
 // (converted to SI); def when absent.
 func (p *parser) quantity(n *node, name string, dim xml.Dim, def float64) float64 {
-	s, ok := n.get(name)
+	s, ok := attr(n, name)
 	if !ok {
 		return def
 	}
 	v, err := xml.ParseQuantity(s, dim)
 	if err != nil {
-		p.errf(n.attrLine(name), name, "%v", err)
+		p.errf(n.AttrLine(name), name, "%v", err)
 		return def
 	}
 	return v
 }
 
 func (p *parser) integer(n *node, name string, def int) int {
-	s, ok := n.get(name)
+	s, ok := attr(n, name)
 	if !ok {
 		return def
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		p.errf(n.attrLine(name), name, "%q is not a whole number", s)
+		p.errf(n.AttrLine(name), name, "%q is not a whole number", s)
 		return def
 	}
 	return v
 }
 
 func (p *parser) boolean(n *node, name string, def bool) bool {
-	s, ok := n.get(name)
+	s, ok := attr(n, name)
 	if !ok {
 		return def
 	}
@@ -107,14 +107,14 @@ func (p *parser) boolean(n *node, name string, def bool) bool {
 	case "false", "0", "no":
 		return false
 	}
-	p.errf(n.attrLine(name), name, "%q is not true or false", s)
+	p.errf(n.AttrLine(name), name, "%q is not true or false", s)
 	return def
 }
 
 func (p *parser) required(n *node, name string) (string, bool) {
-	s, ok := n.get(name)
+	s, ok := attr(n, name)
 	if !ok || s == "" {
-		p.errf(n.line, name, "<%s> needs %s=\"…\"", n.name, name)
+		p.errf(n.Line, name, "<%s> needs %s=\"…\"", n.Name, name)
 		return "", false
 	}
 	return s, true
@@ -129,31 +129,31 @@ func Parse(data []byte, file string) (*Study, error) {
 		p.errf(line, "<study>", "%v", err)
 		return nil, p.errs
 	}
-	if root.name != "study" {
-		p.errf(root.line, "<"+root.name+">", "the root element must be <study>")
+	if root.Name != "study" {
+		p.errf(root.Line, "<"+root.Name+">", "the root element must be <study>")
 		return nil, p.errs
 	}
 	st := &Study{File: file}
-	p.rootLine = root.line
+	p.rootLine = root.Line
 	p.attrs(root, "name", "description")
-	st.Name, _ = root.get("name")
-	st.Description, _ = root.get("description")
+	st.Name, _ = attr(root, "name")
+	st.Description, _ = attr(root, "description")
 	if st.Name == "" {
 		st.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	seen := map[string]int{}
 	once := func(c *node) bool {
-		if l, dup := seen[c.name]; dup {
-			p.errf(c.line, "<"+c.name+">", "<%s> given twice (first on line %d)", c.name, l)
+		if l, dup := seen[c.Name]; dup {
+			p.errf(c.Line, "<"+c.Name+">", "<%s> given twice (first on line %d)", c.Name, l)
 			return false
 		}
-		seen[c.name] = c.line
+		seen[c.Name] = c.Line
 		return true
 	}
 	var targets []*node
 	factorNames := map[string]int{}
-	for _, c := range root.children {
-		switch c.name {
+	for _, c := range root.Children {
+		switch c.Name {
 		case "model", "cosim":
 			targets = append(targets, c)
 		case "factor":
@@ -162,10 +162,10 @@ func Parse(data []byte, file string) (*Study, error) {
 				continue
 			}
 			if l, dup := factorNames[f.Name]; dup {
-				p.errf(c.attrLine("name"), "name", "factor %q already defined on line %d", f.Name, l)
+				p.errf(c.AttrLine("name"), "name", "factor %q already defined on line %d", f.Name, l)
 				continue
 			}
-			factorNames[f.Name] = c.line
+			factorNames[f.Name] = c.Line
 			st.Factors = append(st.Factors, f)
 		case "response":
 			if r := p.response(c); r != nil {
@@ -192,17 +192,17 @@ func Parse(data []byte, file string) (*Study, error) {
 				st.Sensitivity = p.sensitivity(c)
 			}
 		default:
-			p.errf(c.line, "<"+c.name+">", "unknown element in <study>%s", didYouMean(c.name, []string{
+			p.errf(c.Line, "<"+c.Name+">", "unknown element in <study>%s", didYouMean(c.Name, []string{
 				"model", "cosim", "factor", "design", "response", "objective", "constraint", "optimize", "sensitivity"}))
 		}
 	}
 	switch len(targets) {
 	case 0:
-		p.errf(root.line, "<study>", "no <model path=\"…\"/> or <cosim path=\"…\"/>: name what the runs simulate")
+		p.errf(root.Line, "<study>", "no <model path=\"…\"/> or <cosim path=\"…\"/>: name what the runs simulate")
 	case 1:
 		st.Target = p.target(targets[0], file)
 	default:
-		p.errf(targets[1].line, "<"+targets[1].name+">", "a study runs one model or co-simulation (the first is on line %d)", targets[0].line)
+		p.errf(targets[1].Line, "<"+targets[1].Name+">", "a study runs one model or co-simulation (the first is on line %d)", targets[0].Line)
 	}
 	if st.Design != nil {
 		for _, c := range st.Design.caseNodes {
@@ -217,15 +217,15 @@ func Parse(data []byte, file string) (*Study, error) {
 }
 
 func (p *parser) target(n *node, file string) Target {
-	t := Target{Kind: n.name, Line: n.line, Checks: true}
-	if n.name == "model" {
+	t := Target{Kind: n.Name, Line: n.Line, Checks: true}
+	if n.Name == "model" {
 		p.attrs(n, "path", "end", "step", "output-step", "integrator")
 		t.Step = p.quantity(n, "step", xml.Time, 0)
-		t.Integrator, _ = n.get("integrator")
+		t.Integrator, _ = attr(n, "integrator")
 		switch t.Integrator {
 		case "", "genalpha", "hht", "newmark", "bdf1", "bdf2", "rk4":
 		default:
-			p.errf(n.attrLine("integrator"), "integrator", "unknown integrator %q (genalpha, hht, newmark, bdf1, bdf2, rk4)", t.Integrator)
+			p.errf(n.AttrLine("integrator"), "integrator", "unknown integrator %q (genalpha, hht, newmark, bdf1, bdf2, rk4)", t.Integrator)
 		}
 	} else {
 		p.attrs(n, "path", "end", "output-step", "checks")
@@ -243,14 +243,14 @@ func (p *parser) target(n *node, file string) Target {
 		name string
 		x    float64
 	}{{"end", t.End}, {"step", t.Step}, {"output-step", t.OutputStep}} {
-		if _, ok := n.get(v.name); ok && !(v.x > 0) {
-			p.errf(n.attrLine(v.name), v.name, "must be > 0")
+		if _, ok := attr(n, v.name); ok && !(v.x > 0) {
+			p.errf(n.AttrLine(v.name), v.name, "must be > 0")
 		}
 	}
 	p.children(n, "parameter")
 	names := map[string]int{}
-	for _, c := range n.children {
-		if c.name != "parameter" {
+	for _, c := range n.Children {
+		if c.Name != "parameter" {
 			continue
 		}
 		p.attrs(c, "name", "value")
@@ -260,11 +260,11 @@ func (p *parser) target(n *node, file string) Target {
 			continue
 		}
 		if l, dup := names[name]; dup {
-			p.errf(c.attrLine("name"), "name", "parameter %q already set on line %d", name, l)
+			p.errf(c.AttrLine("name"), "name", "parameter %q already set on line %d", name, l)
 			continue
 		}
-		names[name] = c.line
-		t.Params = append(t.Params, Setting{Name: name, Value: p.quantity(c, "value", xml.Any, 0), Line: c.attrLine("value")})
+		names[name] = c.Line
+		t.Params = append(t.Params, Setting{Name: name, Value: p.quantity(c, "value", xml.Any, 0), Line: c.AttrLine("value")})
 	}
 	return t
 }
@@ -319,89 +319,89 @@ func (p *parser) factor(n *node) *Factor {
 		return nil
 	}
 	if !isIdent(name) {
-		p.errf(n.attrLine("name"), "name", "%q is not a name (a letter or _, then letters, digits and _; not pi, e, t or time)", name)
+		p.errf(n.AttrLine("name"), "name", "%q is not a name (a letter or _, then letters, digits and _; not pi, e, t or time)", name)
 		return nil
 	}
-	f := &Factor{Name: name, Line: n.line, Min: math.NaN(), Max: math.NaN(), Nominal: math.NaN(), Mean: math.NaN()}
-	f.Param, _ = n.get("param")
-	f.Description, _ = n.get("description")
-	if u, ok := n.get("unit"); ok {
+	f := &Factor{Name: name, Line: n.Line, Min: math.NaN(), Max: math.NaN(), Nominal: math.NaN(), Mean: math.NaN()}
+	f.Param, _ = attr(n, "param")
+	f.Description, _ = attr(n, "description")
+	if u, ok := attr(n, "unit"); ok {
 		if _, known := dimOf(u); !known {
 			if _, err := xml.ParseQuantity("1 "+u, xml.Any); err != nil {
-				p.errf(n.attrLine("unit"), "unit", "%v", err)
+				p.errf(n.AttrLine("unit"), "unit", "%v", err)
 			}
 		}
 		f.unitGiven = u
 	}
-	get := func(attr string) (float64, bool) {
-		s, ok := n.get(attr)
+	get := func(name string) (float64, bool) {
+		s, ok := attr(n, name)
 		if !ok {
 			return math.NaN(), false
 		}
-		return p.factorValue(f, attr, s, n.attrLine(attr)), true
+		return p.factorValue(f, name, s, n.AttrLine(name)), true
 	}
 	f.Min, _ = get("min")
 	f.Max, _ = get("max")
 	f.Nominal, f.nomGiven = get("nominal")
 	f.Mean, f.meanGiven = get("mean")
-	if s, ok := n.get("sd"); ok {
-		f.SD = p.factorValue(f, "sd", s, n.attrLine("sd"))
+	if s, ok := attr(n, "sd"); ok {
+		f.SD = p.factorValue(f, "sd", s, n.AttrLine("sd"))
 		if !(f.SD > 0) {
-			p.errf(n.attrLine("sd"), "sd", "the standard deviation must be > 0")
+			p.errf(n.AttrLine("sd"), "sd", "the standard deviation must be > 0")
 		}
 	}
 	if !math.IsNaN(f.Min) && !math.IsNaN(f.Max) && !(f.Max > f.Min) {
-		p.errf(n.attrLine("max"), "max", "max %g must be greater than min %g", f.Max, f.Min)
+		p.errf(n.AttrLine("max"), "max", "max %g must be greater than min %g", f.Max, f.Min)
 	}
-	switch s, _ := n.get("scale"); s {
+	switch s, _ := attr(n, "scale"); s {
 	case "", "linear":
 	case "log":
 		f.Log = true
 		if !(f.Min > 0) {
-			p.errf(n.attrLine("scale"), "scale", "a log scale needs min > 0")
+			p.errf(n.AttrLine("scale"), "scale", "a log scale needs min > 0")
 		}
 	default:
-		p.errf(n.attrLine("scale"), "scale", "%q: want linear or log", s)
+		p.errf(n.AttrLine("scale"), "scale", "%q: want linear or log", s)
 	}
-	dist, _ := n.get("distribution")
+	dist, _ := attr(n, "distribution")
 	switch dist {
 	case "", "uniform":
 		if dist == "uniform" && (math.IsNaN(f.Min) || math.IsNaN(f.Max)) {
-			p.errf(n.attrLine("distribution"), "distribution", "a uniform distribution needs min and max")
+			p.errf(n.AttrLine("distribution"), "distribution", "a uniform distribution needs min and max")
 		}
 		if f.SD > 0 {
-			p.errf(n.attrLine("sd"), "sd", "sd belongs to distribution=\"normal\"")
+			p.errf(n.AttrLine("sd"), "sd", "sd belongs to distribution=\"normal\"")
 		}
 	case "normal":
 		if !(f.SD > 0) {
-			p.errf(n.attrLine("distribution"), "distribution", "a normal distribution needs sd=\"…\" (and mean, or nominal, or the parameter's value)")
+			p.errf(n.AttrLine("distribution"), "distribution", "a normal distribution needs sd=\"…\" (and mean, or nominal, or the parameter's value)")
 		}
 	default:
-		p.errf(n.attrLine("distribution"), "distribution", "%q: want uniform or normal", dist)
+		p.errf(n.AttrLine("distribution"), "distribution", "%q: want uniform or normal", dist)
 	}
 	f.Dist = dist
 	if f.meanGiven && dist != "normal" {
-		p.errf(n.attrLine("mean"), "mean", "mean belongs to distribution=\"normal\"")
+		p.errf(n.AttrLine("mean"), "mean", "mean belongs to distribution=\"normal\"")
 	}
-	lv, hasLevels := n.get("levels")
-	vs, hasValues := n.get("values")
+	lv, hasLevels := attr(n, "levels")
+	vs, hasValues := attr(n, "values")
 	switch {
 	case hasLevels && hasValues:
-		p.errf(n.attrLine("values"), "values", "give levels (with min and max) or values, not both")
+		p.errf(n.AttrLine("values"), "values", "give levels (with min and max) or values, not both")
 	case hasLevels:
 		k, err := strconv.Atoi(lv)
 		switch {
 		case err != nil || k < 2:
-			p.errf(n.attrLine("levels"), "levels", "%q: want a whole number ≥ 2", lv)
+			p.errf(n.AttrLine("levels"), "levels", "%q: want a whole number ≥ 2", lv)
 		case k > 1000:
-			p.errf(n.attrLine("levels"), "levels", "%d levels: at most 1000", k)
+			p.errf(n.AttrLine("levels"), "levels", "%d levels: at most 1000", k)
 		case math.IsNaN(f.Min) || math.IsNaN(f.Max):
-			p.errf(n.attrLine("levels"), "levels", "levels needs min and max")
+			p.errf(n.AttrLine("levels"), "levels", "levels needs min and max")
 		case f.Max > f.Min:
 			f.Levels = spaced(f.Min, f.Max, k, f.Log)
 		}
 	case hasValues:
-		f.Levels = p.valueList(f, vs, n.attrLine("values"))
+		f.Levels = p.valueList(f, vs, n.AttrLine("values"))
 	}
 	return f
 }
@@ -453,13 +453,13 @@ func (p *parser) valueList(f *Factor, s string, line int) []float64 {
 
 func (p *parser) design(n *node) *Design {
 	p.attrs(n, "kind", "runs", "seed", "centered")
-	d := &Design{Line: n.line}
+	d := &Design{Line: n.Line}
 	d.Kind, _ = p.required(n, "kind")
 	switch d.Kind {
 	case "full-factorial", "one-at-a-time", "cases":
 		for _, a := range []string{"runs", "seed", "centered"} {
-			if _, ok := n.get(a); ok {
-				p.errf(n.attrLine(a), a, "not used by a %s design", d.Kind)
+			if _, ok := attr(n, a); ok {
+				p.errf(n.AttrLine(a), a, "not used by a %s design", d.Kind)
 			}
 		}
 	case "latin-hypercube", "lhs", "monte-carlo":
@@ -468,34 +468,34 @@ func (p *parser) design(n *node) *Design {
 		}
 		d.Runs = p.integer(n, "runs", 0)
 		if d.Runs < 1 {
-			p.errf(n.line, "runs", "a %s design needs runs=\"N\" (N ≥ 1)", d.Kind)
+			p.errf(n.Line, "runs", "a %s design needs runs=\"N\" (N ≥ 1)", d.Kind)
 		}
-		if _, ok := n.get("seed"); !ok {
-			p.errf(n.line, "seed", "a %s design needs seed=\"…\" (a whole number) so that it can be repeated", d.Kind)
-		} else if s, _ := n.get("seed"); true {
+		if _, ok := attr(n, "seed"); !ok {
+			p.errf(n.Line, "seed", "a %s design needs seed=\"…\" (a whole number) so that it can be repeated", d.Kind)
+		} else if s, _ := attr(n, "seed"); true {
 			v, err := strconv.ParseUint(s, 10, 64)
 			if err != nil {
-				p.errf(n.attrLine("seed"), "seed", "%q is not a whole number ≥ 0", s)
+				p.errf(n.AttrLine("seed"), "seed", "%q is not a whole number ≥ 0", s)
 			}
 			d.Seed = v
 		}
 		d.Centered = p.boolean(n, "centered", false)
 		if d.Centered && d.Kind != "latin-hypercube" {
-			p.errf(n.attrLine("centered"), "centered", "only for latin-hypercube")
+			p.errf(n.AttrLine("centered"), "centered", "only for latin-hypercube")
 		}
 	case "":
 	default:
-		p.errf(n.attrLine("kind"), "kind", "unknown design %q (full-factorial, latin-hypercube, monte-carlo, cases, one-at-a-time)", d.Kind)
+		p.errf(n.AttrLine("kind"), "kind", "unknown design %q (full-factorial, latin-hypercube, monte-carlo, cases, one-at-a-time)", d.Kind)
 	}
 	if d.Kind == "cases" {
 		p.children(n, "case")
-		for _, c := range n.children {
-			if c.name == "case" {
+		for _, c := range n.Children {
+			if c.Name == "case" {
 				d.caseNodes = append(d.caseNodes, c)
 			}
 		}
 		if len(d.caseNodes) == 0 {
-			p.errf(n.line, "<design>", "a cases design needs <case factor=\"value\" …/> children")
+			p.errf(n.Line, "<design>", "a cases design needs <case factor=\"value\" …/> children")
 		}
 	} else {
 		p.children(n)
@@ -510,24 +510,24 @@ func (p *parser) caseRow(st *Study, c *node) {
 		row[i] = math.NaN()
 	}
 	label := ""
-	for _, a := range c.attrs {
-		if a.name == "label" {
-			label = strings.TrimSpace(a.value)
+	for _, a := range c.Attrs {
+		if a.Name == "label" {
+			label = strings.TrimSpace(a.Value)
 			continue
 		}
 		k := -1
 		names := make([]string, len(st.Factors))
 		for i, f := range st.Factors {
 			names[i] = f.Name
-			if f.Name == a.name {
+			if f.Name == a.Name {
 				k = i
 			}
 		}
 		if k < 0 {
-			p.errf(a.line, a.name, "no factor %q%s", a.name, didYouMean(a.name, names))
+			p.errf(a.Line, a.Name, "no factor %q%s", a.Name, didYouMean(a.Name, names))
 			continue
 		}
-		row[k] = p.factorValue(st.Factors[k], a.name, strings.TrimSpace(a.value), a.line)
+		row[k] = p.factorValue(st.Factors[k], a.Name, strings.TrimSpace(a.Value), a.Line)
 	}
 	p.children(c)
 	d.Cases = append(d.Cases, row)
@@ -542,47 +542,47 @@ func (p *parser) response(n *node) *Response {
 		return nil
 	}
 	if !isIdent(name) {
-		p.errf(n.attrLine("name"), "name", "%q is not a name (a letter or _, then letters, digits and _; not pi, e, t or time)", name)
+		p.errf(n.AttrLine("name"), "name", "%q is not a name (a letter or _, then letters, digits and _; not pi, e, t or time)", name)
 		return nil
 	}
-	r := &Response{Name: name, Line: n.line, From: math.Inf(-1), Until: math.Inf(1), At: math.NaN(), Target: math.NaN()}
-	r.Kind, _ = n.get("kind")
-	r.Signal, _ = n.get("signal")
-	r.signalLine = n.attrLine("signal")
-	if ch, ok := n.get("channel"); ok {
+	r := &Response{Name: name, Line: n.Line, From: math.Inf(-1), Until: math.Inf(1), At: math.NaN(), Target: math.NaN()}
+	r.Kind, _ = attr(n, "kind")
+	r.Signal, _ = attr(n, "signal")
+	r.signalLine = n.AttrLine("signal")
+	if ch, ok := attr(n, "channel"); ok {
 		if r.Signal != "" {
-			p.errf(n.attrLine("channel"), "channel", "give signal or channel, not both")
+			p.errf(n.AttrLine("channel"), "channel", "give signal or channel, not both")
 		}
 		r.Channel = ch
-		r.signalLine = n.attrLine("channel")
+		r.signalLine = n.AttrLine("channel")
 	}
-	r.When, _ = n.get("when")
-	r.whenLine = n.attrLine("when")
-	r.Expr, _ = n.get("expr")
-	r.exprLine = n.attrLine("expr")
-	r.Unit, _ = n.get("unit")
-	r.Description, _ = n.get("description")
+	r.When, _ = attr(n, "when")
+	r.whenLine = n.AttrLine("when")
+	r.Expr, _ = attr(n, "expr")
+	r.exprLine = n.AttrLine("expr")
+	r.Unit, _ = attr(n, "unit")
+	r.Description, _ = attr(n, "description")
 	if r.Kind == "" && r.Expr != "" {
 		r.Kind = KindExpression
 	}
 	r.From = p.quantity(n, "from", xml.Time, r.From)
 	r.Until = p.quantity(n, "until", xml.Time, r.Until)
 	if !(r.Until > r.From) {
-		p.errf(n.attrLine("until"), "until", "the window ends (%g s) before it starts (%g s)", r.Until, r.From)
+		p.errf(n.AttrLine("until"), "until", "the window ends (%g s) before it starts (%g s)", r.Until, r.From)
 	}
 	r.At = p.quantity(n, "at", xml.Time, r.At)
 	r.Target = p.quantity(n, "target", xml.Any, r.Target)
-	if b, ok := n.get("band"); ok {
+	if b, ok := attr(n, "band"); ok {
 		if strings.HasSuffix(b, "%") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(b, "%")), 64)
 			if err != nil || !(v > 0) {
-				p.errf(n.attrLine("band"), "band", "%q: want a percentage > 0 (2%%) or a value with a unit", b)
+				p.errf(n.AttrLine("band"), "band", "%q: want a percentage > 0 (2%%) or a value with a unit", b)
 			}
 			r.Band, r.BandRel = v/100, true
 		} else {
 			r.Band = p.quantity(n, "band", xml.Any, 0)
 			if !(r.Band > 0) {
-				p.errf(n.attrLine("band"), "band", "must be > 0")
+				p.errf(n.AttrLine("band"), "band", "must be > 0")
 			}
 		}
 	}
@@ -591,14 +591,14 @@ func (p *parser) response(n *node) *Response {
 	allowed := map[string]bool{"signal": true, "channel": true, "from": true, "until": true, "unit": true, "description": true, "name": true, "kind": true}
 	switch r.Kind {
 	case "":
-		p.errf(n.line, "kind", "<response> needs kind=\"…\" (%s) or expr=\"…\"", strings.Join(responseKinds[:len(responseKinds)-1], ", "))
+		p.errf(n.Line, "kind", "<response> needs kind=\"…\" (%s) or expr=\"…\"", strings.Join(responseKinds[:len(responseKinds)-1], ", "))
 		return nil
 	case KindFinal, KindInitial, KindMin, KindMax, KindMaxAbs, KindMean, KindRMS, KindIntegral, KindTimeOfMin, KindTimeOfMax:
 	case KindAt:
 		allowed["at"], allowed["when"] = true, true
-		_, hasAt := n.get("at")
+		_, hasAt := attr(n, "at")
 		if hasAt == (r.When != "") {
-			p.errf(n.line, "at", "an \"at\" response needs at=\"time\" or when=\"expression\" (not both)")
+			p.errf(n.Line, "at", "an \"at\" response needs at=\"time\" or when=\"expression\" (not both)")
 		}
 	case KindCrossing:
 		allowed["when"] = true
@@ -606,12 +606,12 @@ func (p *parser) response(n *node) *Response {
 		delete(allowed, "signal")
 		delete(allowed, "channel")
 		if r.When == "" {
-			p.errf(n.line, "when", "a crossing response needs when=\"expression\" (its first upward zero crossing)")
+			p.errf(n.Line, "when", "a crossing response needs when=\"expression\" (its first upward zero crossing)")
 		}
 	case KindSettling:
 		allowed["band"], allowed["target"] = true, true
-		if _, ok := n.get("band"); !ok {
-			p.errf(n.line, "band", "a settling-time response needs band=\"…\" (a value with a unit, or a percentage)")
+		if _, ok := attr(n, "band"); !ok {
+			p.errf(n.Line, "band", "a settling-time response needs band=\"…\" (a value with a unit, or a percentage)")
 		}
 	case KindOvershoot:
 		allowed["target"] = true
@@ -619,16 +619,16 @@ func (p *parser) response(n *node) *Response {
 		needSignal = false
 		allowed = map[string]bool{"expr": true, "unit": true, "description": true, "name": true, "kind": true}
 		if r.Expr == "" {
-			p.errf(n.line, "expr", "an expr response needs expr=\"…\"")
+			p.errf(n.Line, "expr", "an expr response needs expr=\"…\"")
 		}
 	default:
-		p.errf(n.attrLine("kind"), "kind", "unknown response kind %q%s", r.Kind, didYouMean(r.Kind, responseKinds))
+		p.errf(n.AttrLine("kind"), "kind", "unknown response kind %q%s", r.Kind, didYouMean(r.Kind, responseKinds))
 		return nil
 	}
-	for _, a := range n.attrs {
-		if !allowed[a.name] && a.name != "signal" && a.name != "channel" {
-			if known := contains([]string{"from", "until", "at", "when", "target", "band", "expr"}, a.name); known {
-				p.errf(a.line, a.name, "not used by a %s response", r.Kind)
+	for _, a := range n.Attrs {
+		if !allowed[a.Name] && a.Name != "signal" && a.Name != "channel" {
+			if known := contains([]string{"from", "until", "at", "when", "target", "band", "expr"}, a.Name); known {
+				p.errf(a.Line, a.Name, "not used by a %s response", r.Kind)
 			}
 		}
 	}
@@ -636,7 +636,7 @@ func (p *parser) response(n *node) *Response {
 		p.errf(r.signalLine, "signal", "not used by a %s response", r.Kind)
 	}
 	if needSignal && r.Signal == "" && r.Channel == "" {
-		p.errf(n.line, "signal", "a %s response needs signal=\"…\" (an expression of result channels) or channel=\"…\"", r.Kind)
+		p.errf(n.Line, "signal", "a %s response needs signal=\"…\" (an expression of result channels) or channel=\"…\"", r.Kind)
 	}
 	return r
 }
@@ -653,7 +653,7 @@ func contains(list []string, s string) bool {
 func (p *parser) objective(n *node) *Objective {
 	p.attrs(n, "response", "goal")
 	p.children(n)
-	o := &Objective{Line: n.line}
+	o := &Objective{Line: n.Line}
 	o.Response, _ = p.required(n, "response")
 	g, _ := p.required(n, "goal")
 	switch g {
@@ -662,7 +662,7 @@ func (p *parser) objective(n *node) *Objective {
 		o.Maximize = true
 	case "":
 	default:
-		p.errf(n.attrLine("goal"), "goal", "%q: want minimize or maximize", g)
+		p.errf(n.AttrLine("goal"), "goal", "%q: want minimize or maximize", g)
 	}
 	return o
 }
@@ -670,17 +670,17 @@ func (p *parser) objective(n *node) *Objective {
 func (p *parser) constraint(n *node) *Constraint {
 	p.attrs(n, "response", "min", "max")
 	p.children(n)
-	c := &Constraint{Line: n.line}
+	c := &Constraint{Line: n.Line}
 	c.Response, _ = p.required(n, "response")
 	c.Min = p.quantity(n, "min", xml.Any, math.NaN())
 	c.Max = p.quantity(n, "max", xml.Any, math.NaN())
-	_, hasMin := n.get("min")
-	_, hasMax := n.get("max")
+	_, hasMin := attr(n, "min")
+	_, hasMax := attr(n, "max")
 	if !hasMin && !hasMax {
-		p.errf(n.line, "max", "a constraint needs min=\"…\", max=\"…\" or both")
+		p.errf(n.Line, "max", "a constraint needs min=\"…\", max=\"…\" or both")
 	}
 	if c.Max <= c.Min {
-		p.errf(n.attrLine("max"), "max", "max %g is not greater than min %g", c.Max, c.Min)
+		p.errf(n.AttrLine("max"), "max", "max %g is not greater than min %g", c.Max, c.Min)
 	}
 	return c
 }
@@ -688,27 +688,27 @@ func (p *parser) constraint(n *node) *Constraint {
 func (p *parser) optimize(n *node) *Optimize {
 	p.attrs(n, "factors", "max-runs", "tol", "start", "simplex")
 	p.children(n)
-	o := &Optimize{Line: n.line}
-	if s, ok := n.get("factors"); ok {
+	o := &Optimize{Line: n.Line}
+	if s, ok := attr(n, "factors"); ok {
 		o.Factors = nameList(s)
 	}
 	o.MaxRuns = p.integer(n, "max-runs", 0)
-	if _, ok := n.get("max-runs"); ok && o.MaxRuns < 2 {
-		p.errf(n.attrLine("max-runs"), "max-runs", "want at least 2")
+	if _, ok := attr(n, "max-runs"); ok && o.MaxRuns < 2 {
+		p.errf(n.AttrLine("max-runs"), "max-runs", "want at least 2")
 	}
 	o.Tol = p.quantity(n, "tol", xml.Dimensionless, 1e-4)
 	if !(o.Tol > 0) {
-		p.errf(n.attrLine("tol"), "tol", "must be > 0")
+		p.errf(n.AttrLine("tol"), "tol", "must be > 0")
 	}
-	o.Start, _ = n.get("start")
+	o.Start, _ = attr(n, "start")
 	switch o.Start {
 	case "", "nominal", "best":
 	default:
-		p.errf(n.attrLine("start"), "start", "%q: want nominal or best", o.Start)
+		p.errf(n.AttrLine("start"), "start", "%q: want nominal or best", o.Start)
 	}
 	o.Simplex = p.quantity(n, "simplex", xml.Dimensionless, 0.1)
 	if !(o.Simplex > 0 && o.Simplex <= 0.5) {
-		p.errf(n.attrLine("simplex"), "simplex", "want a fraction of the range in (0, 0.5]")
+		p.errf(n.AttrLine("simplex"), "simplex", "want a fraction of the range in (0, 0.5]")
 	}
 	return o
 }
@@ -716,18 +716,18 @@ func (p *parser) optimize(n *node) *Optimize {
 func (p *parser) sensitivity(n *node) *Sensitivity {
 	p.attrs(n, "step", "at", "factors")
 	p.children(n)
-	s := &Sensitivity{Line: n.line}
+	s := &Sensitivity{Line: n.Line}
 	s.Step = p.quantity(n, "step", xml.Dimensionless, 0.01)
 	if !(s.Step > 0 && s.Step < 0.5) {
-		p.errf(n.attrLine("step"), "step", "want a fraction in (0, 0.5)")
+		p.errf(n.AttrLine("step"), "step", "want a fraction in (0, 0.5)")
 	}
-	s.At, _ = n.get("at")
+	s.At, _ = attr(n, "at")
 	switch s.At {
 	case "", "nominal", "best":
 	default:
-		p.errf(n.attrLine("at"), "at", "%q: want nominal or best", s.At)
+		p.errf(n.AttrLine("at"), "at", "%q: want nominal or best", s.At)
 	}
-	if f, ok := n.get("factors"); ok {
+	if f, ok := attr(n, "factors"); ok {
 		s.Factors = nameList(f)
 	}
 	return s

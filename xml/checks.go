@@ -34,7 +34,7 @@ func (p *parser) checkSettings(c *elemCtx) {
 // to SI. It returns the SI value and the SI unit to record.
 func (p *parser) valueWithUnit(c *elemCtx, field string) (float64, string) {
 	// unit itself was checked as an attribute.
-	unit, _ := c.n.get("unit")
+	unit, _ := c.n.Get("unit")
 	hasUnit := c.ok["unit"]
 	u, _ := parseUnit(unit)
 	record := func(name string, u unitVal) string {
@@ -47,7 +47,7 @@ func (p *parser) valueWithUnit(c *elemCtx, field string) (float64, string) {
 	if hasUnit {
 		recorded = record(unit, u)
 	}
-	raw, ok := c.n.get(field)
+	raw, ok := c.n.Get(field)
 	if !ok {
 		return 0, recorded
 	}
@@ -98,16 +98,16 @@ func (p *parser) checkTable(c *elemCtx) {
 	if t.Kind == "" {
 		t.Kind = "linear"
 	}
-	text := c.n.text.String()
+	text := c.n.Text.String()
 	xPos, yPos := c.attrPos(p, "x"), c.attrPos(p, "y")
 	switch {
 	case strings.TrimSpace(text) != "":
 		if c.has("x") || c.has("y") {
-			p.errs.Add(p.pos(c.n.textLine), "<table>", "give the points either as x and y attributes or as rows of text, not both")
+			p.errs.Add(p.pos(c.n.TextLine), "<table>", "give the points either as x and y attributes or as rows of text, not both")
 			return
 		}
 		// Rows start on the line of the element's first text.
-		start := c.n.textLine - strings.Count(text[:strings.IndexFunc(text, func(r rune) bool { return !isSpace(r) })], "\n")
+		start := c.n.TextLine - strings.Count(text[:strings.IndexFunc(text, func(r rune) bool { return !isSpace(r) })], "\n")
 		pts, errs := parsePoints(text, start)
 		for _, e := range errs {
 			p.errs.Add(p.pos(e.line), "<table>", "%s", e.msg)
@@ -119,7 +119,7 @@ func (p *parser) checkTable(c *elemCtx) {
 		for i, pt := range pts {
 			t.X[i], t.Y[i] = pt[0], pt[1]
 		}
-		xPos, yPos = p.pos(c.n.textLine), p.pos(c.n.textLine)
+		xPos, yPos = p.pos(c.n.TextLine), p.pos(c.n.TextLine)
 	case !c.has("x") && !c.has("y"):
 		p.errs.Add(c.pos, "x", "required attribute of <table> is missing (give x and y, or rows \"x y; x y\" as text)")
 		return
@@ -139,7 +139,7 @@ func (p *parser) checkTable(c *elemCtx) {
 		if !c.ok[attr] {
 			return false
 		}
-		s, _ := c.n.get(attr)
+		s, _ := c.n.Get(attr)
 		u, _ := parseUnit(s)
 		for i := range v {
 			v[i] = u.toSI(v[i])
@@ -169,16 +169,16 @@ func (p *parser) checkTable(c *elemCtx) {
 // children of a body, the ground or a beam.
 func (p *parser) checkMarkers(c *elemCtx) {
 	first := map[string]int{}
-	for _, ch := range c.n.children {
-		name, ok := ch.get("name")
-		if ch.name != "marker" || !ok || !isIdent(name) {
+	for _, ch := range c.n.Children {
+		name, ok := ch.Get("name")
+		if ch.Name != "marker" || !ok || !isIdent(name) {
 			continue
 		}
 		if l, dup := first[name]; dup {
-			p.errs.Add(p.pos(ch.attrLine("name")), "name", "duplicate marker %q (first on line %d)", name, l)
+			p.errs.Add(p.pos(ch.AttrLine("name")), "name", "duplicate marker %q (first on line %d)", name, l)
 			continue
 		}
-		first[name] = ch.line
+		first[name] = ch.Line
 	}
 }
 
@@ -192,7 +192,7 @@ func (p *parser) checkShape(c *elemCtx) {
 			p.errs.Add(c.attrPos(p, "outline"), "outline", "a polygon needs at least 3 points")
 		}
 		if c.ok["unit"] {
-			unit, _ := c.n.get("unit")
+			unit, _ := c.n.Get("unit")
 			u, _ := parseUnit(unit)
 			for i := range s.Outline {
 				s.Outline[i][0] = u.toSI(s.Outline[i][0])
@@ -236,7 +236,7 @@ func (p *parser) checkDriver(c *elemCtx) {
 		pd.pos = c.attrPos(p, "body")
 	}
 	if c.ok["value"] {
-		pd.value, _ = c.n.get("value")
+		pd.value, _ = c.n.Get("value")
 		pd.valuePos = c.attrPos(p, "value")
 	}
 	p.drivers = append(p.drivers, pd)
@@ -250,7 +250,7 @@ func (p *parser) checkOutput(c *elemCtx) {
 		p.errs.Add(c.pos, "channel", "missing: give channel=\"body.quantity\" (such as \"link.x\") or expr=\"...\"")
 	}
 	if c.ok["unit"] {
-		unit, _ := c.n.get("unit")
+		unit, _ := c.n.Get("unit")
 		if u, _ := parseUnit(unit); !u.isSI() {
 			si := siName(u.vec)
 			p.errs.Add(c.attrPos(p, "unit"), "unit", "unit %q is not SI: outputs are in SI units; write %q (or scale an expression output and name its unit)", unit, si)

@@ -79,11 +79,11 @@ func (p *parser) checkOrient(c *elemCtx, prefix string, o *spec.Orientation) {
 	}
 	var used []int      // forms in the order of their first attribute
 	var firsts []string // that attribute
-	for _, a := range c.n.attrs {
+	for _, a := range c.n.Attrs {
 		for f, names := range forms {
-			if contains(names, a.name) && !containsInt(used, f) {
+			if contains(names, a.Name) && !containsInt(used, f) {
 				used = append(used, f)
-				firsts = append(firsts, a.name)
+				firsts = append(firsts, a.Name)
 			}
 		}
 	}
@@ -130,9 +130,9 @@ func (p *parser) checkOrient(c *elemCtx, prefix string, o *spec.Orientation) {
 		}
 	case 3:
 		var given []string
-		for _, a := range c.n.attrs {
-			if contains(forms[3], a.name) {
-				given = append(given, a.name)
+		for _, a := range c.n.Attrs {
+			if contains(forms[3], a.Name) {
+				given = append(given, a.Name)
 			}
 		}
 		switch {
@@ -205,9 +205,9 @@ func (p *parser) checkInertia(c *elemCtx, b *spec.Body) {
 	products := J[3].Given()
 	if products && b.InertiaOrient.Given() {
 		axes := "the principal axes"
-		for _, a := range c.n.attrs {
-			if strings.HasPrefix(a.name, "inertia-") {
-				axes = a.name
+		for _, a := range c.n.Attrs {
+			if strings.HasPrefix(a.Name, "inertia-") {
+				axes = a.Name
 				break
 			}
 		}
@@ -387,7 +387,7 @@ func (p *parser) checkDriver3(c *elemCtx) {
 		pd.pos = c.attrPos(p, "body")
 	}
 	if c.ok["value"] {
-		pd.value, _ = c.n.get("value")
+		pd.value, _ = c.n.Get("value")
 		pd.valuePos = c.attrPos(p, "value")
 	}
 	p.drivers = append(p.drivers, pd)

@@ -36,19 +36,19 @@ func Parse(data []byte, filename string) (*spec.Model, error) {
 		elems: map[string]*entry{"ground": {tag: "ground", family: "body"}},
 		vars:  map[string]*entry{},
 	}
-	root, line, err := readTree(data)
+	root, line, err := ReadTree(data, "model")
 	if err != nil {
 		p.errs.Add(p.pos(line), "", "malformed XML: %s", err)
 	}
 	switch {
 	case root == nil:
-	case root.name != "model":
-		p.errs.Add(p.pos(root.line), "<"+root.name+">", "the root element must be <model>")
+	case root.Name != "model":
+		p.errs.Add(p.pos(root.Line), "<"+root.Name+">", "the root element must be <model>")
 	default:
 		// The root's dimension chooses the schema, so it is read first
 		// (and checked with the other attributes by checkModel).
 		p.dim, p.root = 2, schema()
-		if d, _ := root.get("dimension"); strings.TrimSpace(d) == "3" {
+		if d, _ := root.Get("dimension"); strings.TrimSpace(d) == "3" {
 			p.dim, p.root = 3, schema3()
 		}
 		p.element(p.root, root, nil)
@@ -101,7 +101,7 @@ type jointPair struct {
 
 // elemCtx is what an element's check function sees.
 type elemCtx struct {
-	n   *node
+	n   *Node
 	obj any
 	ok  map[string]bool // attributes present and valid
 	pos spec.Pos
@@ -109,25 +109,25 @@ type elemCtx struct {
 
 // has reports whether the attribute is present (valid or not).
 func (c *elemCtx) has(name string) bool {
-	_, ok := c.n.get(name)
+	_, ok := c.n.Get(name)
 	return ok
 }
 
-func (c *elemCtx) attrPos(p *parser, name string) spec.Pos { return p.pos(c.n.attrLine(name)) }
+func (c *elemCtx) attrPos(p *parser, name string) spec.Pos { return p.pos(c.n.AttrLine(name)) }
 
 func (p *parser) pos(line int) spec.Pos { return spec.Pos{File: p.file, Line: line} }
 
 // element reads node n as an element of kind def into parent.
-func (p *parser) element(def *elemDef, n *node, parent any) {
+func (p *parser) element(def *elemDef, n *Node, parent any) {
 	var obj any = p.spec
 	if def.new != nil {
 		obj = def.new(parent)
 	}
-	c := &elemCtx{n: n, obj: obj, ok: map[string]bool{}, pos: p.pos(n.line)}
+	c := &elemCtx{n: n, obj: obj, ok: map[string]bool{}, pos: p.pos(n.Line)}
 
 	var kind *kindDef
 	if def.kinds != nil {
-		if k, ok := n.get("kind"); ok {
+		if k, ok := n.Get("kind"); ok {
 			kind = def.kind(k)
 			if h, ok := def.planarHints["kind:"+k]; ok && kind == nil {
 				p.errs.Add(c.attrPos(p, "kind"), "kind", "%s", h)
@@ -154,24 +154,24 @@ func (p *parser) element(def *elemDef, n *node, parent any) {
 	unchecked := def.kinds != nil && kind == nil
 
 	seen := map[string]int{}
-	for _, a := range n.attrs {
-		if l, dup := seen[a.name]; dup {
-			p.errs.Add(p.pos(a.line), a.name, "attribute given twice (first on line %d)", l)
+	for _, a := range n.Attrs {
+		if l, dup := seen[a.Name]; dup {
+			p.errs.Add(p.pos(a.Line), a.Name, "attribute given twice (first on line %d)", l)
 			continue
 		}
-		seen[a.name] = a.line
-		if def.kinds != nil && a.name == "kind" {
+		seen[a.Name] = a.Line
+		if def.kinds != nil && a.Name == "kind" {
 			continue // read above
 		}
-		ad := def.attr(a.name, kind)
+		ad := def.attr(a.Name, kind)
 		if ad == nil {
 			if !unchecked {
-				p.errs.Add(p.pos(a.line), a.name, "%s", p.unknownAttr(a.name, def, kind))
+				p.errs.Add(p.pos(a.Line), a.Name, "%s", p.unknownAttr(a.Name, def, kind))
 			}
 			continue
 		}
 		if ad.kind != vManual && p.setAttr(ad, a, obj) {
-			c.ok[a.name] = true
+			c.ok[a.Name] = true
 		}
 	}
 	for _, ad := range allAttrs(def, kind) {
@@ -180,11 +180,11 @@ func (p *parser) element(def *elemDef, n *node, parent any) {
 		}
 	}
 	if !def.text {
-		if t := strings.TrimSpace(n.text.String()); t != "" {
+		if t := strings.TrimSpace(n.Text.String()); t != "" {
 			if r := []rune(t); len(r) > 20 {
 				t = string(r[:20]) + "..."
 			}
-			p.errs.Add(p.pos(n.textLine), "<"+def.name+">", "unexpected text %q", t)
+			p.errs.Add(p.pos(n.TextLine), "<"+def.name+">", "unexpected text %q", t)
 		}
 	}
 
@@ -193,25 +193,25 @@ func (p *parser) element(def *elemDef, n *node, parent any) {
 		children = kind.children
 	}
 	first := map[string]int{}
-	for _, ch := range n.children {
+	for _, ch := range n.Children {
 		var cd *elemDef
 		for _, d := range children {
-			if d.name == ch.name {
+			if d.name == ch.Name {
 				cd = d
 			}
 		}
 		if cd == nil {
 			if !unchecked {
-				p.errs.Add(p.pos(ch.line), "<"+ch.name+">", "%s", p.unknownElement(ch.name, def, children))
+				p.errs.Add(p.pos(ch.Line), "<"+ch.Name+">", "%s", p.unknownElement(ch.Name, def, children))
 			}
 			continue
 		}
 		if cd.once {
 			if l, ok := first[cd.name]; ok {
-				p.errs.Add(p.pos(ch.line), "<"+ch.name+">", "given twice in <%s> (first on line %d)", def.name, l)
+				p.errs.Add(p.pos(ch.Line), "<"+ch.Name+">", "given twice in <%s> (first on line %d)", def.name, l)
 				continue
 			}
-			first[cd.name] = ch.line
+			first[cd.name] = ch.Line
 		}
 		p.element(cd, ch, obj)
 	}
@@ -221,7 +221,7 @@ func (p *parser) element(def *elemDef, n *node, parent any) {
 		def.check(p, c)
 	}
 	if def.ns == nsElement || def.ns == nsVariable {
-		if name, ok := n.get("name"); ok && c.ok["name"] {
+		if name, ok := n.Get("name"); ok && c.ok["name"] {
 			p.declare(def, name, c.attrPos(p, "name"), c.pos)
 		}
 	}
@@ -390,9 +390,9 @@ func setPos(obj any, pos spec.Pos) {
 
 // setAttr reads one attribute into obj; it reports problems and returns
 // whether the value was valid.
-func (p *parser) setAttr(ad *attrDef, a nodeAttr, obj any) bool {
-	pos := p.pos(a.line)
-	v := a.value
+func (p *parser) setAttr(ad *attrDef, a Attr, obj any) bool {
+	pos := p.pos(a.Line)
+	v := a.Value
 	fail := func(format string, args ...any) bool {
 		p.errs.Add(pos, ad.name, format, args...)
 		return false
@@ -511,7 +511,7 @@ func (p *parser) setAttr(ad *attrDef, a nodeAttr, obj any) bool {
 		p.put(obj, ad, list, pos)
 		return true
 	case vPoints:
-		pts, errs := parsePoints(v, a.line)
+		pts, errs := parsePoints(v, a.Line)
 		for _, e := range errs {
 			p.errs.Add(p.pos(e.line), ad.name, "%s", e.msg)
 		}

@@ -8,52 +8,56 @@ import (
 	"strings"
 )
 
-// node is an element of the model file with the lines it came from.
-type node struct {
-	name     string
-	line     int
-	attrs    []nodeAttr
-	children []*node
-	text     strings.Builder // character data directly inside the element
-	textLine int             // line of the first non-blank character data
+// Node is an element of an XML file (a model, a study) with the lines it
+// came from.
+type Node struct {
+	Name     string
+	Line     int
+	Attrs    []Attr
+	Children []*Node
+	Text     strings.Builder // character data directly inside the element
+	TextLine int             // line of the first non-blank character data
 }
 
-// nodeAttr is an attribute with the line its name is on.
-type nodeAttr struct {
-	name, value string
-	line        int
+// Attr is an attribute with the line its name is on.
+type Attr struct {
+	Name, Value string
+	Line        int
 }
 
-// get returns the value of the attribute and whether it is present.
-func (n *node) get(name string) (string, bool) {
-	for _, a := range n.attrs {
-		if a.name == name {
-			return a.value, true
+// Get returns the value of the attribute and whether it is present.
+func (n *Node) Get(name string) (string, bool) {
+	for _, a := range n.Attrs {
+		if a.Name == name {
+			return a.Value, true
 		}
 	}
 	return "", false
 }
 
-// attrLine returns the line of the attribute, or the element's line.
-func (n *node) attrLine(name string) int {
-	for _, a := range n.attrs {
-		if a.name == name {
-			return a.line
+// AttrLine returns the line of the attribute, or the element's line.
+func (n *Node) AttrLine(name string) int {
+	for _, a := range n.Attrs {
+		if a.Name == name {
+			return a.Line
 		}
 	}
-	return n.line
+	return n.Line
 }
 
-// maxDepth bounds the nesting the reader accepts (the format uses 3).
+// maxDepth bounds the nesting the reader accepts (the formats use 3 or 4).
 const maxDepth = 64
 
-// readTree reads the XML document into a tree of nodes. It returns the
-// root (nil if there is none) and the first syntax error with its line.
-// Everything read before a syntax error is kept.
-func readTree(data []byte) (root *node, errLine int, err error) {
+// ReadTree reads an XML document into a tree of nodes, with the line of
+// every element and attribute (encoding/xml gives none). It returns the
+// root (nil if there is none) and the first syntax error with its line;
+// rootName (model, study) names the element an empty file lacks.
+// Everything read before a syntax error is kept. Character data inside an
+// element is kept in its Text; outside the root it is an error.
+func ReadTree(data []byte, rootName string) (root *Node, errLine int, err error) {
 	d := stdxml.NewDecoder(bytes.NewReader(data))
 	d.Strict = true
-	var stack []*node
+	var stack []*Node
 	for {
 		line, _ := d.InputPos()
 		start := d.InputOffset()
@@ -61,10 +65,10 @@ func readTree(data []byte) (root *node, errLine int, err error) {
 		if terr == io.EOF {
 			if len(stack) > 0 {
 				l, _ := d.InputPos()
-				return root, l, errors.New("unexpected end of file: <" + stack[len(stack)-1].name + "> is not closed")
+				return root, l, errors.New("unexpected end of file: <" + stack[len(stack)-1].Name + "> is not closed")
 			}
 			if root == nil {
-				return nil, 1, errors.New("no <model> element: the file is empty")
+				return nil, 1, errors.New("no <" + rootName + "> element: the file is empty")
 			}
 			return root, 0, nil
 		}
@@ -78,7 +82,7 @@ func readTree(data []byte) (root *node, errLine int, err error) {
 		}
 		switch t := tok.(type) {
 		case stdxml.StartElement:
-			n := &node{name: t.Name.Local, line: line}
+			n := &Node{Name: t.Name.Local, Line: line}
 			lines := attrLines(data, start, d.InputOffset(), line)
 			for _, a := range t.Attr {
 				if a.Name.Space != "" || a.Name.Local == "xmlns" {
@@ -88,16 +92,16 @@ func readTree(data []byte) (root *node, errLine int, err error) {
 				if ls := lines[a.Name.Local]; len(ls) > 0 {
 					l, lines[a.Name.Local] = ls[0], ls[1:]
 				}
-				n.attrs = append(n.attrs, nodeAttr{name: a.Name.Local, value: a.Value, line: l})
+				n.Attrs = append(n.Attrs, Attr{Name: a.Name.Local, Value: a.Value, Line: l})
 			}
 			switch {
 			case len(stack) > 0:
 				p := stack[len(stack)-1]
-				p.children = append(p.children, n)
+				p.Children = append(p.Children, n)
 			case root == nil:
 				root = n
 			default:
-				return root, line, errors.New("more than one root element (<" + n.name + "> after </" + root.name + ">)")
+				return root, line, errors.New("more than one root element (<" + n.Name + "> after </" + root.Name + ">)")
 			}
 			stack = append(stack, n)
 			if len(stack) > maxDepth {
@@ -115,13 +119,13 @@ func readTree(data []byte) (root *node, errLine int, err error) {
 				continue
 			}
 			n := stack[len(stack)-1]
-			if n.textLine == 0 {
+			if n.TextLine == 0 {
 				if i := bytes.IndexFunc(t, func(r rune) bool { return !isSpace(r) }); i >= 0 {
-					n.textLine = line + bytes.Count(t[:i], []byte("\n"))
+					n.TextLine = line + bytes.Count(t[:i], []byte("\n"))
 				}
 			}
-			if n.text.Len() < 1<<24 {
-				n.text.Write(t)
+			if n.Text.Len() < 1<<24 {
+				n.Text.Write(t)
 			}
 		}
 	}
