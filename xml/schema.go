@@ -348,24 +348,7 @@ func schema() *elemDef {
 			check: (*parser).checkJoint,
 		}
 	}
-	driver := &elemDef{
-		name: "driver", family: "driver", ns: nsElement,
-		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Driver).Name }},
-			{name: "joint", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Joint }},
-			{name: "body", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Body }},
-			{name: "coord", kind: vEnum, enum: coords, field: func(o any) any { return &o.(*spec.Driver).Coord }},
-			// Dimension is angle or length depending on what is driven:
-			// checked after the walk.
-			{name: "value", kind: vExpr, dim: Any, req: true, field: func(o any) any { return &o.(*spec.Driver).Value }},
-		},
-		new: func(any) any { return &spec.Driver{} },
-		add: func(parent, obj any) {
-			s := parent.(*spec.Model)
-			s.Drivers = append(s.Drivers, *obj.(*spec.Driver))
-		},
-		check: (*parser).checkDriver,
-	}
+	driver := driverDef(coords, (*parser).checkDriver)
 	force := func(kind string, attrs ...attrDef) *elemDef {
 		common := []attrDef{
 			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Force).Name }},
@@ -574,4 +557,28 @@ func contactLaw() []attrDef {
 type beamMarker struct {
 	name string
 	s    spec.Expr
+}
+
+// driverDef is the <driver> element of a model whose drivable coordinates
+// are coords, checked by check (planar and spatial models differ only
+// there).
+func driverDef(coords []string, check func(p *parser, c *elemCtx)) *elemDef {
+	return &elemDef{
+		name: "driver", family: "driver", ns: nsElement,
+		attrs: []attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Driver).Name }},
+			{name: "joint", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Joint }},
+			{name: "body", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Body }},
+			{name: "coord", kind: vEnum, enum: coords, field: func(o any) any { return &o.(*spec.Driver).Coord }},
+			// Dimension is angle or length depending on what is driven:
+			// checked after the walk.
+			{name: "value", kind: vExpr, dim: Any, req: true, field: func(o any) any { return &o.(*spec.Driver).Value }},
+		},
+		new: func(any) any { return &spec.Driver{} },
+		add: func(parent, obj any) {
+			s := parent.(*spec.Model)
+			s.Drivers = append(s.Drivers, *obj.(*spec.Driver))
+		},
+		check: check,
+	}
 }

@@ -145,22 +145,7 @@ func schema3() *elemDef {
 	}
 	distance := attrDef{name: "distance", kind: vExpr, dim: Length, positive: true, field: func(o any) any { return &o.(*spec.Joint).Distance }}
 
-	driver := &elemDef{
-		name: "driver", family: "driver", ns: nsElement,
-		attrs: []attrDef{
-			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Driver).Name }},
-			{name: "joint", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Joint }},
-			{name: "body", kind: vElemRef, field: func(o any) any { return &o.(*spec.Driver).Body }},
-			{name: "coord", kind: vEnum, enum: []string{"x", "y", "z", "angle", "disp"}, field: func(o any) any { return &o.(*spec.Driver).Coord }},
-			{name: "value", kind: vExpr, dim: Any, req: true, field: func(o any) any { return &o.(*spec.Driver).Value }},
-		},
-		new: func(any) any { return &spec.Driver{} },
-		add: func(parent, obj any) {
-			s := parent.(*spec.Model)
-			s.Drivers = append(s.Drivers, *obj.(*spec.Driver))
-		},
-		check: (*parser).checkDriver3,
-	}
+	driver := driverDef([]string{"x", "y", "z", "angle", "disp"}, (*parser).checkDriver3)
 
 	force := func(kind string, attrs ...attrDef) *elemDef {
 		return &elemDef{
