@@ -69,7 +69,7 @@ func (m *Model) init(s *State) error {
 	copy(s.qp, s.q)
 	copy(s.vp, s.v)
 	s.initialized = true
-	s.needFactor, s.reuseHold, s.hasAnchor = true, 0, false
+	s.needFactor, s.reuseHold, s.reuseLen, s.hasAnchor = true, 0, 0, false
 	return nil
 }
 

@@ -582,12 +582,20 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	// (large systems, whose factorisation costs many iterations, tolerate
 	// more). When old factors had to be refreshed within the step, the
 	// iteration matrix changes fast (a spinning body): refactor at the
-	// start of the next steps for a while.
+	// start of the next steps for a while, and when the old factors fail
+	// again at the end of that while, for twice as long (up to
+	// reuseHoldMax steps): each failed trial costs a step its extra
+	// iterations, so the trials are spaced out while they keep failing.
 	if float64(it) > math.Max(reuseIters, m.factorIters) {
 		s.needFactor = true
 	}
-	if startOld && refreshed {
-		s.reuseHold = 8
+	if startOld {
+		if refreshed {
+			s.reuseLen = min(max(2*s.reuseLen, reuseHoldMin), reuseHoldMax)
+			s.reuseHold = s.reuseLen
+		} else {
+			s.reuseLen = 0
+		}
 	}
 	s.hp = h
 	s.nhist = 1
@@ -921,3 +929,10 @@ func (m *Model) Step(s *State, h float64) error {
 // the Jacobian for the next one (2 measured fastest on the A01 pendulum and
 // the N = 100 chain: 3 iterations cost more than a refactorisation).
 const reuseIters = 2
+
+// reuseHoldMin and reuseHoldMax bound the number of steps that start with
+// a fresh factorisation after old factors failed (implicitStep).
+const (
+	reuseHoldMin = 8
+	reuseHoldMax = 64
+)

@@ -44,6 +44,7 @@ type State struct {
 	// state continues bit for bit as the original.
 	needFactor bool
 	reuseHold  int     // steps that start with a fresh factorisation (implicitStep)
+	reuseLen   int     // the length of the last such hold (0: old factors last served)
 	hFact      float64 // the step size the factors were computed for
 	anchor     []float64
 	hasAnchor  bool
@@ -218,7 +219,7 @@ func (s *State) CopyFrom(o *State) {
 	copy(s.red, o.red)
 	s.nred = o.nred
 	s.h, s.hp, s.nhist, s.g0, s.initialized, s.stats = o.h, o.hp, o.nhist, o.g0, o.initialized, o.stats
-	s.needFactor, s.reuseHold, s.hFact = o.needFactor, o.reuseHold, o.hFact
+	s.needFactor, s.reuseHold, s.reuseLen, s.hFact = o.needFactor, o.reuseHold, o.reuseLen, o.hFact
 	copy(s.anchor, o.anchor)
 	s.hasAnchor = o.hasAnchor
 	s.linValid = false // rebuilt from the anchor when reused
@@ -264,7 +265,7 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	u(uint64(s.stats.Factorizations))
 	f(s.g0)
 	f(s.hFact)
-	u(uint64(s.reuseHold))
+	u(uint64(uint32(s.reuseHold)) | uint64(s.reuseLen)<<32)
 	flags := uint64(0)
 	if s.needFactor {
 		flags |= 1
@@ -319,7 +320,8 @@ func (s *State) UnmarshalBinary(b []byte) error {
 	s.stats.Steps, s.stats.Rejected = int64(u()), int64(u())
 	s.stats.NewtonIters, s.stats.Factorizations = int64(u()), int64(u())
 	s.g0, s.hFact = f(), f()
-	s.reuseHold = int(u())
+	hold := u()
+	s.reuseHold, s.reuseLen = int(uint32(hold)), int(hold>>32)
 	flags := u()
 	s.needFactor, s.hasAnchor = flags&1 != 0, flags&2 != 0
 	for i := range s.anchor {
