@@ -357,26 +357,38 @@ func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 	}
 	m.evalCons(s, false)
 	lam, phi, phit, jac := s.lam, s.phi, s.phit, s.jac
+	ls := s.ls[:len(lam)]
+	for r, l := range lam {
+		ls[r] = s1 * l
+	}
 	for k := range m.cons {
 		ce := &m.cons[k]
 		d := ce.d
-		nd := len(d)
-		for lr := 0; lr < ce.nr; lr++ {
+		nd, nr := len(d), ce.nr
+		jc := jac[ce.jo : ce.jo+nr*nd]
+		lc := ls[ce.r0 : ce.r0+nr]
+		// Φqᵀλ̃ column by column, each sum taking the rows in order (the
+		// same sums as row by row, kept in a register)
+		for _, a := range ce.live {
+			i := d[a]
+			acc := res[i]
+			for lr, l := range lc {
+				acc += jc[lr*nd+a] * l
+			}
+			res[i] = acc
+		}
+		if !m.index2 {
+			copy(res[nv+ce.r0:nv+ce.r0+nr], phi[ce.r0:ce.r0+nr])
+			continue
+		}
+		for lr := 0; lr < nr; lr++ {
 			r := ce.r0 + lr
-			l := s1 * lam[r]
 			pd := phit[r]
-			jr := jac[ce.jo+lr*nd : ce.jo+(lr+1)*nd]
-			jr = jr[:len(d)]
+			jr := jc[lr*nd : (lr+1)*nd]
 			for _, a := range ce.live {
-				i := d[a]
-				res[i] += jr[a] * l
-				pd += jr[a] * v[i]
+				pd += jr[a] * v[d[a]]
 			}
-			if m.index2 {
-				res[nv+r] = pd / cv
-			} else {
-				res[nv+r] = phi[r]
-			}
+			res[nv+r] = pd / cv
 		}
 	}
 	if factor {

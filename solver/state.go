@@ -54,6 +54,7 @@ type State struct {
 	phi, phit, gamma []float64 // constraint rows: Φ, ∂Φ/∂t, the acceleration term γ
 	jac              []float64 // constraint Jacobians, per element (conElem.jo)
 	hs               []float64 // one element's constraint Hessian (nd²)
+	ls               []float64 // the scaled multipliers of the Newton residual (nc)
 	res, dx          []float64
 	fq, tmp          []float64
 	fl, kl, cl       []float64
@@ -111,6 +112,7 @@ func (m *Model) NewState() *State {
 	s.fl, s.kl, s.cl = make([]float64, mx), make([]float64, mx*mx), make([]float64, mx*mx)
 	s.fl2, s.fl3 = make([]float64, mx), make([]float64, mx)
 	s.phi, s.phit, s.gamma = make([]float64, nc), make([]float64, nc), make([]float64, nc)
+	s.ls = make([]float64, nc)
 	nj, nh := 0, 0
 	for _, ce := range m.cons {
 		nj += ce.nr * len(ce.d)
