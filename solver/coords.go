@@ -114,24 +114,28 @@ func (m *Model) rotCols(d []int) []rotCol {
 //	T(θ) = I − (1 − cos a)/a² [θ]× + (a − sin a)/a³ [θ]×²,  a = |θ|.
 func (m *Model) setTangentOps(s *State) {
 	for k, r := range m.rots {
-		th := mech.Vec3{s.dq[r.v], s.dq[r.v+1], s.dq[r.v+2]}
-		a2 := mech.Dot(th, th)
+		t := s.dq[r.v : r.v+3]
+		t0, t1, t2 := t[0], t[1], t[2]
+		a2 := t0*t0 + t1*t1 + t2*t2
 		var c1, c2 float64
-		if a2 < 1e-8 {
-			c1 = 0.5 - a2/24 + a2*a2/720
-			c2 = 1.0/6 - a2/120 + a2*a2/5040
+		if a2 < tanSeriesA2 {
+			// the rotation of a step: the series to a¹⁰ (the first term
+			// left out is below 1e-18 of the sum)
+			c1 = 0.5 + a2*(-1.0/24+a2*(1.0/720+a2*(-1.0/40320+a2*(1.0/3628800+a2*(-1.0/479001600)))))
+			c2 = 1.0/6 + a2*(-1.0/120+a2*(1.0/5040+a2*(-1.0/362880+a2*(1.0/39916800+a2*(-1.0/6227020800)))))
 		} else {
 			a := math.Sqrt(a2)
 			sn, cs := math.Sincos(a)
 			c1, c2 = (1-cs)/a2, (a-sn)/(a2*a)
 		}
-		S := mech.Skew(th)
-		S2 := mech.MulMM(&S, &S)
-		T := mech.Ident
-		for i := range T {
-			T[i] += -c1*S[i] + c2*S2[i]
+		// [θ]×² = θθᵀ − a²I
+		x0, x1, x2 := c1*t0, c1*t1, c1*t2
+		u01, u02, u12 := c2*t0*t1, c2*t0*t2, c2*t1*t2
+		s.tops[k] = mech.Mat3{
+			1 + c2*(t0*t0-a2), x2 + u01, u02 - x1,
+			u01 - x2, 1 + c2*(t1*t1-a2), x0 + u12,
+			x1 + u02, u12 - x0, 1 + c2*(t2*t2-a2),
 		}
-		s.tops[k] = T
 	}
 }
 
@@ -163,3 +167,7 @@ func (s *State) applyT(a []float64, n int, rc []rotCol) {
 		}
 	}
 }
+
+// tanSeriesA2 is the |θ|² below which setTangentOps sums the series of its
+// coefficients (|θ| < 0.22 rad).
+const tanSeriesA2 = 0.05
