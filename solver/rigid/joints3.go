@@ -467,17 +467,28 @@ func sphHess(ki, kj *pside, lam []float64, h []float64) {
 	if l == (mech.Vec3{}) {
 		return
 	}
-	own := func(k *pside, o int, sc float64) {
-		if !k.on {
-			return
-		}
-		S := mech.Skew(k.s)
-		G := mech.Skew(mech.MulMTV(&k.A, l))
-		SG := mech.MulMM(&S, &G)
-		addBlock(h, o+3, o+3, sc, &SG)
+	sphHessSide(ki, l, h[3*12+3:], -1)
+	sphHessSide(kj, l, h[9*12+9:], 1)
+}
+
+// sphHessSide adds sc·[s]×[Aᵀλ]× = sc·(g sᵀ − (s·g) I), g = Aᵀλ, for the
+// side k of a spherical joint into the 3×3 block of the 12-column h that
+// starts at h[0].
+func sphHessSide(k *pside, l mech.Vec3, h []float64, sc float64) {
+	if !k.on {
+		return
 	}
-	own(ki, 0, -1)
-	own(kj, 6, 1)
+	g := mech.MulMTV(&k.A, l)
+	sv := k.s
+	d := mech.Dot(sv, g)
+	for i := 0; i < 3; i++ {
+		row := h[i*12 : i*12+3]
+		gi := g[i]
+		row[0] += sc * (gi * sv[0])
+		row[1] += sc * (gi * sv[1])
+		row[2] += sc * (gi * sv[2])
+		row[i] -= sc * d
+	}
 }
 
 // fast evaluates a pos or dot-1 row directly: Φ, ∂Φ/∂t, γ and the
