@@ -116,9 +116,9 @@ func QuatTurn(dst, p []float64, t0, t1, t2 float64) {
 	r1 := p0*q1 + p1*c + p2*q3 - p3*q2
 	r2 := p0*q2 - p1*q3 + p2*c + p3*q1
 	r3 := p0*q3 + p1*q2 - p2*q1 + p3*c
-	n := math.Sqrt(r0*r0 + r1*r1 + r2*r2 + r3*r3)
+	n := 1 / math.Sqrt(r0*r0+r1*r1+r2*r2+r3*r3)
 	dst = dst[:4]
-	dst[0], dst[1], dst[2], dst[3] = r0/n, r1/n, r2/n, r3/n
+	dst[0], dst[1], dst[2], dst[3] = r0*n, r1*n, r2*n, r3*n
 }
 
 // expSeriesA2 is the |θ|² below which QuatExp sums the series of cos(|θ|/2)
@@ -192,8 +192,8 @@ func MatQuat(R *Mat3) Quat {
 
 // QuatNormalize returns q/|q|.
 func QuatNormalize(q Quat) Quat {
-	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
-	return Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
+	n := 1 / math.Sqrt(q[0]*q[0]+q[1]*q[1]+q[2]*q[2]+q[3]*q[3])
+	return Quat{q[0] * n, q[1] * n, q[2] * n, q[3] * n}
 }
 
 // DexpInv returns θ̇ for the body angular velocity ω of R = R₀ exp([θ]×):
