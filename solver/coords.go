@@ -146,6 +146,9 @@ func (s *State) applyTRows(a []float64, n int, rc []rotCol, rows []int) {
 		for _, r := range rows {
 			x := a[r*n+c.at : r*n+c.at+3]
 			x0, x1, x2 := x[0], x[1], x[2]
+			if x0 == 0 && x1 == 0 && x2 == 0 {
+				continue // (a zero block stays zero)
+			}
 			x[0] = x0*T[0] + x1*T[3] + x2*T[6]
 			x[1] = x0*T[1] + x1*T[4] + x2*T[7]
 			x[2] = x0*T[2] + x1*T[5] + x2*T[8]
@@ -161,6 +164,9 @@ func (s *State) applyT(a []float64, n int, rc []rotCol) {
 		for r := 0; r+n <= len(a); r += n {
 			x := a[r+c.at : r+c.at+3]
 			x0, x1, x2 := x[0], x[1], x[2]
+			if x0 == 0 && x1 == 0 && x2 == 0 {
+				continue // (a zero block stays zero)
+			}
 			x[0] = x0*T[0] + x1*T[3] + x2*T[6]
 			x[1] = x0*T[1] + x1*T[4] + x2*T[7]
 			x[2] = x0*T[2] + x1*T[5] + x2*T[8]
