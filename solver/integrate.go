@@ -369,13 +369,22 @@ func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 		lc := ls[ce.r0 : ce.r0+nr]
 		// Φqᵀλ̃ column by column, each sum taking the rows in order (the
 		// same sums as row by row, kept in a register)
-		for _, a := range ce.live {
-			i := d[a]
-			acc := res[i]
-			for lr, l := range lc {
-				acc += jc[lr*nd+a] * l
+		if nr == 3 { // (most joints' rows come in threes)
+			r0, r1, r2 := jc[:nd], jc[nd:2*nd], jc[2*nd:3*nd]
+			l0, l1, l2 := lc[0], lc[1], lc[2]
+			for _, a := range ce.live {
+				i := d[a]
+				res[i] = res[i] + r0[a]*l0 + r1[a]*l1 + r2[a]*l2
 			}
-			res[i] = acc
+		} else {
+			for _, a := range ce.live {
+				i := d[a]
+				acc := res[i]
+				for lr, l := range lc {
+					acc += jc[lr*nd+a] * l
+				}
+				res[i] = acc
+			}
 		}
 		if !m.index2 {
 			copy(res[nv+ce.r0:nv+ce.r0+nr], phi[ce.r0:ce.r0+nr])
