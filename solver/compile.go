@@ -488,10 +488,16 @@ func (c *compiler) plan() {
 	}
 	m.compressMass()
 	m.fpos = make([][]int, len(m.forces))
+	m.flive = make([][]int, len(m.forces))
 	m.fdTan = make([]bool, len(m.forces))
 	m.frot = make([][]rotCol, len(m.forces))
 	for k, f := range m.forces {
 		m.fpos[k] = pos(f.Dofs())
+		for e, p := range m.fpos[k] {
+			if p >= 0 {
+				m.flive[k] = append(m.flive[k], e)
+			}
+		}
 		m.fdTan[k] = mech.FiniteDifferenceTangent(f)
 		m.frot[k] = m.rotCols(f.Dofs())
 	}

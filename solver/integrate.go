@@ -99,19 +99,14 @@ func (m *Model) evalForces(s *State, factor bool, coefK, coefC float64) {
 			s.applyT(kl, n, m.frot[k])
 		}
 		for a, i := range d {
-			if i < 0 {
-				continue
+			if i >= 0 {
+				s.fq[i] += fl[a]
 			}
-			s.fq[i] += fl[a]
-			if factor {
-				row := pos[a*n : a*n+n]
-				kr, cr := kl[a*n:a*n+n], cl[a*n:a*n+n]
-				for b, p := range row {
-					if p >= 0 {
-						if v := coefK*kr[b] + coefC*cr[b]; v != 0 {
-							s.lin.AddAt(p, v)
-						}
-					}
+		}
+		if factor {
+			for _, e := range m.flive[k] {
+				if v := coefK*kl[e] + coefC*cl[e]; v != 0 {
+					s.lin.AddAt(pos[e], v)
 				}
 			}
 		}

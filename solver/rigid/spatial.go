@@ -209,13 +209,18 @@ func (e *gyroscopic) Eval(x *mech.Ctx, f, k, c []float64) {
 	if c == nil {
 		return
 	}
-	om, h := mech.Vec3{w0, w1, w2}, mech.Vec3{h0, h1, h2}
-	W := mech.Skew(om)
-	WJ := mech.MulMM(&W, &e.j)
-	H := mech.Skew(h)
-	for i := range WJ {
-		c[i] += WJ[i] - H[i]
-	}
+	// [ω]×J − [Jω]× written out (mech.MulMM's sums without its products
+	// by the zeros of [ω]×)
+	c = c[:9]
+	c[0] += -w2*J[3] + w1*J[6]
+	c[1] += -w2*J[4] + w1*J[7] + h2
+	c[2] += -w2*J[5] + w1*J[8] - h1
+	c[3] += w2*J[0] - w0*J[6] - h2
+	c[4] += w2*J[1] - w0*J[7]
+	c[5] += w2*J[2] - w0*J[8] + h0
+	c[6] += -w1*J[0] + w0*J[3] + h1
+	c[7] += -w1*J[1] + w0*J[4] - h0
+	c[8] += -w1*J[2] + w0*J[5]
 }
 
 func (e *gyroscopic) Potential(*mech.Ctx) float64 { return 0 }
