@@ -240,21 +240,20 @@ func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 		nd := len(ce.d)
 		jac := s.jac[ce.jo : ce.jo+ce.nr*nd]
 		jpos, jtpos := ce.jpos[:len(jac)], ce.jtpos[:len(jac)]
+		jt := jac
+		if s.useT && !m.index2 && len(ce.rot) > 0 {
+			// Φq of the unknown: the position derivative times T (index-2
+			// rows are velocity constraints: their derivative is Φq)
+			jt = s.hs[:len(jac)]
+			copy(jt, jac)
+			s.applyT(jt, nd, ce.rot)
+		}
+		jt = jt[:len(jac)]
 		for _, e := range ce.jlive {
 			if v := jac[e]; v != 0 {
 				s.lin.AddAt(jtpos[e], v) // Φqᵀ: the constraint forces
 			}
-		}
-		if s.useT && !m.index2 && len(ce.rot) > 0 {
-			// Φq of the unknown: the position derivative times T (index-2
-			// rows are velocity constraints: their derivative is Φq)
-			jt := s.hs[:len(jac)]
-			copy(jt, jac)
-			s.applyT(jt, nd, ce.rot)
-			jac = jt
-		}
-		for _, e := range ce.jlive {
-			if v := jac[e]; v != 0 {
+			if v := jt[e]; v != 0 {
 				s.lin.AddAt(jpos[e], v)
 			}
 		}
