@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-func mustPlan(t *testing.T, p *Pattern, kind string) *Plan {
+func mustPlan(t testing.TB, p *Pattern, kind string) *Plan {
 	t.Helper()
 	pl, err := NewPlanKind(p, kind)
 	if err != nil {

@@ -1,0 +1,450 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// refSmallFactor and refSmallSolve are verbatim copies of smallFactor and
+// smallSolve as they were before the kernels were restructured for speed
+// (commit 70a959e). The kernels must keep producing bit-identical factors,
+// pivots, interchanges, norms and solutions: the engine's replay tests and
+// tight physics tolerances rest on them.
+func refSmallFactor(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) (int, uint64) {
+	const mk = smallN - 1
+	if n <= 0 {
+		return -1, 0
+	}
+	n = min(n, smallN)
+	p, pk := 0, a[0]
+	amax := math.Abs(pk)
+	for r := 1; r < n; r++ {
+		v := a[(r&mk)*smallN]
+		if t := math.Abs(v); t > amax {
+			p, pk, amax = r, v, t
+		}
+	}
+	piv[0], pv[0] = p, pk
+	if !(amax > 0) {
+		return 0, 0
+	}
+	inv := 1 / pk
+	var nb uint64
+	u := row(lu, 0)
+	ap := row(a, p&mk)
+	for j := 0; j < n; j++ {
+		v := ap[j&mk]
+		u[j&mk] = v
+		nb = max(nb, math.Float64bits(v)&^signBit)
+	}
+	u[0] = inv
+	p0 := p
+	p, pk, amax = 1, 0, -1
+	for r := 1; r < n; r++ {
+		src := row(a, r&mk)
+		if r == p0 {
+			src = row(a, 0)
+		}
+		dst := row(lu, r&mk)
+		m := src[0]
+		nb = max(nb, math.Float64bits(m)&^signBit)
+		if m == 0 {
+			for j := 1; j < n; j++ {
+				v := src[j&mk]
+				dst[j&mk] = v
+				nb = max(nb, math.Float64bits(v)&^signBit)
+			}
+			dst[0] = 0
+		} else {
+			m *= inv
+			dst[0] = m
+			for j := 1; j < n; j++ {
+				v := src[j&mk]
+				dst[j&mk] = v - m*u[j&mk]
+				nb = max(nb, math.Float64bits(v)&^signBit)
+			}
+		}
+		if v := dst[1]; math.Abs(v) > amax {
+			p, pk, amax = r, v, math.Abs(v)
+		}
+	}
+	for k := 1; k < n; k++ {
+		piv[k&mk], pv[k&mk] = p, pk
+		if !(amax > 0) {
+			return k, nb
+		}
+		u := row(lu, k&mk)
+		if p != k {
+			rp := row(lu, p&mk)
+			for j := 0; j < n; j++ {
+				u[j&mk], rp[j&mk] = rp[j&mk], u[j&mk]
+			}
+		}
+		inv := 1 / pk
+		u[k&mk] = inv
+		k1 := (k + 1) & mk
+		p, pk, amax = k+1, 0, -1
+		for r := k + 1; r < n; r++ {
+			rr := row(lu, r&mk)
+			if m := rr[k&mk]; m != 0 {
+				m *= inv
+				rr[k&mk] = m
+				for j := k + 1; j < n; j++ {
+					rr[j&mk] -= m * u[j&mk]
+				}
+			}
+			if v := rr[k1]; math.Abs(v) > amax {
+				p, pk, amax = r, v, math.Abs(v)
+			}
+		}
+	}
+	return -1, nb
+}
+
+func refSmallSolve(lu *smallMat, piv *[smallN]int, n int, b []float64) {
+	const mk = smallN - 1
+	if n <= 0 || n > smallN || len(b) != n {
+		return
+	}
+	if p := piv[0]; p != 0 {
+		b[0], b[p] = b[p], b[0]
+	}
+	last := b[0]
+	i := 1
+	for ; i+1 < n; i += 2 {
+		if p := piv[i&mk]; p != i {
+			b[i], b[p] = b[p], b[i]
+		}
+		if p := piv[(i+1)&mk]; p != i+1 {
+			b[i+1], b[p] = b[p], b[i+1]
+		}
+		r0, r1 := row(lu, i), row(lu, i+1)
+		s0, s1 := b[i], b[i+1]
+		for j, x := range b[:i-1] {
+			s0 -= r0[j&mk] * x
+			s1 -= r1[j&mk] * x
+		}
+		y0 := s0 - r0[(i-1)&mk]*last
+		b[i] = y0
+		s1 -= r1[(i-1)&mk] * last
+		last = s1 - r1[i&mk]*y0
+		b[i+1] = last
+	}
+	if i < n {
+		lr := row(lu, i)
+		sum := b[i]
+		for j, x := range b[:i-1] {
+			sum -= lr[j&mk] * x
+		}
+		b[i] = sum - lr[(i-1)&mk]*last
+	}
+	last = b[n-1] * lu[(n-1)*(smallN+1)&(smallSize-1)]
+	b[n-1] = last
+	i = n - 2
+	for ; i >= 1; i -= 2 {
+		r0, r1 := row(lu, i), row(lu, i-1)
+		s0 := b[i]
+		s1 := b[i-1] - r1[(i+1)&mk]*last
+		for j := i + 2; j < n; j++ {
+			x := b[j]
+			s0 -= r0[j&mk] * x
+			s1 -= r1[j&mk] * x
+		}
+		x0 := (s0 - r0[(i+1)&mk]*last) * r0[i&mk]
+		b[i] = x0
+		last = (s1 - r1[i&mk]*x0) * r1[(i-1)&mk]
+		b[i-1] = last
+	}
+	if i == 0 {
+		lr := row(lu, 0)
+		sum := b[0]
+		for j := 2; j < n; j++ {
+			sum -= lr[j&mk] * b[j]
+		}
+		b[0] = (sum - lr[1]*last) * lr[0]
+	}
+}
+
+// heavyTop9 is the Newton matrix of the heavy top as the engine assembled
+// it at one step of bench.HeavyTop (h = 1 ms): the mass block
+// diag(15, 15, 15), the rotational block (inertia plus the scaled
+// gyroscopic tangent; its middle row holds only the diagonal), the
+// spherical joint's Jacobian and its transpose, and the zero 3×3 corner.
+var heavyTop9 = [9][9]float64{
+	{15, 0, 0, 0, 0, 0, 1, 0, 0},
+	{0, 15, 0, 0, 0, 0, 0, 1, 0},
+	{0, 0, 15, 0, 0, 0, 0, 0, 1},
+	{0, 0, 0, 0.23453692145104987, -0.000129688209842156, -0.01791549986971401, 0.17739109290289995, -0.7335461955985467, -0.6560810766068577},
+	{0, 0, 0, 0, 0.46875, 0, 0, 0, 0},
+	{0, 0, 0, 0.017915807117416735, -0.0007042616402970016, 0.23453686003921873, 0.9700852656596479, 0.018067051597080636, 0.24209122040387732},
+	{1, 0, 0, 0.24934588140948236, 0.002896885556563365, 0.9531664623610503, 0, 0, 0},
+	{0, 1, 0, -0.7294459718163859, -6.909954119837763e-05, 0.07291245125177148, 0, 0, 0},
+	{0, 0, 1, -0.6355008794620594, 0.0006059806907551116, 0.2902971518037548, 0, 0, 0},
+}
+
+// heavyTopSys is heavyTop9 as a test system with a dense pattern.
+func heavyTopSys() *testSys {
+	t := newTestSys(9)
+	for i := range 9 {
+		for j := range 9 {
+			t.add(i, j, heavyTop9[i][j])
+		}
+	}
+	return t
+}
+
+// randTopLike fills a with a random matrix of the heavy top's structure:
+// diag(m, m, m), a rotational block (dense, or with the sparse middle row of
+// heavyTop9), the constraint rows [±I | C] and their transpose-like columns,
+// and a zero corner whose zeros are +0 or -0 at random.
+func randTopLike(a *smallMat, rng *rand.Rand) {
+	clear(a[:])
+	m := 1 + 20*rng.Float64()
+	sparseMid := rng.IntN(2) == 0
+	at := func(i, j int) *float64 { return &a[i*smallN+j] }
+	for i := range 3 {
+		*at(i, i) = m
+		*at(i, 6+i) = 1
+		*at(6+i, i) = 1
+		for j := range 3 {
+			*at(6+i, 3+j) = 2*rng.Float64() - 1
+			if !(sparseMid && i == 1) {
+				*at(3+i, 6+j) = 2*rng.Float64() - 1
+				v := 1e-3 * (rng.Float64() - 0.5)
+				if i == j {
+					v += 0.2 + 0.3*rng.Float64()
+				}
+				*at(3+i, 3+j) = v
+			}
+		}
+	}
+	if sparseMid {
+		*at(4, 4) = 0.46875
+	}
+	for i := 6; i < 9; i++ {
+		for j := 6; j < 9; j++ {
+			if rng.IntN(3) == 0 {
+				*at(i, j) = math.Copysign(0, -1)
+			}
+		}
+	}
+}
+
+// randSmall fills the leading n×n block of a (the rest is left as is) with
+// one of several kinds of random matrices: dense, sparse with +0 and -0
+// zeros, with repeated or integer entries (ties in the pivot search, exact
+// cancellation), rank deficient, with a huge dynamic range (overflow to Inf
+// and NaN inside the elimination), or with a NaN or an infinity.
+func randSmall(a *smallMat, n, kind int, rng *rand.Rand) {
+	set := func(i, j int, v float64) { a[i*smallN+j] = v }
+	for i := range n {
+		for j := range n {
+			v := 2*rng.Float64() - 1
+			switch kind {
+			case 1: // sparse, signed zeros
+				switch rng.IntN(4) {
+				case 0:
+					v = 0
+				case 1:
+					v = math.Copysign(0, -1)
+				}
+			case 2: // small integers: ties, exact cancellation, -0 results
+				v = float64(rng.IntN(5) - 2)
+				if v == 0 && rng.IntN(2) == 0 {
+					v = math.Copysign(0, -1)
+				}
+			case 3: // huge dynamic range
+				v = math.Ldexp(v, rng.IntN(1600)-800)
+			case 4: // very sparse
+				if rng.IntN(5) != 0 {
+					v = 0
+				}
+			}
+			set(i, j, v)
+		}
+	}
+	switch kind {
+	case 5: // rank deficient: one row a multiple of another, or a zero column
+		if n > 1 {
+			r, s := rng.IntN(n), rng.IntN(n-1)
+			if s >= r {
+				s++
+			}
+			c := float64(rng.IntN(3) + 1)
+			for j := range n {
+				a[s*smallN+j] = c * a[r*smallN+j]
+			}
+		}
+		if rng.IntN(2) == 0 {
+			c := rng.IntN(n)
+			for i := range n {
+				a[i*smallN+c] = 0
+			}
+		}
+	case 6: // one non-finite entry
+		bad := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Float64frombits(0x7ff0000000000001)}
+		set(rng.IntN(n), rng.IntN(n), bad[rng.IntN(len(bad))])
+	case 7: // zero matrix, or all-zero leading column
+		for i := range n {
+			set(i, 0, 0)
+		}
+		if rng.IntN(2) == 0 {
+			clear(a[:])
+		}
+	}
+}
+
+const smallKinds = 9 // 0..7 by randSmall, 8 by randTopLike (n = 9 only)
+
+// TestSmallKernelsBitIdentical runs smallFactor and smallSolve against the
+// reference copies of the former kernels on many random matrices of every
+// n = 1..16 (and of the heavy top's structure) and compares every stored
+// bit: the factors (all smallN×smallN entries, so also what is left
+// untouched), interchanges, pivots, the returned column and norm, and the
+// solutions of several right-hand sides.
+func TestSmallKernelsBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 43))
+	reps := 400
+	if testing.Short() {
+		reps = 50
+	}
+	var a smallMat
+	var lu, luRef smallMat
+	var piv, pivRef [smallN]int
+	var pv, pvRef [smallN]float64
+	cases, solved := 0, 0
+	for n := 1; n <= smallN; n++ {
+		for kind := range smallKinds {
+			if kind == 8 && n != 9 {
+				continue
+			}
+			for rep := range reps {
+				name := fmt.Sprintf("n=%d kind=%d rep=%d", n, kind, rep)
+				// Garbage everywhere, then the matrix: the kernels must read
+				// only the leading block and write the same entries.
+				for i := range a {
+					a[i] = 2*rng.Float64() - 1
+					lu[i] = float64(rng.IntN(7))
+				}
+				luRef = lu
+				for i := range piv {
+					piv[i], pv[i] = -i, -float64(i)
+				}
+				pivRef, pvRef = piv, pv
+				if kind == 8 {
+					randTopLike(&a, rng)
+				} else {
+					randSmall(&a, n, kind, rng)
+				}
+				a0 := a
+				k, nb := smallFactor(&lu, &a, &piv, &pv, n)
+				kr, nbr := refSmallFactor(&luRef, &a, &pivRef, &pvRef, n)
+				cases++
+				for i := range a {
+					if math.Float64bits(a[i]) != math.Float64bits(a0[i]) {
+						t.Fatalf("%s: smallFactor modified its input", name)
+					}
+				}
+				if k != kr || (k != 0 && nb != nbr) {
+					t.Fatalf("%s: (k, nb) = (%d, %#x), reference (%d, %#x)", name, k, nb, kr, nbr)
+				}
+				if nb >= infBits && k != 0 {
+					// Non-finite input: Factor reports it from nb and
+					// discards everything else.
+					continue
+				}
+				for i := range lu {
+					if math.Float64bits(lu[i]) != math.Float64bits(luRef[i]) {
+						t.Fatalf("%s: lu[%d,%d] = %v (%#x), reference %v (%#x)", name, i/smallN, i%smallN,
+							lu[i], math.Float64bits(lu[i]), luRef[i], math.Float64bits(luRef[i]))
+					}
+				}
+				for i := range piv {
+					if piv[i] != pivRef[i] || math.Float64bits(pv[i]) != math.Float64bits(pvRef[i]) {
+						t.Fatalf("%s: piv[%d], pv[%d] = %d, %v; reference %d, %v", name, i, i, piv[i], pv[i], pivRef[i], pvRef[i])
+					}
+				}
+				if k >= 0 {
+					continue
+				}
+				for range 3 {
+					b := make([]float64, n)
+					for i := range b {
+						b[i] = 2*rng.Float64() - 1
+						if rng.IntN(4) == 0 {
+							b[i] = 0
+						}
+					}
+					bRef := append([]float64(nil), b...)
+					smallSolve(&lu, &piv, n, b)
+					refSmallSolve(&lu, &piv, n, bRef)
+					solved++
+					for i := range b {
+						if math.Float64bits(b[i]) != math.Float64bits(bRef[i]) {
+							t.Fatalf("%s: x[%d] = %v (%#x), reference %v (%#x)", name, i,
+								b[i], math.Float64bits(b[i]), bRef[i], math.Float64bits(bRef[i]))
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d factorizations, %d solves compared", cases, solved)
+}
+
+// smallBenchCases are the small dense systems of the kernel benchmarks: the
+// planar pendulum (5×5), the heavy top (9×9, many structural zeros) and a
+// full random 16×16 matrix.
+func smallBenchCases() []struct {
+	name string
+	sys  *testSys
+} {
+	return []struct {
+		name string
+		sys  *testSys
+	}{
+		{"pendulum5", pendulum(0.3)},
+		{"top9", heavyTopSys()},
+		{"dense16", randDense(16, rand.New(rand.NewPCG(16, 16)))},
+	}
+}
+
+// BenchmarkSmallFactor is one Factor (kernel, norm and pivot check) of the
+// small dense systems.
+func BenchmarkSmallFactor(b *testing.B) {
+	for _, c := range smallBenchCases() {
+		b.Run(c.name, func(b *testing.B) {
+			s := mustPlan(b, c.sys.pat, KindDense).NewSolver()
+			c.sys.load(s)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.Factor(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSmallSolve is one Solve with the factors of the small dense
+// systems.
+func BenchmarkSmallSolve(b *testing.B) {
+	for _, c := range smallBenchCases() {
+		b.Run(c.name, func(b *testing.B) {
+			s := mustPlan(b, c.sys.pat, KindDense).NewSolver()
+			c.sys.load(s)
+			if err := s.Factor(); err != nil {
+				b.Fatal(err)
+			}
+			rhs := randVec(c.sys.n, rand.New(rand.NewPCG(1, 1)))
+			x := make([]float64, c.sys.n)
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(x, rhs)
+				s.Solve(x)
+			}
+		})
+	}
+}
