@@ -8,10 +8,11 @@ import (
 )
 
 // refSmallFactor and refSmallSolve are verbatim copies of smallFactor and
-// smallSolve as they were before the kernels were restructured for speed
-// (commit 70a959e). The kernels must keep producing bit-identical factors,
-// pivots, interchanges, norms and solutions: the engine's replay tests and
-// tight physics tolerances rest on them.
+// smallSolve as of commit 70a959e. Any restructuring of the kernels (for
+// speed) must keep producing bit-identical factors, pivots, interchanges,
+// norms and solutions: the engine's replay tests and tight physics
+// tolerances rest on them. A naive skip of the updates with u_kj == 0, for
+// instance, fails here on signed zeros (-0 - (-0) = +0).
 func refSmallFactor(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) (int, uint64) {
 	const mk = smallN - 1
 	if n <= 0 {
@@ -447,4 +448,39 @@ func BenchmarkSmallSolve(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSmallKernels times the bare kernels on the heavy top's matrix,
+// the current ones next to the reference copies (for judging a rewrite).
+func BenchmarkSmallKernels(b *testing.B) {
+	var a, lu smallMat
+	for i := range 9 {
+		copy(a[i*smallN:], heavyTop9[i][:])
+	}
+	var piv [smallN]int
+	var pv [smallN]float64
+	rhs := randVec(9, rand.New(rand.NewPCG(1, 1)))
+	x := make([]float64, 9)
+	b.Run("factor", func(b *testing.B) {
+		for b.Loop() {
+			smallFactor(&lu, &a, &piv, &pv, 9)
+		}
+	})
+	b.Run("factorRef", func(b *testing.B) {
+		for b.Loop() {
+			refSmallFactor(&lu, &a, &piv, &pv, 9)
+		}
+	})
+	b.Run("solve", func(b *testing.B) {
+		for b.Loop() {
+			copy(x, rhs)
+			smallSolve(&lu, &piv, 9, x)
+		}
+	})
+	b.Run("solveRef", func(b *testing.B) {
+		for b.Loop() {
+			copy(x, rhs)
+			refSmallSolve(&lu, &piv, 9, x)
+		}
+	})
 }
