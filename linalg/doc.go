@@ -23,8 +23,11 @@
 //
 // All indices passed to a Solver are the original (unpermuted) indices.
 //
-// Kernels: systems with n <= 8 (e.g. the 5×5 pendulum) use a fixed-stride
-// kernel without slicing or bounds checks (small.go); larger dense systems
+// Kernels: dense systems with n <= 16 (e.g. the 5×5 pendulum, the 9×9
+// heavy top) use fixed-stride kernels without slicing or bounds checks,
+// unrolled for each n by a generator (small_gen.go, written by
+// internal/gensmall with go generate; small.go holds the loop versions
+// they reproduce bit for bit); larger dense systems
 // use a row-major kernel (dense.go); band systems use band.go. All kernels
 // store the reciprocals of the pivots on the diagonal, search the pivot of
 // the next column while eliminating the current one, and the solves carry

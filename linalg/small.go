@@ -23,14 +23,16 @@ func row(m *smallMat, r int) *[smallN]float64 {
 	return (*[smallN]float64)(m[i : i+smallN])
 }
 
-// smallFactor is denseFactor for n <= smallN: it factors a into lu (same
+//go:generate go run ./internal/gensmall -o small_gen.go
+
+// smallFactorLoop is denseFactor for n <= smallN: it factors a into lu (same
 // conventions: unit L below the diagonal, reciprocals of the pivots on it,
 // U above), records interchanges in piv and pivots in pv, and returns the
 // first column without a nonzero pivot candidate (or -1) and, unless that
 // column is 0, the bit pattern of max|a_ij|. Step 0 reads a directly,
 // copying it and measuring its norm on the way; the pivot of column k+1 is
 // searched while column k is eliminated.
-func smallFactor(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) (int, uint64) {
+func smallFactorLoop(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) (int, uint64) {
 	const mk = smallN - 1
 	if n <= 0 {
 		return -1, 0
@@ -123,12 +125,12 @@ func smallFactor(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) 
 	return -1, nb
 }
 
-// smallSolve is denseSolve for the factors of smallFactor; len(b) must be
+// smallSolveLoop is denseSolve for the factors of smallFactor; len(b) must be
 // n. Like denseSolve it takes the rows in pairs whose dot products advance
 // together and carries the most recently computed unknown in a register
 // (the substitutions are latency-bound), with the terms of every dot
 // product in denseSolve's order.
-func smallSolve(lu *smallMat, piv *[smallN]int, n int, b []float64) {
+func smallSolveLoop(lu *smallMat, piv *[smallN]int, n int, b []float64) {
 	const mk = smallN - 1
 	if n <= 0 || n > smallN || len(b) != n {
 		return

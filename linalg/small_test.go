@@ -484,3 +484,41 @@ func BenchmarkSmallKernels(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSmallSizes times the bare kernels (smallFactor, then one
+// smallSolve) against the reference copies of the loop kernels on a random
+// dense matrix of every n = 2..smallN, for choosing which sizes get
+// unrolled kernels (internal/gensmall).
+func BenchmarkSmallSizes(b *testing.B) {
+	for n := 2; n <= smallN; n++ {
+		var a, lu smallMat
+		rng := rand.New(rand.NewPCG(uint64(n), 7))
+		randSmall(&a, n, 0, rng)
+		var piv [smallN]int
+		var pv [smallN]float64
+		rhs := randVec(n, rng)
+		x := make([]float64, n)
+		b.Run(fmt.Sprintf("n=%d/factor", n), func(b *testing.B) {
+			for b.Loop() {
+				smallFactor(&lu, &a, &piv, &pv, n)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/factorRef", n), func(b *testing.B) {
+			for b.Loop() {
+				refSmallFactor(&lu, &a, &piv, &pv, n)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/solve", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(x, rhs)
+				smallSolve(&lu, &piv, n, x)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/solveRef", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(x, rhs)
+				refSmallSolve(&lu, &piv, n, x)
+			}
+		})
+	}
+}
