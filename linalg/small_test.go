@@ -7,167 +7,6 @@ import (
 	"testing"
 )
 
-// refSmallFactor and refSmallSolve are verbatim copies of smallFactor and
-// smallSolve as of commit 70a959e. Any restructuring of the kernels (for
-// speed) must keep producing bit-identical factors, pivots, interchanges,
-// norms and solutions: the engine's replay tests and tight physics
-// tolerances rest on them. A naive skip of the updates with u_kj == 0, for
-// instance, fails here on signed zeros (-0 - (-0) = +0).
-func refSmallFactor(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) (int, uint64) {
-	const mk = smallN - 1
-	if n <= 0 {
-		return -1, 0
-	}
-	n = min(n, smallN)
-	p, pk := 0, a[0]
-	amax := math.Abs(pk)
-	for r := 1; r < n; r++ {
-		v := a[(r&mk)*smallN]
-		if t := math.Abs(v); t > amax {
-			p, pk, amax = r, v, t
-		}
-	}
-	piv[0], pv[0] = p, pk
-	if !(amax > 0) {
-		return 0, 0
-	}
-	inv := 1 / pk
-	var nb uint64
-	u := row(lu, 0)
-	ap := row(a, p&mk)
-	for j := 0; j < n; j++ {
-		v := ap[j&mk]
-		u[j&mk] = v
-		nb = max(nb, math.Float64bits(v)&^signBit)
-	}
-	u[0] = inv
-	p0 := p
-	p, pk, amax = 1, 0, -1
-	for r := 1; r < n; r++ {
-		src := row(a, r&mk)
-		if r == p0 {
-			src = row(a, 0)
-		}
-		dst := row(lu, r&mk)
-		m := src[0]
-		nb = max(nb, math.Float64bits(m)&^signBit)
-		if m == 0 {
-			for j := 1; j < n; j++ {
-				v := src[j&mk]
-				dst[j&mk] = v
-				nb = max(nb, math.Float64bits(v)&^signBit)
-			}
-			dst[0] = 0
-		} else {
-			m *= inv
-			dst[0] = m
-			for j := 1; j < n; j++ {
-				v := src[j&mk]
-				dst[j&mk] = v - m*u[j&mk]
-				nb = max(nb, math.Float64bits(v)&^signBit)
-			}
-		}
-		if v := dst[1]; math.Abs(v) > amax {
-			p, pk, amax = r, v, math.Abs(v)
-		}
-	}
-	for k := 1; k < n; k++ {
-		piv[k&mk], pv[k&mk] = p, pk
-		if !(amax > 0) {
-			return k, nb
-		}
-		u := row(lu, k&mk)
-		if p != k {
-			rp := row(lu, p&mk)
-			for j := 0; j < n; j++ {
-				u[j&mk], rp[j&mk] = rp[j&mk], u[j&mk]
-			}
-		}
-		inv := 1 / pk
-		u[k&mk] = inv
-		k1 := (k + 1) & mk
-		p, pk, amax = k+1, 0, -1
-		for r := k + 1; r < n; r++ {
-			rr := row(lu, r&mk)
-			if m := rr[k&mk]; m != 0 {
-				m *= inv
-				rr[k&mk] = m
-				for j := k + 1; j < n; j++ {
-					rr[j&mk] -= m * u[j&mk]
-				}
-			}
-			if v := rr[k1]; math.Abs(v) > amax {
-				p, pk, amax = r, v, math.Abs(v)
-			}
-		}
-	}
-	return -1, nb
-}
-
-func refSmallSolve(lu *smallMat, piv *[smallN]int, n int, b []float64) {
-	const mk = smallN - 1
-	if n <= 0 || n > smallN || len(b) != n {
-		return
-	}
-	if p := piv[0]; p != 0 {
-		b[0], b[p] = b[p], b[0]
-	}
-	last := b[0]
-	i := 1
-	for ; i+1 < n; i += 2 {
-		if p := piv[i&mk]; p != i {
-			b[i], b[p] = b[p], b[i]
-		}
-		if p := piv[(i+1)&mk]; p != i+1 {
-			b[i+1], b[p] = b[p], b[i+1]
-		}
-		r0, r1 := row(lu, i), row(lu, i+1)
-		s0, s1 := b[i], b[i+1]
-		for j, x := range b[:i-1] {
-			s0 -= r0[j&mk] * x
-			s1 -= r1[j&mk] * x
-		}
-		y0 := s0 - r0[(i-1)&mk]*last
-		b[i] = y0
-		s1 -= r1[(i-1)&mk] * last
-		last = s1 - r1[i&mk]*y0
-		b[i+1] = last
-	}
-	if i < n {
-		lr := row(lu, i)
-		sum := b[i]
-		for j, x := range b[:i-1] {
-			sum -= lr[j&mk] * x
-		}
-		b[i] = sum - lr[(i-1)&mk]*last
-	}
-	last = b[n-1] * lu[(n-1)*(smallN+1)&(smallSize-1)]
-	b[n-1] = last
-	i = n - 2
-	for ; i >= 1; i -= 2 {
-		r0, r1 := row(lu, i), row(lu, i-1)
-		s0 := b[i]
-		s1 := b[i-1] - r1[(i+1)&mk]*last
-		for j := i + 2; j < n; j++ {
-			x := b[j]
-			s0 -= r0[j&mk] * x
-			s1 -= r1[j&mk] * x
-		}
-		x0 := (s0 - r0[(i+1)&mk]*last) * r0[i&mk]
-		b[i] = x0
-		last = (s1 - r1[i&mk]*x0) * r1[(i-1)&mk]
-		b[i-1] = last
-	}
-	if i == 0 {
-		lr := row(lu, 0)
-		sum := b[0]
-		for j := 2; j < n; j++ {
-			sum -= lr[j&mk] * b[j]
-		}
-		b[0] = (sum - lr[1]*last) * lr[0]
-	}
-}
-
 // heavyTop9 is the Newton matrix of the heavy top as the engine assembled
 // it at one step of bench.HeavyTop (h = 1 ms): the mass block
 // diag(15, 15, 15), the rotational block (inertia plus the scaled
@@ -299,8 +138,10 @@ func randSmall(a *smallMat, n, kind int, rng *rand.Rand) {
 
 const smallKinds = 9 // 0..7 by randSmall, 8 by randTopLike (n = 9 only)
 
-// TestSmallKernelsBitIdentical runs smallFactor and smallSolve against the
-// reference copies of the former kernels on many random matrices of every
+// TestSmallKernelsBitIdentical runs smallFactor and smallSolve (the
+// generated kernels of small_gen.go) against the loop kernels they unroll,
+// smallFactorLoop and smallSolveLoop (the engine's kernels until the
+// generator, unchanged since), on many random matrices of every
 // n = 1..16 (and of the heavy top's structure) and compares every stored
 // bit: the factors (all smallN×smallN entries, so also what is left
 // untouched), interchanges, pivots, the returned column and norm, and the
@@ -341,7 +182,7 @@ func TestSmallKernelsBitIdentical(t *testing.T) {
 				}
 				a0 := a
 				k, nb := smallFactor(&lu, &a, &piv, &pv, n)
-				kr, nbr := refSmallFactor(&luRef, &a, &pivRef, &pvRef, n)
+				kr, nbr := smallFactorLoop(&luRef, &a, &pivRef, &pvRef, n)
 				cases++
 				for i := range a {
 					if math.Float64bits(a[i]) != math.Float64bits(a0[i]) {
@@ -380,7 +221,7 @@ func TestSmallKernelsBitIdentical(t *testing.T) {
 					}
 					bRef := append([]float64(nil), b...)
 					smallSolve(&lu, &piv, n, b)
-					refSmallSolve(&lu, &piv, n, bRef)
+					smallSolveLoop(&lu, &piv, n, bRef)
 					solved++
 					for i := range b {
 						if math.Float64bits(b[i]) != math.Float64bits(bRef[i]) {
@@ -451,7 +292,7 @@ func BenchmarkSmallSolve(b *testing.B) {
 }
 
 // BenchmarkSmallKernels times the bare kernels on the heavy top's matrix,
-// the current ones next to the reference copies (for judging a rewrite).
+// the generated ones next to the loop kernels (for judging a rewrite).
 func BenchmarkSmallKernels(b *testing.B) {
 	var a, lu smallMat
 	for i := range 9 {
@@ -468,7 +309,7 @@ func BenchmarkSmallKernels(b *testing.B) {
 	})
 	b.Run("factorRef", func(b *testing.B) {
 		for b.Loop() {
-			refSmallFactor(&lu, &a, &piv, &pv, 9)
+			smallFactorLoop(&lu, &a, &piv, &pv, 9)
 		}
 	})
 	b.Run("solve", func(b *testing.B) {
@@ -480,13 +321,13 @@ func BenchmarkSmallKernels(b *testing.B) {
 	b.Run("solveRef", func(b *testing.B) {
 		for b.Loop() {
 			copy(x, rhs)
-			refSmallSolve(&lu, &piv, 9, x)
+			smallSolveLoop(&lu, &piv, 9, x)
 		}
 	})
 }
 
 // BenchmarkSmallSizes times the bare kernels (smallFactor, then one
-// smallSolve) against the reference copies of the loop kernels on a random
+// smallSolve) against the loop kernels on a random
 // dense matrix of every n = 2..smallN, for choosing which sizes get
 // unrolled kernels (internal/gensmall).
 func BenchmarkSmallSizes(b *testing.B) {
@@ -505,7 +346,7 @@ func BenchmarkSmallSizes(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("n=%d/factorRef", n), func(b *testing.B) {
 			for b.Loop() {
-				refSmallFactor(&lu, &a, &piv, &pv, n)
+				smallFactorLoop(&lu, &a, &piv, &pv, n)
 			}
 		})
 		b.Run(fmt.Sprintf("n=%d/solve", n), func(b *testing.B) {
@@ -517,7 +358,7 @@ func BenchmarkSmallSizes(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d/solveRef", n), func(b *testing.B) {
 			for b.Loop() {
 				copy(x, rhs)
-				refSmallSolve(&lu, &piv, n, x)
+				smallSolveLoop(&lu, &piv, n, x)
 			}
 		})
 	}
