@@ -20,7 +20,8 @@ type conElem struct {
 	live, jlive, hlive []int
 }
 
-// setLive fills ce.live, ce.jlive and ce.hlive from ce.d.
+// setLive fills ce.live, ce.jlive and ce.hlive from ce.d (hlive within
+// the element's Hessian pattern when it declares one).
 func (ce *conElem) setLive() {
 	nd := len(ce.d)
 	ce.live = ce.live[:0]
@@ -35,9 +36,15 @@ func (ce *conElem) setLive() {
 			ce.jlive = append(ce.jlive, r*nd+a)
 		}
 	}
+	var pat []bool
+	if hp, ok := ce.c.(mech.HessPatterner); ok {
+		pat = hp.HessPattern()
+	}
 	for _, a := range ce.live {
 		for _, b := range ce.live {
-			ce.hlive = append(ce.hlive, a*nd+b)
+			if pat == nil || pat[a*nd+b] {
+				ce.hlive = append(ce.hlive, a*nd+b)
+			}
 		}
 	}
 }

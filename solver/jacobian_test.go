@@ -102,6 +102,17 @@ func checkElementDerivatives(t *testing.T, m *Model, s *State, rng *rand.Rand) {
 		_, phit, gamma, jac := rows()
 		H := make([]float64, nd*nd)
 		ce.c.Hess(&s.x, lam, H)
+		if hp, ok := ce.c.(mech.HessPatterner); ok {
+			// the assembly visits only the declared pattern (and the
+			// differences below check that the Hessian lies in it)
+			if pat := hp.HessPattern(); pat != nil {
+				for e, v := range H {
+					if !pat[e] && v != 0 {
+						t.Errorf("%s Hessian (%d,%d) = %g outside the element's pattern", name, e/nd, e%nd, v)
+					}
+				}
+			}
+		}
 		jtl := func(J []float64) []float64 {
 			out := make([]float64, nd)
 			for r := 0; r < nr; r++ {

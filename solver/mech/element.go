@@ -75,6 +75,14 @@ type Force interface {
 	Potential(x *Ctx) float64
 }
 
+// HessPatterner is implemented by a constraint element whose Hessian has
+// nonzero entries only in a fixed pattern: HessPattern returns it, row-major
+// over the element's dofs × dofs (true where Hess may write; nil for no
+// pattern), and the assembly visits only those entries.
+type HessPatterner interface {
+	HessPattern() []bool
+}
+
 // Rows receives a constraint element's evaluation: one value per row of
 // Φ, ∂Φ/∂t and γ, and the Jacobian J = ∂Φ/∂q (rows × dofs, row-major).
 type Rows struct {

@@ -427,6 +427,24 @@ func (e *joint3) Hess(x *mech.Ctx, lam []float64, h []float64) {
 	}
 }
 
+// HessPattern is the spherical joint's: its Hessian (sphHess) has the
+// rotation-by-rotation block of each side's body only. Other joints have
+// none (nil).
+func (e *joint3) HessPattern() []bool {
+	if !e.sph || len(e.rows) != 3 {
+		return nil
+	}
+	p := make([]bool, 12*12)
+	for _, o := range [2]int{3, 9} {
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				p[(o+i)*12+o+j] = true
+			}
+		}
+	}
+	return p
+}
+
 // sphRows writes the rows pⱼ − pᵢ = 0 (x, y, z) into rows 0..2 of out:
 // the pos rows of fast with c the unit axes, J = [−I, s × Aᵢ row r | I,
 // −(s × Aⱼ row r)] and γ = −(κⱼ − κᵢ).
