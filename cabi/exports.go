@@ -431,12 +431,7 @@ func fmi2SetRealInputDerivatives(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr C
 	if nvr > 0 && (vr == nil || order == nil || value == nil) || nvr > maxN {
 		return x.arg(fn, "vr, order or value is NULL, or nvr is too large")
 	}
-	var o []int32
-	var v []float64
-	if nvr > 0 {
-		o = unsafe.Slice((*int32)(unsafe.Pointer(order)), int(nvr))
-		v = unsafe.Slice((*float64)(unsafe.Pointer(value)), int(nvr))
-	}
+	o, v := orderValues(unsafe.Pointer(order), unsafe.Pointer(value), nvr)
 	return C.fmi2Status(x.inst.SetRealInputDerivatives(vrSlice(vr, nvr), o, v))
 }
 
@@ -452,12 +447,7 @@ func fmi2GetRealOutputDerivatives(c C.fmi2Component, vr C.mbfmu_ConstVRPtr, nvr 
 	if nvr > 0 && (vr == nil || order == nil || value == nil) || nvr > maxN {
 		return x.arg(fn, "vr, order or value is NULL, or nvr is too large")
 	}
-	var o []int32
-	var v []float64
-	if nvr > 0 {
-		o = unsafe.Slice((*int32)(unsafe.Pointer(order)), int(nvr))
-		v = unsafe.Slice((*float64)(unsafe.Pointer(value)), int(nvr))
-	}
+	o, v := orderValues(unsafe.Pointer(order), unsafe.Pointer(value), nvr)
 	return C.fmi2Status(x.inst.GetRealOutputDerivatives(vrSlice(vr, nvr), o, v))
 }
 

@@ -147,6 +147,15 @@ func vrSlice(p C.mbfmu_ConstVRPtr, n C.size_t) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(p)), int(n))
 }
 
+// orderValues views the order (fmi2Integer) and value (fmi2Real) arrays of
+// the input- and output-derivative calls, n entries each (nil when n = 0).
+func orderValues(order, value unsafe.Pointer, n C.size_t) ([]int32, []float64) {
+	if n == 0 {
+		return nil, nil
+	}
+	return unsafe.Slice((*int32)(order), int(n)), unsafe.Slice((*float64)(value), int(n))
+}
+
 // state returns the stateObj behind an fmi2FMUstate of this component. It
 // looks the pointer up without dereferencing it, so a freed or foreign
 // state is rejected safely.

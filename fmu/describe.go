@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"mbfmu/solver"
 )
 
 // layoutVersion enters the GUID: bump it whenever the variable table or the
@@ -256,12 +258,12 @@ func (d *Description) describeStates(mi *modelInfo, add func(Variable)) {
 			continue
 		}
 		derQ[i] = len(d.Variables)
-		local("der("+x.name+")", perSecond(x.unit), "time derivative of "+x.name, LocalQuatRate, i)
+		local("der("+x.name+")", solver.PerSecond(x.unit), "time derivative of "+x.name, LocalQuatRate, i)
 		d.Variables[derQ[i]].Derivative = uint32(q0 + i + 1)
 	}
 	a0 := len(d.Variables)
 	for j, x := range mi.vs {
-		local("der("+x.name+")", perSecond(x.unit), "time derivative of "+x.name+" (acceleration of the equations of motion)", LocalAcceleration, j)
+		local("der("+x.name+")", solver.PerSecond(x.unit), "time derivative of "+x.name+" (acceleration of the equations of motion)", LocalAcceleration, j)
 		d.Variables[a0+j].Derivative = uint32(v0 + j + 1)
 	}
 	for i, x := range mi.qs {
@@ -276,18 +278,6 @@ func (d *Description) describeStates(mi *modelInfo, add func(Variable)) {
 	for j := range mi.vs {
 		d.derivs = append(d.derivs, derivUnknown{at: a0 + j, all: true})
 	}
-}
-
-// perSecond returns the unit of the time derivative of a quantity in
-// unit ("m" → "m/s", "m/s" → "m/s2", "" → "1/s").
-func perSecond(unit string) string {
-	switch {
-	case unit == "":
-		return "1/s"
-	case strings.HasSuffix(unit, "/s"):
-		return unit + "2"
-	}
-	return unit + "/s"
 }
 
 // check verifies what the schema cannot: unique non-empty names, finite

@@ -56,7 +56,7 @@ func (m *Model) StateVars() (q, v []StateVar) {
 		}
 		if qi >= 0 {
 			q[qi] = StateVar{Name: n, Unit: units[j], Deriv: j, RotQ: -1, RotV: -1}
-			v[j] = StateVar{Name: "der(" + n + ")", Unit: perSecond(units[j]), Deriv: -1, RotQ: -1, RotV: -1}
+			v[j] = StateVar{Name: "der(" + n + ")", Unit: PerSecond(units[j]), Deriv: -1, RotQ: -1, RotV: -1}
 		}
 	}
 	for _, r := range m.rots {
@@ -111,9 +111,9 @@ func (m *Model) coordUnits(names []string) []string {
 	return u
 }
 
-// perSecond returns the unit of the time derivative of a quantity in
+// PerSecond returns the unit of the time derivative of a quantity in
 // unit ("m" → "m/s", "m/s" → "m/s2", "" → "1/s").
-func perSecond(unit string) string {
+func PerSecond(unit string) string {
 	switch {
 	case unit == "":
 		return "1/s"

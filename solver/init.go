@@ -90,13 +90,7 @@ func (m *Model) assemblePositions(s *State) error {
 		if worst <= 1e-12 {
 			return nil
 		}
-		s.lin.Zero()
-		s.linValid = false
-		for i := 0; i < nv; i++ {
-			s.lin.AddAt(m.mpos[i], 1)
-		}
-		m.addConstraintJac(s, 0, false)
-		if err := s.lin.Factor(); err != nil {
+		if err := m.factorProjection(s); err != nil {
 			e := &AssemblyError{Msg: "the constraints are redundant or singular at the initial configuration", Cause: err}
 			e.Violating = m.violations(s)
 			return e
@@ -182,13 +176,7 @@ func (m *Model) assembleVelocities(s *State, v0 []float64) error {
 		return nil
 	}
 	m.evalCons(s, false)
-	s.lin.Zero()
-	s.linValid = false
-	for i := 0; i < nv; i++ {
-		s.lin.AddAt(m.mpos[i], 1)
-	}
-	m.addConstraintJac(s, 0, false)
-	if err := s.lin.Factor(); err != nil {
+	if err := m.factorProjection(s); err != nil {
 		return &AssemblyError{Msg: "the constraint Jacobian is singular at the initial configuration (redundant constraints?)", Cause: err}
 	}
 	copy(s.dx, v0)
@@ -207,13 +195,20 @@ func (m *Model) kktSingular(s *State) bool {
 		return false
 	}
 	m.evalCons(s, false)
+	return m.factorProjection(s) != nil
+}
+
+// factorProjection puts [I Φqᵀ; Φq 0] at the current positions (as last
+// evaluated by evalCons) into s.lin and factors it: the metric of the
+// position and velocity projections.
+func (m *Model) factorProjection(s *State) error {
 	s.lin.Zero()
 	s.linValid = false
 	for i := 0; i < m.nv; i++ {
 		s.lin.AddAt(m.mpos[i], 1)
 	}
 	m.addConstraintJac(s, 0, false)
-	return s.lin.Factor() != nil
+	return s.lin.Factor()
 }
 
 // findRedundant marks the constraint rows whose Jacobian rows depend on

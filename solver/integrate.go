@@ -146,39 +146,32 @@ func (m *Model) forceDiffs(s *State, f mech.Force, j int, vel bool, fp, fm []flo
 		clear(dst)
 		f.Eval(&s.x, dst, nil, nil)
 	}
-	switch {
-	case vel:
-		x0 := s.v[j]
+	if vel || m.qOf[j] >= 0 {
+		x := &s.v[j]
+		if !vel {
+			x = &s.q[m.qOf[j]]
+		}
+		x0 := *x
 		dx := 1e-6 * (1 + math.Abs(x0))
-		s.v[j] = x0 + dx
+		*x = x0 + dx
 		eval(fp)
-		s.v[j] = x0 - dx
+		*x = x0 - dx
 		eval(fm)
-		s.v[j] = x0
-		return dx
-	case m.qOf[j] >= 0:
-		qi := m.qOf[j]
-		x0 := s.q[qi]
-		dx := 1e-6 * (1 + math.Abs(x0))
-		s.q[qi] = x0 + dx
-		eval(fp)
-		s.q[qi] = x0 - dx
-		eval(fm)
-		s.q[qi] = x0
-		return dx
-	default:
-		var qs [4]float64
-		r := m.rotOf(j)
-		copy(qs[:], s.q[r.q:r.q+4])
-		const dx = 1e-6
-		m.addRot(s.q, r, j, dx)
-		eval(fp)
-		copy(s.q[r.q:r.q+4], qs[:])
-		m.addRot(s.q, r, j, -dx)
-		eval(fm)
-		copy(s.q[r.q:r.q+4], qs[:])
+		*x = x0
 		return dx
 	}
+	// a rotation: turned about its body axis and put back bit for bit
+	var qs [4]float64
+	r := m.rotOf(j)
+	copy(qs[:], s.q[r.q:r.q+4])
+	const dx = 1e-6
+	m.addRot(s.q, r, j, dx)
+	eval(fp)
+	copy(s.q[r.q:r.q+4], qs[:])
+	m.addRot(s.q, r, j, -dx)
+	eval(fm)
+	copy(s.q[r.q:r.q+4], qs[:])
+	return dx
 }
 
 // rotOf returns the rotation block of velocity coordinate j.
@@ -654,14 +647,8 @@ const projTol = 1e-11
 // a singular position, where rows of Φq are numerically dependent, the
 // solve is completed by singularSolve (singular.go).
 func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
-	s.lin.Zero()
-	s.linValid = false
-	m.addMass(s, 1)
 	m.evalForces(s, false, 0, 0)
-	m.evalCons(s, true)
-	m.addConstraintJac(s, 0, false)
-	s.stats.Factorizations++
-	err := s.lin.Factor()
+	err := m.assemble(s, true)
 	if m.nc > 0 && m.nearSingular(s, err) {
 		return m.singularSolve(s, dst, baumgarte)
 	}

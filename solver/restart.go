@@ -93,13 +93,7 @@ func (m *Model) restartAccelerations(s *State, inputsOnly bool) {
 		scale = 1 / s1
 	} else {
 		// the acceleration matrix [M Φqᵀ; Φq 0]
-		s.lin.Zero()
-		s.linValid = false
-		m.addMass(s, 1)
-		m.evalCons(s, false)
-		m.addConstraintJac(s, 0, false)
-		s.stats.Factorizations++
-		if s.lin.Factor() != nil {
+		if m.assemble(s, false) != nil {
 			return
 		}
 		m.newtonResidual(s, 1, 1, false)
