@@ -374,7 +374,12 @@ func (m *Model) newtonResidual(s *State, s1, cv float64, factor bool) {
 			}
 		}
 		if !m.index2 {
-			copy(res[nv+ce.r0:nv+ce.r0+nr], phi[ce.r0:ce.r0+nr])
+			rc, pc := res[nv+ce.r0:nv+ce.r0+nr], phi[ce.r0:ce.r0+nr]
+			if nr == 3 { // (a call of copy costs more than three moves)
+				rc[0], rc[1], rc[2] = pc[0], pc[1], pc[2]
+			} else {
+				copy(rc, pc)
+			}
 			continue
 		}
 		for lr := 0; lr < nr; lr++ {

@@ -96,8 +96,8 @@ type pside struct {
 // for the quantities pside holds).
 func (k *pside) eval(f *mech.Frame, x *mech.Ctx, vel bool) {
 	k.s = f.S
-	if f.Body < 0 {
-		k.on, k.A, k.p, k.kp = false, mech.Ident, f.S, mech.Vec3{}
+	if f.Body < 0 { // (A is not used on the ground)
+		k.on, k.p, k.kp = false, f.S, mech.Vec3{}
 		return
 	}
 	k.on = true
@@ -467,8 +467,7 @@ func sphRows(ki, kj *pside, out mech.Rows, vel bool) {
 // pⱼ − pᵢ: (e_r, s × A row r).
 func sphJac(k *pside, jx, jy, jz *[6]float64, sc float64) {
 	if !k.on {
-		*jx, *jy, *jz = [6]float64{}, [6]float64{}, [6]float64{}
-		return
+		return // the ground's columns are not unknowns: never read
 	}
 	s0, s1, s2 := k.s[0], k.s[1], k.s[2]
 	A := &k.A
