@@ -39,6 +39,12 @@ type RunOptions struct {
 	// Run returns the summary with that error. It is called in the
 	// real-time loop and must not allocate (interrupt.Catcher.Err does not).
 	Stop func() error
+	// NoMemStats skips counting the loop's garbage collections and
+	// allocations (GCCycles and AllocsPerStep stay 0). Counting them
+	// exactly takes two runtime.ReadMemStats, which stop the world: every
+	// other goroutine pauses, so callers that run co-simulations on
+	// several goroutines at once (a study's workers) set it.
+	NoMemStats bool
 
 	// The settings below are for a real-time run (RealTime) on a
 	// real-time Linux PC (docs/cosim.md); each fails with an *RTError
@@ -610,7 +616,9 @@ func (m *Master) Run(o RunOptions) (*Summary, error) {
 	var lat, late histogram
 	pc := &pacer{spin: spin, slack: 2 * time.Millisecond}
 	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
+	if !o.NoMemStats {
+		runtime.ReadMemStats(&ms0)
+	}
 	t0 := m.t
 	wall0 := time.Now()
 	lastProg := wall0
@@ -655,7 +663,9 @@ func (m *Master) Run(o RunOptions) (*Summary, error) {
 		}
 	}
 	sum.Wall = time.Since(wall0)
-	runtime.ReadMemStats(&ms1)
+	if !o.NoMemStats {
+		runtime.ReadMemStats(&ms1)
+	}
 	sum.GCCycles = ms1.NumGC - ms0.NumGC
 	sum.Stopped = runErr
 	sum.Steps = m.k

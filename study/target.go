@@ -623,7 +623,9 @@ func (w *cosimWorker) run(ctx context.Context, x []float64, row func([]float64) 
 	if err := m.Init(); err != nil {
 		return nowSeconds() - wall, &runFailure{msg: "initialising: " + oneLine(err.Error())}
 	}
-	sum, err := m.Run(cosim.RunOptions{Writer: &rowWriter{ctx: ctx, row: row}})
+	// (NoMemStats: the counts would stop the world, pausing the other
+	// workers at every run)
+	sum, err := m.Run(cosim.RunOptions{Writer: &rowWriter{ctx: ctx, row: row}, NoMemStats: true})
 	sim := nowSeconds() - wall
 	if err != nil {
 		if ctx.Err() != nil {
