@@ -503,7 +503,14 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			s.needFactor = false
 			s.hFact = h
 			refreshed = true
-			s.setAnchor(s1, cv)
+			if s.reuseHold > 0 {
+				// the next step factors afresh: no later use of these
+				// factors needs their anchor (whose copy costs about a
+				// tenth of a small system's step)
+				s.hasAnchor, s.linValid = false, true
+			} else {
+				s.setAnchor(s1, cv)
+			}
 		}
 		dx := s.dx
 		for i, r := range s.res[:len(dx)] {
