@@ -487,6 +487,7 @@ func (c *compiler) plan() {
 		m.blkPos[k] = pos(b.dofs)
 	}
 	m.compressMass()
+	m.rotInertia()
 	m.fpos = make([][]int, len(m.forces))
 	m.flive = make([][]int, len(m.forces))
 	m.fdTan = make([]bool, len(m.forces))
@@ -570,5 +571,40 @@ func (m *Model) compressMass() {
 			m.mVal = append(m.mVal, r[int32(j)])
 		}
 		m.mPtr[i+1] = int32(len(m.mCol))
+	}
+}
+
+// rotInertia classifies each rotation's inertia (its 3×3 block of the
+// constant mass matrix, in the body frame) for coRotate: the unit axis of
+// symmetry of an axisymmetric body (two equal principal moments, the
+// principal axes along the body axes), isotropic, or neither.
+func (m *Model) rotInertia() {
+	m.rotAxis = make([]rotSym, len(m.rots))
+	for k, r := range m.rots {
+		var J mech.Mat3
+		for a := 0; a < 3; a++ {
+			i := r.v + a
+			for e := m.mPtr[i]; e < m.mPtr[i+1]; e++ {
+				if b := int(m.mCol[e]) - r.v; b >= 0 && b < 3 {
+					J[3*a+b] += m.mVal[e]
+				}
+			}
+		}
+		n := max(math.Abs(J[0]), math.Abs(J[4]), math.Abs(J[8]))
+		if !(n > 0) || math.Abs(J[1])+math.Abs(J[2])+math.Abs(J[3])+math.Abs(J[5])+math.Abs(J[6])+math.Abs(J[7]) > 1e-12*n {
+			continue
+		}
+		eq := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*n }
+		d := [3]float64{J[0], J[4], J[8]}
+		switch {
+		case eq(d[0], d[1]) && eq(d[1], d[2]):
+			m.rotAxis[k].iso = true
+		case eq(d[0], d[1]):
+			m.rotAxis[k].axis = mech.Vec3{0, 0, 1}
+		case eq(d[0], d[2]):
+			m.rotAxis[k].axis = mech.Vec3{0, 1, 0}
+		case eq(d[1], d[2]):
+			m.rotAxis[k].axis = mech.Vec3{1, 0, 0}
+		}
 	}
 }

@@ -415,7 +415,7 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	switch in.family {
 	case famAlpha:
 		am, af, b, g := in.am, in.af, in.b, in.g
-		s.predict(h) // q̈₁ and λ₁ extrapolated (predict.go)
+		m.predict(s, h) // q̈₁ and λ₁ extrapolated (predict.go)
 		if len(m.rots) > 0 {
 			copy(s.q0s, s.q)
 		}
@@ -473,7 +473,7 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	}
 	rof := 8 * 2.2e-16 / tol
 	maxIt := m.settings.MaxIter
-	refreshed := false
+	refreshed, turned := false, false
 	prev := math.Inf(1)
 	it := 0
 	s.useT = in.family == famAlpha && len(m.rots) > 0
@@ -503,6 +503,7 @@ func (m *Model) implicitStep(s *State, h float64) error {
 			s.needFactor = false
 			s.hFact = h
 			refreshed = true
+			m.recordRot(s)
 			if s.reuseHold > 0 {
 				// the next step factors afresh: no later use of these
 				// factors needs their anchor (whose copy costs about a
@@ -516,7 +517,20 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		for i, r := range s.res[:len(dx)] {
 			dx[i] = -r
 		}
+		// factors of an earlier step: carry the rotations' blocks into
+		// their body frames (coRotate)
+		turn := s.useT && !refreshed
+		if turn {
+			if !turned {
+				m.setCoRot(s)
+				turned = true
+			}
+			m.coRotate(s, dx, false)
+		}
 		s.lin.Solve(dx)
+		if turn {
+			m.coRotate(s, dx, true)
+		}
 		if m.contacts != nil {
 			m.contacts.newton(m, s, s1, cv) // stick constraints (stickslip.go)
 		}

@@ -140,6 +140,16 @@ func (m *Model) restartAccelerations(s *State, inputsOnly bool) {
 		} else {
 			s.lam[i-nv] += d
 		}
+		s.dx[i] = d
+	}
+	// the memory holds a rotation's angular accelerations in the world
+	// frame (predict.go)
+	for _, r := range m.rots {
+		A := mech.QuatMat(mech.Quat(s.q[r.q : r.q+4]))
+		d := (*[3]float64)(s.dx[r.v : r.v+3])
+		*d = mech.MulMV(&A, *d)
+	}
+	for i, d := range s.dx {
 		p := hist[i*predBack : (i+1)*predBack]
 		for k := range p {
 			p[k] += d

@@ -60,6 +60,9 @@ type State struct {
 	fl, kl, cl       []float64
 	fl2, fl3         []float64   // force scratch for finite-difference tangents
 	q0s, dq          []float64   // positions at the start of an implicit step; the step's increment (rotation blocks)
+	qf               []float64   // the rotations at which lin's iteration matrix was assembled (coRotate)
+	rc               []mech.Mat3 // their turns since then (setCoRot)
+	rcOn             []bool      // whether coRotate applies them
 	tops             []mech.Mat3 // tangent operators T(Δθ) of the rotation blocks (coords.go)
 	useT             bool        // the iteration matrix's unknown is the step's increment: apply T
 	lin              *linalg.Solver
@@ -71,7 +74,9 @@ type State struct {
 	start            []float64
 	rk               []float64 // RK4 stages
 	pc               predCache
-	pred             []float64 // the predictor's extrapolation of q̈ and λ
+	pred             []float64   // the predictor's extrapolation of q̈ and λ
+	aPrev            []float64   // q̈ at the start of the step (predict)
+	rm               []mech.Mat3 // the rotations' matrices at the start of the step (predict)
 	cw               *contactWork
 	dw               *dirWork  // state derivatives and directional derivatives (dirderiv.go), made on first use
 	sw               *singWork // solves near singular positions (singular.go)
@@ -121,6 +126,9 @@ func (m *Model) NewState() *State {
 	nh = max(nh, nj) // also a transformed copy of one element's Jacobian
 	s.jac, s.hs = make([]float64, nj), make([]float64, nh)
 	s.q0s, s.dq = make([]float64, nq), make([]float64, nv)
+	s.qf = make([]float64, 4*len(m.rots))
+	s.rc = make([]mech.Mat3, len(m.rots))
+	s.rcOn = make([]bool, len(m.rots))
 	s.tops = make([]mech.Mat3, len(m.rots))
 	s.lin = m.plan.NewSolver()
 	s.anchor = make([]float64, anchorLen(m, len(s.core)))
@@ -147,6 +155,8 @@ func (m *Model) NewState() *State {
 	}
 	s.h = m.settings.Step
 	s.pred = make([]float64, n)
+	s.aPrev = make([]float64, m.nv)
+	s.rm = make([]mech.Mat3, len(m.rots))
 	return s
 }
 
