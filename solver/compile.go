@@ -575,12 +575,13 @@ func (m *Model) compressMass() {
 }
 
 // rotInertia classifies each rotation's inertia (its 3×3 block of the
-// constant mass matrix, in the body frame) for coRotate: the unit axis of
+// constant mass matrix, in the body frame) for coRotate: the body axis of
 // symmetry of an axisymmetric body (two equal principal moments, the
 // principal axes along the body axes), isotropic, or neither.
 func (m *Model) rotInertia() {
-	m.rotAxis = make([]rotSym, len(m.rots))
+	m.rotSym = make([]int8, len(m.rots))
 	for k, r := range m.rots {
+		m.rotSym[k] = symNone
 		var J mech.Mat3
 		for a := 0; a < 3; a++ {
 			i := r.v + a
@@ -598,13 +599,13 @@ func (m *Model) rotInertia() {
 		d := [3]float64{J[0], J[4], J[8]}
 		switch {
 		case eq(d[0], d[1]) && eq(d[1], d[2]):
-			m.rotAxis[k].iso = true
+			m.rotSym[k] = symIso
 		case eq(d[0], d[1]):
-			m.rotAxis[k].axis = mech.Vec3{0, 0, 1}
+			m.rotSym[k] = 2
 		case eq(d[0], d[2]):
-			m.rotAxis[k].axis = mech.Vec3{0, 1, 0}
+			m.rotSym[k] = 1
 		case eq(d[1], d[2]):
-			m.rotAxis[k].axis = mech.Vec3{1, 0, 0}
+			m.rotSym[k] = 0
 		}
 	}
 }

@@ -79,41 +79,47 @@ func (m *Model) recordRot(s *State) {
 	}
 }
 
-// rotSym is the symmetry of a body's inertia that coRotate relies on.
-type rotSym struct {
-	axis mech.Vec3 // unit axis of symmetry (body frame), or zero
-	iso  bool      // the same moment about every axis
-}
+// Symmetries of a body's inertia that coRotate relies on (rotInertia):
+// none, the axis of an axisymmetric body (body x, y or z), isotropic.
+const (
+	symNone = -1
+	symIso  = 3
+)
 
 // setCoRot computes, for each rotation, R = A_fᵀ A (s.rc): the turn of
 // its body frame from the factorisation in use (s.qf) to now (s.q, the
 // step's predicted end), and whether coRotate applies it (s.rcOn). It
 // does where the turn leaves the body's inertia as it is: about the axis
-// of symmetry of an axisymmetric body (within a tenth of the angle), or
-// any turn of an isotropic one. Elsewhere co-rotating would trade the
-// world-fixed parts of the matrix (constraint rows), off by about the
-// turn's angle, for the inertia, which weighs more and would be off as
-// much (a link of a chain turning about a short axis).
+// of symmetry of an axisymmetric body (within a tenth of the angle:
+// (v·u)² > 0.99 |v|² for the turn's quaternion vector part v), or any turn
+// of an isotropic one. Elsewhere co-rotating would trade the world-fixed
+// parts of the matrix (constraint rows), off by about the turn's angle,
+// for the inertia, which weighs more and would be off as much (a link of
+// a chain turning about a short axis).
 func (m *Model) setCoRot(s *State) {
 	for k, r := range m.rots {
-		sym := &m.rotAxis[k]
 		s.rcOn[k] = false
-		if !sym.iso && sym.axis == (mech.Vec3{}) {
+		sym := m.rotSym[k]
+		if sym == symNone {
 			continue
 		}
-		f := (*mech.Quat)(s.qf[4*k : 4*k+4])
-		n := (*mech.Quat)(s.q[r.q : r.q+4])
-		rel := mech.QuatMul(mech.QuatConj(*f), *n)
-		if !sym.iso {
-			// the turn's axis: the vector part of rel
-			v := mech.Vec3{rel[1], rel[2], rel[3]}
-			u := sym.axis
-			p := mech.Cross(v, u)
-			if !(mech.Dot(p, p) < 0.01*mech.Dot(v, v)) {
+		f := (*[4]float64)(s.qf[4*k : 4*k+4])
+		n := (*[4]float64)(s.q[r.q : r.q+4])
+		f0, f1, f2, f3 := f[0], f[1], f[2], f[3]
+		n0, n1, n2, n3 := n[0], n[1], n[2], n[3]
+		// rel = conj(f) ⊗ n
+		v := [3]float64{
+			f0*n1 - n0*f1 - (f2*n3 - f3*n2),
+			f0*n2 - n0*f2 - (f3*n1 - f1*n3),
+			f0*n3 - n0*f3 - (f1*n2 - f2*n1),
+		}
+		if sym != symIso {
+			vu := v[sym]
+			if !(vu*vu > 0.99*(v[0]*v[0]+v[1]*v[1]+v[2]*v[2])) {
 				continue
 			}
 		}
-		s.rc[k] = mech.QuatMat(rel)
+		mech.QuatMatTo(&s.rc[k], f0*n0+f1*n1+f2*n2+f3*n3, v[0], v[1], v[2])
 		s.rcOn[k] = true
 	}
 }

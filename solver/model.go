@@ -36,7 +36,7 @@ type Model struct {
 	markers map[string]mech.Marker // "body.marker", "body", "ground.marker"
 	mdiag   []float64              // diagonal mass, per velocity coordinate
 	mblocks []massBlock            // dense mass blocks (flexible elements, spatial inertia tensors)
-	rotAxis []rotSym               // each rotation's symmetry of inertia (rotInertia)
+	rotSym  []int8                 // each rotation's symmetry of inertia (rotInertia: symNone, an axis, symIso)
 	gq      []float64              // constant generalized gravity forces (velocity space)
 
 	cons   []conElem        // constraint elements, their rows in order
