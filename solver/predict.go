@@ -45,10 +45,20 @@ import (
 const predBack = 4
 
 // predLen is the length of the predictor's memory in the state: per
-// unknown (q̈ then λ) its last predBack values, newest first; then the
-// sizes of those steps, newest first; the number of valid entries; and
-// 1 when the next step holds q̈ and λ instead of extrapolating them.
-func predLen(nq, nc int) int { return (nq+nc)*predBack + predBack + 2 }
+// unknown (q̈ then λ) its last predBack values, newest first; per rotation
+// the frame they are remembered in; then the sizes of those steps, newest
+// first; the number of valid entries; and 1 when the next step holds q̈
+// and λ instead of extrapolating them.
+func predLen(nq, nc, nrot int) int { return (nq+nc)*predBack + nrot + predBack + 2 }
+
+// predMem returns the predictor's memory of past values (predBack per
+// unknown, newest first) and, per rotation, 1 while its angular
+// accelerations are remembered in the world frame (a fast turn, see
+// predict), 0 while in the body frame.
+func (s *State) predMem() (hist, world []float64) {
+	n := (len(s.a) + len(s.lam)) * predBack
+	return s.ph[:n], s.ph[n : len(s.ph)-predBack-2]
+}
 
 // predCache holds the weights last computed by predWeights and the step
 // sizes they were computed for (work space, not part of the snapshot: it is
@@ -108,23 +118,51 @@ func (s *State) predWeights(h float64) *[predBack + 1]float64 {
 // extrapolation is kept in s.pred; it is used unless the memory says that
 // holding the values fitted better in the last step (see predScore).
 //
-// The angular accelerations of a rotation (body frame) are remembered and
-// extrapolated in the world frame, ω̇_w = A ω̇_b: a body spinning fast
-// turns its body-frame accelerations with it (the heavy top's by 0.15 rad
-// a step), which no polynomial follows, while in the world frame they
-// change with the slow precession and nutation (the top's extrapolation
-// error 8.4 → 0.0015 rad/s²). toBodyEnd then brings the prediction into
-// the body frame of the end of the step.
+// The angular accelerations of a fast-turning rotation (body frame) are
+// remembered and extrapolated in the world frame, ω̇_w = A ω̇_b: a body
+// spinning fast turns its body-frame accelerations with it (the heavy
+// top's by 0.15 rad a step), which no polynomial follows, while in the
+// world frame they change with the slow precession and nutation (the
+// top's extrapolation error 8.4 → 0.0015 rad/s²). toBodyEnd then brings
+// the prediction into the body frame of the end of the step. A rotation
+// changes frames when its turn per step h|ω| passes rotFast (back below
+// rotFast/2), its memory turned with its present orientation.
 func (m *Model) predict(s *State, h float64) {
 	w := s.predWeights(h)
 	nq := len(s.a)
 	hold := s.ph[len(s.ph)-1] != 0
-	hist := s.ph[:len(s.ph)-predBack-2]
+	hist, world := s.predMem()
 	copy(s.aPrev, s.a)
 	for k, r := range m.rots {
-		s.rm[k] = mech.QuatMat(mech.Quat(s.q[r.q : r.q+4]))
-		a := (*[3]float64)(s.a[r.v : r.v+3])
-		*a = mech.MulMV(&s.rm[k], *a)
+		i := r.v
+		v := (*[3]float64)(s.v[i : i+3])
+		t2 := h * h * (v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
+		was := world[k] != 0
+		now := t2 > rotFast*rotFast || was && t2 > rotFast*rotFast/4
+		if !was && !now {
+			continue
+		}
+		A := &s.rm[k]
+		*A = mech.QuatMat(mech.Quat(s.q[r.q : r.q+4]))
+		if now != was {
+			for j := 0; j < predBack; j++ {
+				x := mech.Vec3{hist[i*predBack+j], hist[(i+1)*predBack+j], hist[(i+2)*predBack+j]}
+				if now {
+					x = mech.MulMV(A, x)
+				} else {
+					x = mech.MulMTV(A, x)
+				}
+				hist[i*predBack+j], hist[(i+1)*predBack+j], hist[(i+2)*predBack+j] = x[0], x[1], x[2]
+			}
+			world[k] = 0
+			if now {
+				world[k] = 1
+			}
+		}
+		if now {
+			a := (*[3]float64)(s.a[i : i+3])
+			*a = mech.MulMV(A, *a)
+		}
 	}
 	extrapolate(w, hold, s.a, hist[:nq*predBack], s.pred[:nq])
 	extrapolate(w, hold, s.lam, hist[nq*predBack:], s.pred[nq:])
@@ -137,8 +175,13 @@ func (m *Model) predict(s *State, h float64) {
 	}
 }
 
-// toBodyEnd turns the world-frame predictions of the rotations' angular
-// accelerations (s.pred) into the body frame at the end of the step, a₁ =
+// rotFast is the turn per step (rad) above which a rotation's angular
+// accelerations are extrapolated in the world frame (predict).
+const rotFast = 0.02
+
+// toBodyEnd turns the world-frame predictions of the fast rotations'
+// angular accelerations (s.pred) into the body frame at the end of the
+// step, a₁ =
 // A₁ᵀ ω̇_w with A₁ = A₀ exp(Δ), where the step's rotation Δ = h v₀ +
 // h²((½ − β) α₀ + β α₁) depends on a₁ through α₁ (by about h²β): two
 // fixed-point passes from A₀ᵀ ω̇_w (one for a slow turn). s.a gets them
@@ -148,7 +191,11 @@ func (m *Model) toBodyEnd(s *State, h float64, hold bool) {
 	in := &m.integ
 	am, af, b := in.am, in.af, in.b
 	hb := h * h * b * (1 - af) / (1 - am)
+	_, world := s.predMem()
 	for k, r := range m.rots {
+		if world[k] == 0 {
+			continue
+		}
 		i := r.v
 		pw := (*[3]float64)(s.pred[i : i+3])
 		b0 := mech.MulMTV(&s.rm[k], *pw)
@@ -240,5 +287,5 @@ func (s *State) predScore() {
 }
 
 // predPrev returns q̈ at the start of the step after predict has run (the
-// memory holds the rotations' in the world frame).
+// memory holds fast rotations' in the world frame).
 func (s *State) predPrev(i int) float64 { return s.aPrev[i] }

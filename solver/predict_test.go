@@ -9,7 +9,7 @@ import (
 // predState makes a bare state with n history entries of the given step
 // sizes (newest first) for testing predWeights.
 func predState(steps []float64) *State {
-	s := &State{ph: make([]float64, predLen(1, 0))}
+	s := &State{ph: make([]float64, predLen(1, 0, 0))}
 	st := s.ph[len(s.ph)-predBack-2 : len(s.ph)-2]
 	copy(st, steps)
 	s.ph[len(s.ph)-2] = float64(len(steps))

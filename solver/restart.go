@@ -131,7 +131,7 @@ func (m *Model) restartAccelerations(s *State, inputsOnly bool) {
 		}
 		return
 	}
-	hist := s.ph[:len(s.ph)-predBack-2]
+	hist, world := s.predMem()
 	for i := range s.dx {
 		d := s.dx[i] * scale
 		if i < nv {
@@ -142,9 +142,12 @@ func (m *Model) restartAccelerations(s *State, inputsOnly bool) {
 		}
 		s.dx[i] = d
 	}
-	// the memory holds a rotation's angular accelerations in the world
-	// frame (predict.go)
-	for _, r := range m.rots {
+	// the memory holds a fast rotation's angular accelerations in the
+	// world frame (predict.go)
+	for k, r := range m.rots {
+		if world[k] == 0 {
+			continue
+		}
 		A := mech.QuatMat(mech.Quat(s.q[r.q : r.q+4]))
 		d := (*[3]float64)(s.dx[r.v : r.v+3])
 		*d = mech.MulMV(&A, *d)

@@ -90,7 +90,7 @@ func (m *Model) NewState() *State {
 	ncs := m.contacts.csLen()
 	nu := m.vars - 1
 	ni := len(m.inputs)
-	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nu+3*ni+1+predLen(nv, nc))
+	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nu+3*ni+1+predLen(nv, nc, len(m.rots)))
 	c := s.core
 	take := func(n int) []float64 { x := c[:n:n]; c = c[n:]; return x }
 	s.q, s.v, s.a, s.aa = take(nq), take(nv), take(nv), take(nv)
