@@ -359,3 +359,19 @@ func randRotation(rng *rand.Rand) [9]float64 {
 		2 * (x*z - w*y), 2 * (y*z + w*x), 1 - 2*(x*x+y*y),
 	}
 }
+
+// solveKnown factors sys in s and solves for the right-hand side of a
+// random known solution: it returns the computed solution x, the known
+// one xt and the right-hand side b = A xt.
+func solveKnown(t *testing.T, sys *testSys, s *Solver, rng *rand.Rand) (x, xt, b []float64) {
+	t.Helper()
+	sys.load(s)
+	if err := s.Factor(); err != nil {
+		t.Fatal(err)
+	}
+	xt = randVec(sys.n, rng)
+	b = sys.mul(xt)
+	x = append([]float64(nil), b...)
+	s.Solve(x)
+	return x, xt, b
+}

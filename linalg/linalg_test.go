@@ -224,14 +224,7 @@ func TestChainKKT(t *testing.T) {
 		}
 		// N=1000 (n=5000): too big for a dense reference; check the
 		// recovery of a known solution and the residual instead.
-		sys.load(s)
-		if err := s.Factor(); err != nil {
-			t.Fatal(err)
-		}
-		xt := randVec(sys.n, rng)
-		b := sys.mul(xt)
-		x := append([]float64(nil), b...)
-		s.Solve(x)
+		x, xt, b := solveKnown(t, sys, s, rng)
 		r := sys.mul(x)
 		for i := range r {
 			r[i] -= b[i]
@@ -267,13 +260,7 @@ func TestSpatialChainKKT(t *testing.T) {
 			checkSolve(t, fmt.Sprintf("spatial chain N=%d", N), sys, s, rng)
 			continue
 		}
-		sys.load(s)
-		if err := s.Factor(); err != nil {
-			t.Fatal(err)
-		}
-		xt := randVec(sys.n, rng)
-		x := sys.mul(xt)
-		s.Solve(x)
+		x, xt, _ := solveKnown(t, sys, s, rng)
 		for i := range x {
 			x[i] -= xt[i]
 		}

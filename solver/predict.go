@@ -181,12 +181,11 @@ const rotFast = 0.02
 
 // toBodyEnd turns the world-frame predictions of the fast rotations'
 // angular accelerations (s.pred) into the body frame at the end of the
-// step, a₁ =
-// A₁ᵀ ω̇_w with A₁ = A₀ exp(Δ), where the step's rotation Δ = h v₀ +
-// h²((½ − β) α₀ + β α₁) depends on a₁ through α₁ (by about h²β): two
-// fixed-point passes from A₀ᵀ ω̇_w (one for a slow turn). s.a gets them
-// too, or back its values at the start of the step when the step holds
-// them.
+// step, a₁ = A₁ᵀ ω̇_w with A₁ = A₀ exp(Δ), where the step's rotation
+// Δ = h v₀ + h²((½ − β) α₀ + β α₁) depends on a₁ through α₁ (by about
+// h²β): two fixed-point passes from A₀ᵀ ω̇_w (one for a turn below
+// 0.01 rad, as in the hysteresis band of predict). s.a gets them too, or
+// back its values at the start of the step when the step holds them.
 func (m *Model) toBodyEnd(s *State, h float64, hold bool) {
 	in := &m.integ
 	am, af, b := in.am, in.af, in.b

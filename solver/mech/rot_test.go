@@ -14,6 +14,23 @@ func near(a, b Vec3, tol float64) bool {
 	return math.Abs(a[0]-b[0]) <= tol && math.Abs(a[1]-b[1]) <= tol && math.Abs(a[2]-b[2]) <= tol
 }
 
+// rodrigues is the matrix of the rotation vector θ by Rodrigues' formula,
+// I + sin|θ|/|θ| [θ]× + (1 − cos|θ|)/|θ|² [θ]×², written independently of
+// the quaternions.
+func rodrigues(th Vec3) Mat3 {
+	a := Norm(th)
+	K := Skew(th)
+	K2 := MulMM(&K, &K)
+	var E Mat3
+	for i := range E {
+		E[i] = K[i]*math.Sin(a)/a + K2[i]*(1-math.Cos(a))/(a*a)
+		if i%4 == 0 {
+			E[i]++
+		}
+	}
+	return E
+}
+
 // exp and log are inverse; the matrix of exp(θ) rotates θ's normal plane by
 // |θ| (Rodrigues' formula, written independently here).
 func TestExpLogRodrigues(t *testing.T) {
@@ -28,17 +45,8 @@ func TestExpLogRodrigues(t *testing.T) {
 		if got := QuatLog(q); !near(got, th, 1e-12*(1+s)) {
 			t.Fatalf("log(exp(%v)) = %v", th, got)
 		}
-		a := Norm(th)
 		R := QuatMat(q)
-		K := Skew(th)
-		K2 := MulMM(&K, &K)
-		var want Mat3
-		for i := range want {
-			want[i] = K[i]*math.Sin(a)/a + K2[i]*(1-math.Cos(a))/(a*a)
-			if i%4 == 0 {
-				want[i]++
-			}
-		}
+		want := rodrigues(th)
 		for i := range R {
 			if math.Abs(R[i]-want[i]) > 1e-12 {
 				t.Fatalf("exp(%v): R = %v, Rodrigues %v", th, R, want)
@@ -111,16 +119,7 @@ func TestQuatTurn(t *testing.T) {
 		if want := QuatNormalize(QuatMul(p, QuatExp(th))); got != want {
 			t.Fatalf("QuatTurn(%v, %v) = %v, composition %v", p, th, got, want)
 		}
-		a := Norm(th)
-		K := Skew(th)
-		K2 := MulMM(&K, &K)
-		var E Mat3
-		for i := range E {
-			E[i] = K[i]*math.Sin(a)/a + K2[i]*(1-math.Cos(a))/(a*a)
-			if i%4 == 0 {
-				E[i]++
-			}
-		}
+		E := rodrigues(th)
 		P := QuatMat(p)
 		want := MulMM(&P, &E)
 		R := QuatMat(got)
