@@ -572,6 +572,18 @@ func (m *Model) compressMass() {
 		}
 		m.mPtr[i+1] = int32(len(m.mCol))
 	}
+	// a diagonal matrix (every planar model, spatial bodies with their
+	// principal axes along the body axes) multiplies entry by entry
+	m.mDiag = make([]float64, m.nv)
+	for i := range m.mDiag {
+		for e := m.mPtr[i]; e < m.mPtr[i+1]; e++ {
+			if int(m.mCol[e]) != i {
+				m.mDiag = nil
+				return
+			}
+			m.mDiag[i] = m.mVal[e]
+		}
+	}
 }
 
 // rotInertia classifies each rotation's inertia (its 3×3 block of the

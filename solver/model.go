@@ -81,6 +81,8 @@ type Model struct {
 	mPtr []int32
 	mCol []int32
 	mVal []float64
+	// its diagonal when it is diagonal (nil otherwise)
+	mDiag []float64
 
 	contacts *contactSet // planar contact pairs with events (stickslip.go); nil when none
 
@@ -159,6 +161,13 @@ func (m *Model) CoordNames() []string {
 
 // massMul computes dst = M x.
 func (m *Model) massMul(dst, x []float64) {
+	if d := m.mDiag; d != nil {
+		x, d := x[:len(dst)], d[:len(dst)]
+		for i := range dst {
+			dst[i] = 0 + d[i]*x[i] // (the sum below: −0 stays +0)
+		}
+		return
+	}
 	ptr, col, val := m.mPtr, m.mCol, m.mVal
 	for i := range dst {
 		s := 0.0
