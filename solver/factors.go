@@ -103,23 +103,14 @@ func (m *Model) setCoRot(s *State) {
 		if sym == symNone {
 			continue
 		}
-		f := (*[4]float64)(s.qf[4*k : 4*k+4])
-		n := (*[4]float64)(s.q[r.q : r.q+4])
-		f0, f1, f2, f3 := f[0], f[1], f[2], f[3]
-		n0, n1, n2, n3 := n[0], n[1], n[2], n[3]
-		// rel = conj(f) ⊗ n
-		v := [3]float64{
-			f0*n1 - n0*f1 - (f2*n3 - f3*n2),
-			f0*n2 - n0*f2 - (f3*n1 - f1*n3),
-			f0*n3 - n0*f3 - (f1*n2 - f2*n1),
-		}
+		rel := mech.QuatMul(mech.QuatConj(mech.Quat(s.qf[4*k:4*k+4])), mech.Quat(s.q[r.q:r.q+4]))
 		if sym != symIso {
-			vu := v[sym]
-			if !(vu*vu > 0.99*(v[0]*v[0]+v[1]*v[1]+v[2]*v[2])) {
+			vu := rel[1+sym]
+			if !(vu*vu > 0.99*(rel[1]*rel[1]+rel[2]*rel[2]+rel[3]*rel[3])) {
 				continue
 			}
 		}
-		mech.QuatMatTo(&s.rc[k], f0*n0+f1*n1+f2*n2+f3*n3, v[0], v[1], v[2])
+		mech.QuatMatTo(&s.rc[k], rel[0], rel[1], rel[2], rel[3])
 		s.rcOn[k] = true
 	}
 }
