@@ -47,6 +47,7 @@ type Settings struct {
 // Stats counts solver work since the state was initialised.
 type Stats struct {
 	Steps          int64 // accepted steps
+	Short          int64 // accepted fixed steps shorter than the step: to reach an output or end time off the grid, or halves of a retried step
 	Rejected       int64 // rejected steps (adaptive error control or Newton failure retries)
 	NewtonIters    int64
 	Factorizations int64

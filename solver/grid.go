@@ -120,3 +120,29 @@ func (m *Model) advanceAdaptive(s *State, t float64) error {
 // the master's start time, so the master's communication points are grid
 // points.
 func (s *State) AnchorGrid() { s.g0 = s.T }
+
+// OutputRows returns the number of result rows after the one at the start
+// time: one at every whole multiple of the output step after the start
+// that lies before the end time, and one at the end time (a multiple
+// within gridTol output steps of the end time is the end time itself).
+func (st Settings) OutputRows() int {
+	x := (st.End - st.Start) / st.OutputStep
+	if !(x > 0) {
+		return 0
+	}
+	k := math.Round(x)
+	if math.Abs(x-k) <= gridTol && k >= 1 {
+		return int(k)
+	}
+	return int(math.Floor(x)) + 1
+}
+
+// OutputTime returns the time of result row k (1 ≤ k ≤ OutputRows()):
+// start + k·output step, computed from k (never accumulated), and the end
+// time for the last row.
+func (st Settings) OutputTime(k int) float64 {
+	if k >= st.OutputRows() {
+		return st.End
+	}
+	return st.Start + float64(k)*st.OutputStep
+}

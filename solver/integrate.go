@@ -826,6 +826,9 @@ func (m *Model) step(s *State, h float64, depth int) error {
 	}
 	if err == nil {
 		s.stats.Steps++
+		if h < m.settings.Step*(1-gridTol) && !m.settings.Adaptive {
+			s.stats.Short++
+		}
 		return nil
 	}
 	copy(s.core, s.save)

@@ -275,6 +275,7 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	u(uint64(s.stats.Rejected))
 	u(uint64(s.stats.NewtonIters))
 	u(uint64(s.stats.Factorizations))
+	u(uint64(s.stats.Short))
 	f(s.g0)
 	f(s.hFact)
 	u(uint64(uint32(s.reuseHold)) | uint64(s.reuseLen)<<32)
@@ -294,7 +295,7 @@ func (s *State) MarshalBinary() ([]byte, error) {
 
 // blobLen is the length of MarshalBinary's output.
 func (s *State) blobLen() int {
-	return 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + 4 + 4 + len(s.anchor))
+	return 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + 5 + 4 + len(s.anchor))
 }
 
 // UnmarshalBinary restores a state serialised by MarshalBinary from a state
@@ -331,6 +332,7 @@ func (s *State) UnmarshalBinary(b []byte) error {
 	}
 	s.stats.Steps, s.stats.Rejected = int64(u()), int64(u())
 	s.stats.NewtonIters, s.stats.Factorizations = int64(u()), int64(u())
+	s.stats.Short = int64(u())
 	s.g0, s.hFact = f(), f()
 	hold := u()
 	s.reuseHold, s.reuseLen = int(uint32(hold)), int(hold>>32)

@@ -77,7 +77,7 @@ type modelTarget struct {
 	tunable  bool // every factor parameter is tunable: one compiled model for all runs
 	cols     []results.Column
 	h        string
-	nOut     int
+	set      solver.Settings // the run's times (OutputRows, OutputTime)
 	start    float64
 	end      float64
 	paramVal map[string]float64
@@ -167,7 +167,7 @@ func newModelTarget(st *Study) (*modelTarget, error) {
 		return nil, st.errorf(t.Line, "end", "the run %g … %g s with output step %g s is empty", set.Start, set.End, set.OutputStep)
 	}
 	mt.start, mt.end = set.Start, set.End
-	mt.nOut = max(1, int((set.End-set.Start)/set.OutputStep+0.5))
+	mt.set = set
 	h := sha256.New()
 	fmt.Fprintf(h, "mbfmu study model target v1\n")
 	if err := fileHash(h, t.Path); err != nil {
@@ -240,11 +240,11 @@ func (w *modelWorker) run(ctx context.Context, x []float64, row func([]float64) 
 	if err := row(w.row); err != nil {
 		return 0, err
 	}
-	for k := 1; k <= t.nOut; k++ {
+	for k, n := 1, t.set.OutputRows(); k <= n; k++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		tk := t.start + float64(k)*(t.end-t.start)/float64(t.nOut)
+		tk := t.set.OutputTime(k)
 		if err := m.AdvanceTo(s, tk); err != nil {
 			return nowSeconds() - wall, &runFailure{msg: err.Error()}
 		}

@@ -335,8 +335,8 @@ func simulate(m *solver.Model, model string, o *runOpts) error {
 		}
 		fmt.Fprintf(os.Stderr, "%s: t = %g..%g s, %d rows → %s\n", m.Name(), st.Start, s.T, rows, to)
 	}
-	fmt.Fprintf(os.Stderr, "summary: %s %s h=%g s, %d steps, %d Newton iterations, %d rejected steps, %d factorizations, wall time %s\n",
-		st.Integrator, st.Formulation, st.Step, stats.Steps, stats.NewtonIters, stats.Rejected, stats.Factorizations, el.Round(time.Microsecond))
+	fmt.Fprintf(os.Stderr, "summary: %s %s h=%g s, %s, %d Newton iterations, %d rejected steps, %d factorizations, wall time %s\n",
+		st.Integrator, st.Formulation, st.Step, stepsTaken(st, stats), stats.NewtonIters, stats.Rejected, stats.Factorizations, el.Round(time.Microsecond))
 	return err
 }
 
@@ -356,12 +356,12 @@ func outputLoop(m *solver.Model, s *solver.State, rc *runControl, pr *progress, 
 		return 0, err
 	}
 	rows = 1
-	n := max(1, int((st.End-st.Start)/st.OutputStep+0.5))
+	n := st.OutputRows()
 	for k := 1; k <= n; k++ {
 		if err := rc.stopped(); err != nil {
 			return rows, err
 		}
-		t := st.Start + float64(k)*(st.End-st.Start)/float64(n)
+		t := st.OutputTime(k)
 		if err := advance(t); err != nil {
 			return rows, err
 		}
@@ -373,6 +373,17 @@ func outputLoop(m *solver.Model, s *solver.State, rc *runControl, pr *progress, 
 		pr.update(t, st.Start, st.End)
 	}
 	return rows, nil
+}
+
+// stepsTaken says how many steps a run took and, with a fixed step, how
+// many of them were shorter than the step (to reach an output or the end
+// time off the step's grid, or halves of a step retried after Newton
+// failed).
+func stepsTaken(st solver.Settings, stats solver.Stats) string {
+	if st.Adaptive || stats.Short == 0 {
+		return fmt.Sprintf("%d steps", stats.Steps)
+	}
+	return fmt.Sprintf("%d steps (%d of them shorter than h)", stats.Steps, stats.Short)
 }
 
 func addSettings(ri *results.RunInfo, st solver.Settings) {
