@@ -54,6 +54,7 @@ type State struct {
 	phi, phit, gamma []float64 // constraint rows: Φ, ∂Φ/∂t, the acceleration term γ
 	jac              []float64 // constraint Jacobians, per element (conElem.jo)
 	hs               []float64 // one element's constraint Hessian (nd²)
+	vg               []float64 // one element's ∂(Φq v)/∂q (index-2: addVelRowTangent)
 	ls               []float64 // the scaled multipliers of the Newton residual (nc)
 	res, dx          []float64
 	fq, tmp          []float64
@@ -125,6 +126,13 @@ func (m *Model) NewState() *State {
 	}
 	nh = max(nh, nj) // also a transformed copy of one element's Jacobian
 	s.jac, s.hs = make([]float64, nj), make([]float64, nh)
+	if m.index2 {
+		ng := 0
+		for _, ce := range m.cons {
+			ng = max(ng, ce.nr*len(ce.d))
+		}
+		s.vg = make([]float64, ng)
+	}
 	s.q0s, s.dq = make([]float64, nq), make([]float64, nv)
 	s.qf = make([]float64, 4*len(m.rots))
 	s.rc = make([]mech.Mat3, len(m.rots))
