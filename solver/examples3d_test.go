@@ -443,8 +443,10 @@ func TestExampleSpatialSliderCrankKinematics(t *testing.T) {
 // the slider position and crank angle follow the converged reference
 // (reference.csv: Lagrange multipliers, RK4 h = 2.5e-4 s with projection,
 // converged to 2e-8 m) at second order in h; at the file's step (1 ms) the
-// slider stays within 2.5e-4 m of it and of M. González's published
-// solution over 5 s; energy (0.76643568 J with V = m g z) is conserved.
+// slider stays within 4e-4 m of it and of M. González's published
+// solution over 5 s (3.3e-4 m with the index-2 form spatial models take
+// by default; 1.9e-4 m with index-3); energy (0.76643568 J with V = m g z)
+// is conserved.
 func TestExampleSpatialSliderCrank(t *testing.T) {
 	ref := exReadCSV(t, "../examples/spatial-slider-crank/reference.csv") // t, x, ẋ, crank angle, rate, drift
 	gon := exReadCSV(t, "../examples/spatial-slider-crank/gonzalez.csv")  // t, x
@@ -483,8 +485,8 @@ func TestExampleSpatialSliderCrank(t *testing.T) {
 		t.Logf("h = %g: slider within %.3g m of the reference (%.3g m of González), crank angle within %.3g rad, max |E − E₀| = %.3g J (%.2f Newton iterations per step)",
 			h, worstX, worstG, worstTh, worstE, float64(st.NewtonIters)/float64(max(st.Steps, 1)))
 		errs = append(errs, worstX)
-		if h == 1e-3 && (worstX > 2.5e-4 || worstG > 2.5e-4 || worstTh > 0.02 || worstE > 1e-3) {
-			t.Errorf("h = %g: slider off the reference by %.3g m (≤ 2.5e-4), off González by %.3g m (≤ 2.5e-4), crank angle by %.3g rad (≤ 0.02), energy by %.3g J (≤ 1e-3)",
+		if h == 1e-3 && (worstX > 4e-4 || worstG > 4e-4 || worstTh > 0.02 || worstE > 1e-3) {
+			t.Errorf("h = %g: slider off the reference by %.3g m (≤ 4e-4), off González by %.3g m (≤ 4e-4), crank angle by %.3g rad (≤ 0.02), energy by %.3g J (≤ 1e-3)",
 				h, worstX, worstG, worstTh, worstE)
 		}
 	}
@@ -552,7 +554,11 @@ func exLoadSpec(t testing.TB, path string) *spec.Model {
 // are extrapolated in the world frame (the first Newton increment is then
 // about 1e-7 instead of 1e-3), and factors of earlier steps are carried
 // into the turned body frame (coRotate), so that they keep converging
-// (before: 2.05 iterations and a factorisation at every step).
+// (before: 2.05 iterations and a factorisation at every step). With the
+// index-2 form that spatial models take since the Simo–Wong top's
+// instability (stability_test.go) old factors contract by about 0.15 an
+// iteration instead of 0.07, so about half the steps refactor: 2.43
+// iterations and 0.46 factorisations a step (index-3: 2.15 and 0.15).
 func TestHeavyTopReusesFactors(t *testing.T) {
 	m, err := solver.Compile(bench.HeavyTop(1e-3), solver.CompileOptions{})
 	if err != nil {
@@ -568,7 +574,7 @@ func TestHeavyTopReusesFactors(t *testing.T) {
 	st := s.Stats()
 	its, facts := float64(st.NewtonIters)/float64(st.Steps), float64(st.Factorizations)/float64(st.Steps)
 	t.Logf("%d steps: %.3f Newton iterations and %.3f factorisations a step", st.Steps, its, facts)
-	if its > 2.3 || facts > 0.3 {
-		t.Errorf("%.3f iterations and %.3f factorisations a step, want at most 2.3 and 0.3", its, facts)
+	if its > 2.6 || facts > 0.6 {
+		t.Errorf("%.3f iterations and %.3f factorisations a step, want at most 2.6 and 0.6", its, facts)
 	}
 }

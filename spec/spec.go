@@ -113,7 +113,9 @@ type Settings struct {
 	// Formulation of the implicit schemes: "index3" (positions constrained
 	// directly), "index2" (velocity constraints plus position projection),
 	// or "" / "auto": index-2 for schemes without numerical dissipation
-	// (ρ∞ = 1, trapezoidal Newmark), where index-3 is only weakly stable.
+	// (ρ∞ = 1, trapezoidal Newmark), where index-3 is only weakly stable,
+	// and for every spatial model, where index-3 is unstable at large
+	// rotation increments.
 	Formulation string
 	Adaptive    bool    // error-controlled variable step
 	RelTol      float64 // default 1e-6 (adaptive)

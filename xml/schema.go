@@ -241,6 +241,7 @@ func schema() *elemDef {
 			{name: "step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*spec.Settings).Step }},
 			{name: "output-step", kind: vNum, dim: Time, positive: true, field: func(o any) any { return &o.(*spec.Settings).OutputStep }},
 			{name: "integrator", kind: vEnum, enum: integrators, aliases: integratorAliases(), field: func(o any) any { return &o.(*spec.Settings).Integrator }},
+			{name: "formulation", kind: vEnum, enum: []string{"auto", "index3", "index2"}, aliases: map[string]string{"index-3": "index3", "index-2": "index2"}, field: func(o any) any { return &o.(*spec.Settings).Formulation }},
 			{name: "rho-inf", kind: vNum, dim: Dimensionless, field: func(o any) any { return &o.(*spec.Settings).RhoInf }},
 			{name: "alpha", kind: vNum, dim: Dimensionless, field: func(o any) any { return &o.(*spec.Settings).Alpha }},
 			{name: "beta", kind: vNum, dim: Dimensionless, positive: true, field: func(o any) any { return &o.(*spec.Settings).Beta }},

@@ -182,3 +182,34 @@ func TestProgressOnlyTerminalsGetEscapes(t *testing.T) {
 		t.Error("a file is a terminal")
 	}
 }
+
+// Output rows fall at whole multiples of the output step and at the end
+// time, and the integrator keeps its step: `--end 10 --step 9ms` on the
+// Simo–Wong top writes rows at 0, 9 ms, …, 9.999 s and 10 s, takes 1111
+// steps of 9 ms and one of 1 ms, and says so. Before, every output
+// interval was stretched to 9.0009 ms and each output took a sliver of a
+// step (2213 steps for 1111; Newton then failed at t = 0.16 s).
+func TestOutputTimesOnTheGrid(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "top.csv")
+	r := run(t, dir, "simulate", abs(t, "../../examples/simo-wong-top/model.xml"), "-o", out, "--end", "10", "--step", "9ms", "--output-step", "9ms")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	names, rows := readCSV(t, out)
+	ti := col(t, names, "time")
+	if len(rows) != 1113 {
+		t.Fatalf("%d rows, want 1113 (1112 multiples of 9 ms below 10 s, and 10 s)", len(rows))
+	}
+	for k, row := range rows[:1112] {
+		if want := 0.009 * float64(k); math.Abs(row[ti]-want) > 1e-12 {
+			t.Fatalf("row %d at t = %.15g s, want %.15g", k, row[ti], want)
+		}
+	}
+	if last := rows[1112][ti]; last != 10 {
+		t.Errorf("last row at t = %.15g s, want 10", last)
+	}
+	if !strings.Contains(r.stderr, "h=0.009 s, 1112 steps (1 of them shorter than h), ") {
+		t.Errorf("summary does not report 1111 steps of h and one shorter:\n%s", r.stderr)
+	}
+}
