@@ -77,6 +77,7 @@ func (m *Model) Kinematics(s *State, t float64) error {
 	copy(s.aa, s.a)
 	s.restartHistory()
 	s.initialized = true
+	m.updateTurns(s)
 	s.stats.Steps++
 	return nil
 }
@@ -156,6 +157,7 @@ func (m *Model) Static(s *State) error {
 			sc = 0.2 / step
 		}
 		m.addTo(s.q, s.dx, sc)
+		m.updateTurns(s) // (a correction turns by at most 0.2 rad)
 		for r := 0; r < m.nc; r++ {
 			s.lam[r] += sc * s.dx[nv+r]
 		}

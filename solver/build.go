@@ -239,6 +239,12 @@ func (c *compiler) Joint(name string) (*mech.JointInfo, int, bool) {
 	return &c.m.joints[i], i, true
 }
 
+// TurnSlot registers an angle that counts whole turns (mech.Builder).
+func (c *compiler) TurnSlot(co mech.Coordinate) int {
+	c.m.turnCoords = append(c.m.turnCoords, co)
+	return len(c.m.turnCoords) - 1
+}
+
 // AddConstraint adds a constraint element of joint owner (mech.Builder).
 func (c *compiler) AddConstraint(k mech.Constraint, owner int) {
 	c.addCon(k, owner)

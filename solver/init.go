@@ -18,7 +18,11 @@ import (
 // whose value is not finite, a mass out of scale; diagnose.go) as a
 // spec.ErrorList with its file:line and field.
 func (m *Model) Init(s *State) error {
+	clear(s.turns)
 	err := m.init(s)
+	if err == nil {
+		m.updateTurns(s)
+	}
 	if err == nil && !m.finiteState(s) {
 		s.initialized = false
 		err = errNonFiniteInit

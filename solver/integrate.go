@@ -920,6 +920,7 @@ func (m *Model) step(s *State, h float64, depth int) error {
 		err = m.implicitStep(s, h)
 	}
 	if err == nil {
+		m.updateTurns(s)
 		s.stats.Steps++
 		if h < m.settings.Step*(1-gridTol) && !m.settings.Adaptive {
 			s.stats.Short++
@@ -939,6 +940,14 @@ func (m *Model) step(s *State, h float64, depth int) error {
 		return err
 	}
 	return m.step(s, h/2, depth+1)
+}
+
+// updateTurns stores the whole-turn angles of the state's positions as
+// the references of the next step (mech.Builder's TurnSlot).
+func (m *Model) updateTurns(s *State) {
+	for k, c := range m.turnCoords {
+		s.turns[k], _ = c.Value(&s.x)
+	}
 }
 
 // finiteState reports whether the state holds no NaN or infinity. The

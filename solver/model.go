@@ -18,6 +18,9 @@ type Model struct {
 	settings Settings
 	integ    integrator
 	index2   bool // stabilized index-2 formulation with position projection
+	// turnCoords are the angles that count whole turns (mech.Builder's
+	// TurnSlot), their references in State.turns
+	turnCoords []mech.Coordinate
 
 	// Coordinates: nq positions q, nv velocities v (and accelerations,
 	// Newton increments). A planar body or a beam's nodal coordinates are

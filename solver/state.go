@@ -19,11 +19,13 @@ type State struct {
 	T float64
 
 	// core holds, contiguously: q (nq), v a aa (nv), qp (nq), vp (nv),
-	// λ (nc), the contact state, the parameters and inputs at the end of
-	// the last step, the input ramps and the predictor memory
+	// λ (nc), the contact state, the whole-turn angles, the parameters and
+	// inputs at the end of the last step, the input ramps and the
+	// predictor memory
 	core                     []float64
 	q, v, a, aa, qp, vp, lam []float64
 	cs                       []float64 // contact discrete state (contacts.go)
+	turns                    []float64 // the whole-turn angles at the last accepted step (Model.turnCoords)
 	ulast                    []float64 // parameters and inputs at the end of the last step (restart.go)
 	ramp                     []float64 // input ramps: values at tref, first and second derivatives, tref (ramp.go)
 	ph                       []float64 // predictor memory (predict.go)
@@ -91,12 +93,14 @@ func (m *Model) NewState() *State {
 	ncs := m.contacts.csLen()
 	nu := m.vars - 1
 	ni := len(m.inputs)
-	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nu+3*ni+1+predLen(nv, nc, len(m.rots)))
+	nt := len(m.turnCoords)
+	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nt+nu+3*ni+1+predLen(nv, nc, len(m.rots)))
 	c := s.core
 	take := func(n int) []float64 { x := c[:n:n]; c = c[n:]; return x }
 	s.q, s.v, s.a, s.aa = take(nq), take(nv), take(nv), take(nv)
 	s.qp, s.vp, s.lam = take(nq), take(nv), take(nc)
 	s.cs = take(ncs)
+	s.turns = take(nt)
 	s.ulast = take(nu)
 	s.ramp = take(3*ni + 1)
 	s.ph = c
@@ -155,7 +159,7 @@ func (m *Model) NewState() *State {
 		}
 		nw = max(nw, n)
 	}
-	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw)}
+	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw), Turns: s.turns}
 	copy(s.ulast, s.vars[1:])
 	s.cw = m.newContactWork()
 	if nc > 0 {

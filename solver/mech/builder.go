@@ -78,6 +78,14 @@ type Builder interface {
 	Joint(name string) (*JointInfo, int, bool)
 	// AddConstraint adds a constraint element of joint owner.
 	AddConstraint(c Constraint, owner int)
+	// TurnSlot registers an angle that counts whole turns and returns its
+	// slot in Ctx.Turns. The engine keeps there, in the state (so saved
+	// and restored states and replays keep it), the angle's value at the
+	// last accepted step, c's Value after each step; c measures the
+	// angle in (−π, π] and makes it continuous with Unwrap from that
+	// reference. (An angle that turns more than π in one step cannot be
+	// followed.)
+	TurnSlot(c Coordinate) int
 }
 
 // BodyInfo describes a rigid body.

@@ -1,5 +1,7 @@
 package mech
 
+import "math"
+
 import "mbfmu/expr"
 
 // Ctx is the evaluation context of one configuration, passed to every
@@ -24,6 +26,25 @@ type Ctx struct {
 	// Work is scratch space for measures that evaluate constraint
 	// elements (joint reactions).
 	Work []float64
+	// Turns holds, per angle registered with Builder.TurnSlot, its
+	// value at the last accepted step: the reference from which the angle
+	// counts whole turns (nil outside a run: the reference is 0).
+	Turns []float64
+}
+
+// Unwrap returns the angle a + 2πk nearest to ref: an angle measured in
+// (−π, π] made continuous through ±π by the value ref it had a step
+// before.
+func Unwrap(a, ref float64) float64 {
+	return a + 2*math.Pi*math.Round((ref-a)/(2*math.Pi))
+}
+
+// Turn returns the reference of turn slot i (0 when the context has none).
+func (x *Ctx) Turn(i int) float64 {
+	if i < 0 || i >= len(x.Turns) {
+		return 0
+	}
+	return x.Turns[i]
 }
 
 // SlotTime is the index of the time in Ctx.Vars.

@@ -81,7 +81,7 @@ func SpatialForce(b mech.Builder, f spec.Force) {
 		}
 		g := newJoint3(jt.I.F, jt.J.F, prim{kind: pAngle})
 		a0, _ := jt.Coord.Value(&mech.Ctx{Q: b.Q0(), V: b.V0()})
-		rs := &rspring3{name: f.Name, g: g, k: b.Run(f.K, 0), c: b.Run(f.C, 0), a: b.Run(f.Angle, a0), p: b.Run(f.Preload, 0)}
+		rs := &rspring3{name: f.Name, g: g, co: jt.Coord.(*angle3), k: b.Run(f.K, 0), c: b.Run(f.C, 0), a: b.Run(f.Angle, a0), p: b.Run(f.Preload, 0)}
 		nonNeg(b, rs.k, f.K)
 		nonNeg(b, rs.c, f.C)
 		el = rs
@@ -325,10 +325,13 @@ func frame3(g *mech.Geometry, f *mech.Frame) (string, [3]float64) {
 
 // rspring3 is a rotational spring–damper on a revolute (or cylindrical)
 // joint: τ = −K (θ − θ₀) − C θ̇ + P about the joint's axis, θ the angle
-// of marker j's x axis about marker i's z axis; Q = τ ∂θ/∂q.
+// of marker j's x axis about marker i's z axis, counting whole turns (the
+// joint's angle: a spring wound up by more than half a turn keeps pulling
+// back); Q = τ ∂θ/∂q.
 type rspring3 struct {
 	name       string
-	g          *joint3 // θ as a row (pAngle)
+	g          *joint3 // θ in (−π, π] as a row (pAngle)
+	co         *angle3 // the joint's angle, which unwraps θ
 	k, c, a, p mech.Param
 }
 
@@ -346,7 +349,7 @@ func (e *rspring3) state(x *mech.Ctx, jac []float64) (th, om, tq float64, d rowD
 			om += jac[a] * x.V[i]
 		}
 	}
-	th = wrapAngle(d.phi - e.a.Get(x))
+	th = e.co.unwrap(x, d.phi) - e.a.Get(x)
 	tq = -e.k.Get(x)*th - e.c.Get(x)*om + e.p.Get(x)
 	return
 }

@@ -48,7 +48,7 @@ func SpatialJoint(b mech.Builder, j spec.Joint) {
 	case "spherical":
 		rows = spherical
 	case "revolute":
-		ji.Coord = &angle3{fi: fi, fj: fj}
+		ji.Coord = newAngle3(b, fi, fj)
 		rows = append(spherical, parallelZ...)
 	case "universal":
 		if c := dot0(2, 2); math.Abs(c) > 1e-6 {
@@ -56,7 +56,7 @@ func SpatialJoint(b mech.Builder, j spec.Joint) {
 		}
 		rows = append(spherical, prim{kind: pDot1, a: wZi, b: wZj})
 	case "cylindrical":
-		ji.Coord = &angle3{fi: fi, fj: fj}
+		ji.Coord = newAngle3(b, fi, fj)
 		ji.Coord2 = &disp3{fi: fi, fj: fj}
 		rows = append(append([]prim{}, onAxis...), parallelZ...)
 	case "prismatic", "translational":
@@ -175,8 +175,24 @@ func SpatialDriver(b mech.Builder, d spec.Driver) {
 }
 
 // angle3 is the rotation of marker j about marker i's z axis: the angle
-// from xᵢ to xⱼ, in (−π, π].
-type angle3 struct{ fi, fj mech.Frame }
+// from xᵢ to xⱼ, counting whole turns (continuous through ±π: its value at
+// the last step is kept in the state, slot of mech.Ctx.Turns).
+type angle3 struct {
+	fi, fj mech.Frame
+	slot   int
+}
+
+// newAngle3 makes the angle of a revolute or cylindrical joint and
+// registers it to count whole turns.
+func newAngle3(b mech.Builder, fi, fj mech.Frame) *angle3 {
+	c := &angle3{fi: fi, fj: fj}
+	c.slot = b.TurnSlot(c)
+	return c
+}
+
+// unwrap makes an angle of this joint measured in (−π, π] continuous
+// (mech.Unwrap from the state's reference).
+func (c *angle3) unwrap(x *mech.Ctx, a float64) float64 { return mech.Unwrap(a, x.Turn(c.slot)) }
 
 // Value evaluates only the axes it reads (outputs read it every
 // communication step), with the arithmetic of side3.eval and revAngle.
@@ -186,7 +202,7 @@ func (c *angle3) Value(x *mech.Ctx) (float64, float64) {
 	xi := mech.MulMV(&ai, c.fi.LocalAxis(0))
 	yi := mech.MulMV(&ai, c.fi.LocalAxis(1))
 	xj := mech.MulMV(&aj, c.fj.LocalAxis(0))
-	th := math.Atan2(mech.Dot(yi, xj), mech.Dot(xi, xj))
+	th := c.unwrap(x, math.Atan2(mech.Dot(yi, xj), mech.Dot(xi, xj)))
 	// rate: (ωⱼ − ωᵢ)·zᵢ for axes kept parallel
 	zi := mech.MulMV(&ai, c.fi.LocalAxis(2))
 	return th, mech.Dot(mech.Sub(wj, wi), zi)
