@@ -33,12 +33,13 @@ func findZig() string {
 // newer than 2.17 and exports only fmi2 functions, and runs the C host's
 // normal call sequence on an FMU packed with it: the outputs must be
 // bit-identical to the engine in-process. Skipped without zig (build.sh
-// fetches it into .cache/zig).
+// and .ci/run fetch it into .cache/zig), failed without it under
+// MBFMU_REQUIRE.
 func TestPortableRuntime(t *testing.T) {
 	e := setup(t)
 	zig := findZig()
 	if zig == "" {
-		t.Skip("zig not found ($ZIG, PATH or .cache/zig, which ./build.sh fills): the portable Linux build is not tested")
+		skipUnlessRequired(t, "zig not found ($ZIG, PATH or .cache/zig, which ./build.sh and .ci/run fill): the portable Linux build is not tested")
 	}
 	dir := filepath.Join(tmpRoot, "portable")
 	lib := filepath.Join(dir, fmu.RuntimeLibName)

