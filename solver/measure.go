@@ -74,6 +74,12 @@ var measureNames = map[string][2]int{
 func (c *compiler) measure(fn string, args []string) (int, bool, error) {
 	ks, ok := measureNames[fn]
 	if !ok {
+		for _, a := range args {
+			if strings.Contains(a, ".") {
+				// a marker reference: only a measure takes one
+				return 0, true, errorf("unknown function %q: a marker or joint is read only by the measure functions %s%s", fn, c.measureList(), suggest(fn, c.measureFuncs()))
+			}
+		}
 		return 0, false, nil
 	}
 	m := c.m
@@ -111,6 +117,22 @@ func (c *compiler) measure(fn string, args []string) (int, bool, error) {
 	}
 	m.measures = append(m.measures, ms)
 	return len(m.measures) - 1, true, nil
+}
+
+// measureFuncs lists the measure functions of the model's dimension.
+func (c *compiler) measureFuncs() []string {
+	if c.m.dim == 3 {
+		return []string{"dx", "dy", "dz", "vx", "vy", "vz", "rx", "ry", "rz", "wx", "wy", "wz", "dist", "angle", "omega", "disp", "vel", "fx", "fy", "fz", "tx", "ty", "tz"}
+	}
+	return []string{"dx", "dy", "angle", "vx", "vy", "omega", "dist", "disp", "vel", "fx", "fy", "torque"}
+}
+
+// measureList names the measure functions for an error message.
+func (c *compiler) measureList() string {
+	if c.m.dim == 3 {
+		return "dx, dy, dz, vx, vy, vz, rx, ry, rz, wx, wy, wz (marker) and dist(m1, m2); angle, omega, disp, vel, fx, fy, fz, tx, ty, tz (joint) — accelerations are not measures"
+	}
+	return "dx, dy, angle, vx, vy, omega (marker) and dist(m1, m2); angle, omega, disp, vel, fx, fy, torque (joint) — accelerations are not measures"
 }
 
 func (c *compiler) jointNames() []string {

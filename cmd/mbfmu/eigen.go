@@ -150,6 +150,10 @@ func writeModesCSV(w io.Writer, lin *solver.Linear) error {
 	return f.Flush()
 }
 
+// writeABCD writes the linear model ẋ = A x + B u, y = C x + D u and the
+// basis N of its coordinates (docs/model-format.md, "Linear models"):
+// each matrix as a line "# NAME rows×cols" and its rows as CSV, then the
+// names of the inputs, outputs and velocity coordinates.
 func writeABCD(w io.Writer, lin *solver.Linear) error {
 	f := bufio.NewWriter(w)
 	for _, mm := range []struct {
@@ -158,7 +162,7 @@ func writeABCD(w io.Writer, lin *solver.Linear) error {
 			Dims() (int, int)
 			At(i, j int) float64
 		}
-	}{{"A", lin.A}, {"B", lin.B}, {"C", lin.C}, {"D", lin.D}} {
+	}{{"A", lin.A}, {"B", lin.B}, {"C", lin.C}, {"D", lin.D}, {"N", lin.N}} {
 		r, c := mm.m.Dims()
 		fmt.Fprintf(f, "# %s %dx%d\n", mm.name, r, c)
 		for i := 0; i < r; i++ {
@@ -171,6 +175,6 @@ func writeABCD(w io.Writer, lin *solver.Linear) error {
 			fmt.Fprintln(f)
 		}
 	}
-	fmt.Fprintf(f, "# inputs: %v\n# outputs: %v\n", lin.Inputs, lin.Outputs)
+	fmt.Fprintf(f, "# inputs: %s\n# outputs: %s\n# coordinates: %s\n", strings.Join(lin.Inputs, ", "), strings.Join(lin.Outputs, ", "), strings.Join(lin.Coords, ", "))
 	return f.Flush()
 }
