@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -49,13 +50,114 @@ func (m *Model) constraintJacobian(s *State) *mat.Dense {
 	return J
 }
 
+// FreeMotions describes the motions the constraints leave free at the
+// state (a basis of the null space of Φq), each by the body that moves
+// most in it: a spatial body's turn as its axis and a point on it (the
+// instantaneous screw axis, world frame), a translation by its direction,
+// a planar body's turn by its centre. For error messages: a dense SVD,
+// skipped for models of more than 3000 coordinates.
+func (m *Model) FreeMotions(s *State) []string {
+	if m.nv > 3000 {
+		return []string{"too many coordinates to name them"}
+	}
+	J := m.constraintJacobian(s)
+	var svd mat.SVD
+	if !svd.Factorize(J, mat.SVDFullV) {
+		return []string{"(the constraint Jacobian could not be analysed)"}
+	}
+	sv := svd.Values(nil)
+	var V mat.Dense
+	svd.VTo(&V)
+	rank := 0
+	for _, v := range sv {
+		if v > 1e-9*sv[0] {
+			rank++
+		}
+	}
+	if m.nc == 0 {
+		rank = 0
+	}
+	var out []string
+	for k := rank; k < m.nv && len(out) < 6; k++ {
+		x := mat.Col(nil, k, &V)
+		out = append(out, m.describeMotion(s, x))
+	}
+	if n := m.nv - rank; n > 6 {
+		out = append(out, itoa(n-6)+" more")
+	}
+	return out
+}
+
+// describeMotion names the body that moves most in the velocity vector x
+// and how it moves.
+func (m *Model) describeMotion(s *State, x []float64) string {
+	best, bestN := -1, 0.0
+	for i, b := range m.bodies {
+		n := 3
+		if b.Spatial {
+			n = 6
+		}
+		w := 0.0
+		for _, v := range x[b.V : b.V+n] {
+			w += v * v
+		}
+		if w > bestN {
+			best, bestN = i, w
+		}
+	}
+	if best < 0 || bestN < 0.25 {
+		// mostly flexible coordinates: name the largest
+		k := 0
+		for i, v := range x {
+			if math.Abs(v) > math.Abs(x[k]) {
+				k = i
+			}
+		}
+		return "coordinate " + m.CoordNames()[k]
+	}
+	b := &m.bodies[best]
+	num := func(a, scale float64) string {
+		if math.Abs(a) < 1e-9*scale {
+			a = 0 // (round-off)
+		}
+		return sprintf("%.3g", a)
+	}
+	f3 := func(v mech.Vec3) string {
+		sc := math.Max(1, mech.Norm(v))
+		return "(" + num(v[0], sc) + ", " + num(v[1], sc) + ", " + num(v[2], sc) + ")"
+	}
+	if !b.Spatial {
+		vx, vy, w := x[b.V], x[b.V+1], x[b.V+2]
+		cx, cy := s.q[b.Q], s.q[b.Q+1]
+		if math.Abs(w) < 1e-6*math.Hypot(vx, vy) {
+			return "body " + b.Name + " sliding along (" + sprintf("%.3g", vx/math.Hypot(vx, vy)) + ", " + sprintf("%.3g", vy/math.Hypot(vx, vy)) + ")"
+		}
+		return "body " + b.Name + " turning about the point (" + sprintf("%.3g", cx-vy/w) + ", " + sprintf("%.3g", cy+vx/w) + ")"
+	}
+	v := mech.Vec3{x[b.V], x[b.V+1], x[b.V+2]}
+	R := mech.QuatMat(mech.Quat(s.q[b.Q+3 : b.Q+7]))
+	w := mech.MulMV(&R, mech.Vec3{x[b.V+3], x[b.V+4], x[b.V+5]})
+	nw := mech.Norm(w)
+	if nw < 1e-6*mech.Norm(v) {
+		return "body " + b.Name + " sliding along " + f3(mech.Scale(1/mech.Norm(v), v)) + " (world)"
+	}
+	// screw axis: direction w, through c + w × v / |w|² (c the centre of mass)
+	c := mech.Vec3{s.q[b.Q], s.q[b.Q+1], s.q[b.Q+2]}
+	p := mech.Add(c, mech.Scale(1/(nw*nw), mech.Cross(w, v)))
+	msg := "body " + b.Name + " turning about the axis " + f3(mech.Scale(1/nw, w)) + " through " + f3(p) + " (world)"
+	if sl := mech.Dot(w, v) / nw; math.Abs(sl) > 1e-6*nw {
+		msg += ", sliding along it"
+	}
+	return msg
+}
+
 // Kinematics moves a fully driven mechanism (no degrees of freedom) to
 // time t: positions from Φ(q, t) = 0, velocities from Φq v = −Φt,
 // accelerations from Φq q̈ = γ, and the multipliers (driver efforts and
 // joint reactions) from the equations of motion (inverse dynamics).
 func (m *Model) Kinematics(s *State, t float64) error {
 	if m.nc < m.nv {
-		return errorf("kinematic analysis needs a fully driven mechanism: the model has %d coordinates but only %d constraint equations (%d degrees of freedom left)", m.nv, m.nc, m.nv-m.nc)
+		return errorf("kinematic analysis needs a fully driven mechanism: the model has %d coordinates but only %d constraint equations (%d degrees of freedom left: %s); drive them or fix them with joints", m.nv, m.nc, m.nv-m.nc, strings.Join(m.FreeMotions(s), "; "))
 	}
 	// predictor from the previous velocity and acceleration
 	dt := t - s.T

@@ -418,7 +418,7 @@ func cmdKinematics(args []string) error {
 		return err
 	}
 	if d := m.DOF(s); d != 0 {
-		return fmt.Errorf("kinematics: %s has %d degree(s) of freedom; drive every one of them or use 'mbfmu simulate'", model, d)
+		return fmt.Errorf("kinematics: %s has %d degree(s) of freedom (%s); drive every one of them or use 'mbfmu simulate'", model, d, strings.Join(m.FreeMotions(s), "; "))
 	}
 	rc, err := startRun("kinematics", o.out, o.xlsx)
 	if err != nil {
