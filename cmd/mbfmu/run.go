@@ -229,6 +229,9 @@ func cmdCheck(args []string) error {
 		if r := s.Redundant(); r != nil {
 			fmt.Printf("%s: note: redundant constraint equations removed: %s\n", p, strings.Join(r, ", "))
 		}
+		for _, w := range m.StepWarnings(s) {
+			fmt.Printf("%s: warning: %s\n", p, w)
+		}
 		sp := m.Spec()
 		fmt.Printf("%s: ok — %d rigid bodies, %d beams, %d contacts, %d coordinates, %d constraint equations, %d degrees of freedom, %s, %s linear solver\n",
 			p, len(sp.Bodies), len(sp.Beams), len(sp.Contacts), m.NumCoords(), m.NumConstraints(), m.DOF(s), m.Settings().Integrator, m.SolverKind())
@@ -302,6 +305,9 @@ func simulate(m *solver.Model, model string, o *runOpts) error {
 	}
 	if r := s.Redundant(); r != nil {
 		fmt.Fprintf(os.Stderr, "note: redundant constraint equations removed: %s\n", strings.Join(r, ", "))
+	}
+	for _, w := range m.StepWarnings(s) {
+		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
 	}
 	rc, err := startRun("simulate", o.out, o.xlsx)
 	if err != nil {

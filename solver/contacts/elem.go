@@ -85,6 +85,12 @@ type Elem struct {
 	vs, vd   float64    // regularised friction: tanh speed and Stribeck speed
 }
 
+// Stiffness returns the normal law's stiffness and exponent and the two
+// bodies (mech.Stiff).
+func (e *Elem) Stiffness(x *mech.Ctx) (string, float64, float64, int, int) {
+	return e.name, e.K.Get(x), e.exp, e.bA, e.bB
+}
+
 // Kin is the kinematics of a contact at one configuration.
 type Kin struct {
 	Delta, Rate float64    // penetration δ and its rate δ'

@@ -35,6 +35,12 @@ func CompileSpatial(c mech.Builder, ms *spec.Model) {
 	}
 }
 
+// Stiffness returns the normal law's stiffness and exponent and the two
+// bodies (mech.Stiff).
+func (e *sphere) Stiffness(x *mech.Ctx) (string, float64, float64, int, int) {
+	return e.name, e.k.Get(x), e.law.N, e.fi.Body, e.fj.Body
+}
+
 // sphere is a spatial contact element.
 type sphere struct {
 	name   string

@@ -131,6 +131,14 @@ type ChannelInfo struct {
 	Name, Unit, Group, Description string
 }
 
+// Stiff is implemented by contact elements: their normal force law's
+// stiffness k and exponent e (F = k δ^e) at x, and the bodies they press
+// apart (-1: ground), from which the engine tells whether a step resolves
+// an impact (Model.StepWarnings).
+type Stiff interface {
+	Stiffness(x *Ctx) (name string, k, exp float64, bodyA, bodyB int)
+}
+
 // ParamLister is implemented by elements with run-time parameters.
 type ParamLister interface{ Params() []*Param }
 
