@@ -455,9 +455,33 @@ func (m *Model) addVelRowTangent(s *State, cv float64) {
 // accelerations (body-frame angular ones for rotations) are updated as in
 // the vector scheme.
 func (m *Model) implicitStep(s *State, h float64) error {
+	c := m.predictStep(s, h)
+	t1 := s.T + h
+	s.setTime(t1)
+	s.useT = m.integ.family == famAlpha && len(m.rots) > 0
+	defer func() { s.useT = false }()
+	it, refreshed, startOld, err := m.newtonSolve(s, h, c)
+	if err != nil {
+		return err
+	}
+	m.acceptStep(s, h, it, refreshed, startOld)
+	s.T = t1
+	return nil
+}
+
+// stepCoef are the coefficients of an implicit step of size h: the
+// velocity and acceleration increments per position increment (Δv = cv Δq,
+// Δq̈ = ca Δq, Δa = caa Δq for the algorithmic acceleration of the
+// generalized-α family) and the residual's scale s1 = 1/ca.
+type stepCoef struct{ cv, ca, caa, s1 float64 }
+
+// predictStep is the first stage of an implicit step: it moves the state
+// to the predictor of the end of the step — the generalized-α update from
+// extrapolated accelerations and multipliers (predict.go), or the BDF
+// history — and returns the step's coefficients.
+func (m *Model) predictStep(s *State, h float64) stepCoef {
 	in := &m.integ
 	nv := m.nv
-	t1 := s.T + h
 	qOf := m.qOf
 	var cv, ca, caa float64
 	switch in.family {
@@ -509,8 +533,19 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		cv = 1 / hb
 		ca = cv * cv
 	}
-	s1 := 1 / ca
-	s.setTime(t1)
+	return stepCoef{cv: cv, ca: ca, caa: caa, s1: 1 / ca}
+}
+
+// newtonSolve is the second stage: Newton's method on the scaled residual
+// (newtonResidual) from the predictor, with the factorisation reused from
+// earlier steps while it converges fast enough (carried through the turns
+// of the rotations since, coRotate) and refreshed when it does not. It
+// returns the iterations taken, whether the factors were refreshed in this
+// step and whether the step started with old ones.
+func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed, startOld bool, err error) {
+	nv := m.nv
+	qOf := m.qOf
+	cv, ca, caa, s1 := c.cv, c.ca, c.caa, c.s1
 	if s.hFact != h {
 		s.needFactor = true
 	}
@@ -521,16 +556,13 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	}
 	rof := 8 * 2.2e-16 / tol
 	maxIt := m.settings.MaxIter
-	refreshed, turned := false, false
+	turned := false
 	prev := math.Inf(1)
-	it := 0
-	s.useT = in.family == famAlpha && len(m.rots) > 0
-	defer func() { s.useT = false }()
 	if s.reuseHold > 0 {
 		s.reuseHold--
 		s.needFactor = true
 	}
-	startOld := !s.needFactor
+	startOld = !s.needFactor
 	for {
 		factor := s.needFactor
 		if !factor && !s.linValid {
@@ -546,7 +578,7 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		if factor {
 			s.stats.Factorizations++
 			if err := s.lin.Factor(); err != nil {
-				return errorf("singular iteration matrix: %v", err)
+				return it, refreshed, startOld, errorf("singular iteration matrix: %v", err)
 			}
 			s.needFactor = false
 			s.hFact = h
@@ -621,7 +653,7 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		it++
 		s.stats.NewtonIters++
 		if !finite(nrm) {
-			return errNewton
+			return it, refreshed, startOld, errNewton
 		}
 		// converged: the increment is below the tolerance, and so is
 		// the error it leaves, about ρ/(1 − ρ)·|Δ| with ρ the observed
@@ -636,7 +668,7 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		}
 		if it >= maxIt {
 			if refreshed {
-				return errNewton
+				return it, refreshed, startOld, errNewton
 			}
 			s.needFactor = true
 			it = 0
@@ -654,7 +686,14 @@ func (m *Model) implicitStep(s *State, h float64) error {
 		}
 		prev = nrm
 	}
-	if in.family == famAlpha {
+	return it, refreshed, startOld, nil
+}
+
+// acceptStep is the last stage: the predictor's choice for the next step,
+// the index-2 position projection, and the decisions on reusing the
+// factorisation in the next steps.
+func (m *Model) acceptStep(s *State, h float64, it int, refreshed, startOld bool) {
+	if m.integ.family == famAlpha {
 		s.predScore()
 	}
 	if m.index2 {
@@ -681,8 +720,6 @@ func (m *Model) implicitStep(s *State, h float64) error {
 	}
 	s.hp = h
 	s.nhist = 1
-	s.T = t1
-	return nil
 }
 
 // project moves the positions back onto Φ(q, t) = 0 after an index-2 step,
