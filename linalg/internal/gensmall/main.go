@@ -20,15 +20,16 @@ import (
 	"go/format"
 	"log"
 	"os"
+	"strconv"
+	"strings"
 )
 
-// The sizes that get unrolled kernels; the others use the loop kernels.
-// Chosen by measurement (see small.go).
-const (
-	minN = 2
-	maxN = 16
-	ld   = 16 // row stride of the storage (linalg.smallN)
-)
+// ld is the row stride of the storage (linalg.smallN).
+const ld = 16
+
+// sizes are the n that get unrolled kernels (the -sizes flag); the others
+// use the loop kernels. Chosen by measurement (see small.go).
+var sizes = []int{5, 9}
 
 // For n <= fullN the kernels are unrolled completely; for larger n an
 // elimination step is unrolled over the rows only when at most unrollRows
@@ -44,7 +45,16 @@ func main() {
 	out := flag.String("o", "small_gen.go", "output file")
 	flag.IntVar(&fullN, "full", fullN, "unroll the kernels completely up to this n")
 	flag.IntVar(&unrollRows, "rows", unrollRows, "for larger n, unroll the rows of elimination steps with at most this many rows below the pivot")
+	list := flag.String("sizes", "5,9", "comma-separated sizes n (2..16) that get unrolled kernels")
 	flag.Parse()
+	sizes = sizes[:0]
+	for _, f := range strings.Split(*list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 || n > ld {
+			log.Fatalf("gensmall: -sizes: %q is not a size in 2..%d", f, ld)
+		}
+		sizes = append(sizes, n)
+	}
 	var g gen
 	g.file()
 	src, err := format.Source(g.buf.Bytes())
@@ -55,6 +65,22 @@ func main() {
 	if err := os.WriteFile(*out, src, 0o644); err != nil {
 		log.Fatalf("gensmall: %v", err)
 	}
+}
+
+// sizeList writes the sizes for a comment: "5 and 9", "2, 3 and 4".
+func sizeList() string {
+	var b strings.Builder
+	for k, n := range sizes {
+		switch {
+		case k == 0:
+		case k == len(sizes)-1:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
 }
 
 type gen struct{ buf bytes.Buffer }
@@ -75,11 +101,11 @@ func (g *gen) file() {
 	g.p(`import "math"`)
 	g.p("")
 	g.p("// smallFactor is denseFactor for n <= smallN (see smallFactorLoop for the")
-	g.p("// conventions): n = %d..%d use kernels unrolled for that n, which perform", minN, maxN)
+	g.p("// conventions): n = %s use kernels unrolled for that n, which perform", sizeList())
 	g.p("// the same floating-point operations in the same order as smallFactorLoop.")
 	g.p("func smallFactor(lu, a *smallMat, piv *[smallN]int, pv *[smallN]float64, n int) (int, uint64) {")
 	g.p("switch n {")
-	for n := minN; n <= maxN; n++ {
+	for _, n := range sizes {
 		g.p("case %d:", n)
 		g.p("return smallFactor%d(lu, a, piv, pv)", n)
 	}
@@ -88,14 +114,14 @@ func (g *gen) file() {
 	g.p("}")
 	g.p("")
 	g.p("// smallSolve is denseSolve for the factors of smallFactor; len(b) must be")
-	g.p("// n. n = %d..%d use kernels unrolled for that n, which perform the same", minN, maxN)
+	g.p("// n. n = %s use kernels unrolled for that n, which perform the same", sizeList())
 	g.p("// floating-point operations in the same order as smallSolveLoop.")
 	g.p("func smallSolve(lu *smallMat, piv *[smallN]int, n int, b []float64) {")
 	g.p("if len(b) != n {")
 	g.p("return")
 	g.p("}")
 	g.p("switch n {")
-	for n := minN; n <= maxN; n++ {
+	for _, n := range sizes {
 		g.p("case %d:", n)
 		g.p("smallSolve%d(lu, piv, (*[%d]float64)(b))", n, n)
 		g.p("return")
@@ -103,7 +129,7 @@ func (g *gen) file() {
 	g.p("}")
 	g.p("smallSolveLoop(lu, piv, n, b)")
 	g.p("}")
-	for n := minN; n <= maxN; n++ {
+	for _, n := range sizes {
 		g.factor(n)
 		g.solve(n)
 	}
