@@ -21,6 +21,9 @@ func cmdBench(args []string) error {
 	if len(pos) > 0 {
 		return usageError{err: fmt.Errorf("unexpected arguments: %s", strings.Join(pos, " ")), hint: true}
 	}
+	if fi, err := os.Stat(*examples); err != nil || !fi.IsDir() {
+		return usagef("--examples %s: not a folder (the examples/ folder of the repository)", *examples)
+	}
 	fmt.Println("mbfmu benchmarks (median of rounds; reference = mature C++ engine, generalized-α, same machine kind)")
 	if *onlyStudy {
 		rounds := 5

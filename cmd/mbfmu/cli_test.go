@@ -133,8 +133,19 @@ func TestRefusals(t *testing.T) {
 	copyFile(t, "../../examples/slider-crank-pid/cosim.xml", filepath.Join(cosimDir, "cosim.xml"))
 	copyFile(t, "../../examples/slider-crank-pid/model.xml", filepath.Join(cosimDir, "model.xml"))
 	cosimFile := filepath.Join(cosimDir, "cosim.xml")
+	copyFile(t, "../../examples/slider-crank-pid/study.xml", filepath.Join(cosimDir, "study.xml"))
+	csStudy := filepath.Join(cosimDir, "study.xml")
+	stDir := filepath.Join(dir, "st")
+	os.Mkdir(stDir, 0o755)
+	copyFile(t, "../../examples/catapult/study.xml", filepath.Join(stDir, "study.xml"))
+	copyFile(t, "../../examples/catapult/model.xml", filepath.Join(stDir, "model.xml"))
+	study := filepath.Join(stDir, "study.xml")
+	// links to the inputs, named like outputs: refused through the link
+	os.Symlink(model, filepath.Join(dir, "link.csv"))
+	os.Symlink(filepath.Join(stDir, "model.xml"), filepath.Join(dir, "link.xlsx"))
+	os.Symlink(filepath.Join(cosimDir, "model.xml"), filepath.Join(dir, "cslink.csv"))
 	before := map[string][]byte{}
-	for _, p := range []string{model, chain, cosimFile, filepath.Join(cosimDir, "model.xml")} {
+	for _, p := range []string{model, chain, cosimFile, filepath.Join(cosimDir, "model.xml"), csStudy, study, filepath.Join(stDir, "model.xml")} {
 		before[p], _ = os.ReadFile(p)
 	}
 	for _, c := range []struct {
@@ -175,6 +186,23 @@ func TestRefusals(t *testing.T) {
 		{[]string{"cosim", cosimFile, "--rt", "--priority", "100"}, 2, "--priority: must be 1 to 99"},
 		{[]string{"cosim", cosimFile, "--rt", "--cpu", "1023"}, 2, "--cpu: CPU 1023: not available to this process"},
 		{[]string{"cosim", cosimFile, "--bench", "2", "-o", "r.csv"}, 2, "--bench: runs without results"},
+		{[]string{"simulate", model, "-o", "link.csv"}, 2, "-o link.csv: would overwrite the input file"},
+		{[]string{"kinematics", model, "-o", "link.csv"}, 2, "-o link.csv: would overwrite the input file"},
+		{[]string{"study", study, "-o", study}, 2, "would overwrite the input file"},
+		{[]string{"study", study, "-o", filepath.Join(stDir, "model.xml")}, 2, "would overwrite the input file"},
+		{[]string{"study", study, "-o", "r.csv", "--xlsx", "link.xlsx"}, 2, "would overwrite the input file"},
+		{[]string{"study", study, "-o", "r.csv", "--store", study}, 2, "--store " + study + ": would overwrite the input file"},
+		{[]string{"study", csStudy, "-o", cosimFile}, 2, "would overwrite the input file"},
+		{[]string{"study", csStudy, "-o", filepath.Join(cosimDir, "model.xml")}, 2, "would overwrite the input file"},
+		{[]string{"study", csStudy, "-o", "cslink.csv"}, 2, "would overwrite the input file"},
+		{[]string{"study", study, "--jobs", "0"}, 2, "--jobs 0: want at least 1"},
+		{[]string{"study", study, "--task", "1"}, 2, "--task i and --tasks K go together"},
+		{[]string{"study", study, "--xlsx", "r.csv"}, 2, "--xlsx r.csv: a workbook's name must end in .xlsx"},
+		{[]string{"eigen", model, "--abcd", "link.csv"}, 2, "would overwrite the input file"},
+		{[]string{"pack", model, "-o", "link.csv"}, 2, "would overwrite the input file"},
+		{[]string{"cosim", cosimFile, "-o", "cslink.csv"}, 2, "would overwrite the input file"},
+		{[]string{"cosim", cosimFile, "--rt", "--spin", "-1s"}, 2, "--spin -1s: must be ≥ 0"},
+		{[]string{"bench", "--examples", "/nonexistent"}, 2, "--examples /nonexistent: not a folder"},
 		{[]string{"simulate"}, 2, "usage: mbfmu simulate"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 	} {
@@ -192,7 +220,7 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 	// Nothing was written: no results file, no folder, no temporary file.
-	want := "afile,chain.xml,cs,cs/cosim.xml,cs/model.xml,model.xml"
+	want := "afile,chain.xml,cs,cs/cosim.xml,cs/model.xml,cs/study.xml,cslink.csv,link.csv,link.xlsx,model.xml,st,st/model.xml,st/study.xml"
 	if got := strings.Join(names(t, dir), ","); got != want {
 		t.Errorf("files after the refusals: %s, want %s", got, want)
 	}

@@ -24,6 +24,21 @@ import (
 // --priority and --cpu for a real-time PC); --bench N runs it N times as
 // fast as possible without results and prints the medians. SIGINT and
 // SIGTERM stop it after the current macro step with every row written.
+// configFiles lists the files a co-simulation configuration at file names
+// (models and FMUs), resolved against its folder.
+func configFiles(file string, cfg *cosim.Config) []string {
+	var fs []string
+	for _, e := range cfg.Components {
+		if p := e.Attr["path"]; p != "" {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(file), p)
+			}
+			fs = append(fs, p)
+		}
+	}
+	return fs
+}
+
 func cmdCosim(args []string) error {
 	fs := newFlagSet("cosim", "usage: mbfmu cosim config.xml [-o results.csv] [--xlsx results.xlsx] [--rt [--mlock] [--priority N] [--cpu K]] [--bench N] [options]\n\n"+
 		"Runs the co-simulation described by config.xml (see docs/cosim.md): plants (model files, FMUs),\n"+
@@ -57,6 +72,9 @@ func cmdCosim(args []string) error {
 			return usagef("--%s: only with --rt", f)
 		}
 	}
+	if *spin < 0 {
+		return usagef("--spin %s: must be ≥ 0", *spin)
+	}
 	switch {
 	case !(*speed > 0) || math.IsInf(*speed, 0):
 		return usagef("--speed: must be > 0, got %g", *speed)
@@ -83,15 +101,7 @@ func cmdCosim(args []string) error {
 		return cosimBench(cfg, *bench, *end)
 	}
 	// Inputs: the configuration and every file it names.
-	inputs := []string{file}
-	for _, e := range cfg.Components {
-		if p := e.Attr["path"]; p != "" {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(filepath.Dir(file), p)
-			}
-			inputs = append(inputs, p)
-		}
-	}
+	inputs := append([]string{file}, configFiles(file, cfg)...)
 	if err := checkOutputs(inputs, outputFlag{"-o", *out}, outputFlag{"--xlsx", *xlsx}); err != nil {
 		return err
 	}

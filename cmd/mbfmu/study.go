@@ -14,7 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"mbfmu/cosim"
 	"mbfmu/interrupt"
+	"mbfmu/results"
 	"mbfmu/spec"
 	"mbfmu/study"
 )
@@ -62,16 +64,16 @@ func cmdStudy(args []string) error {
 		return exitError(2)
 	}
 	if *jobs < 1 {
-		return fmt.Errorf("--jobs %d: want at least 1", *jobs)
+		return usagef("--jobs %d: want at least 1", *jobs)
 	}
 	if (*task >= 0) != (*tasks > 0) || *task >= *tasks && *tasks > 0 {
-		return fmt.Errorf("--task i and --tasks K go together, with 0 ≤ i < K")
+		return usagef("--task i and --tasks K go together, with 0 ≤ i < K")
 	}
 	if so.arraySize < 0 || so.cpus < 1 {
-		return fmt.Errorf("--array-size and --cpus-per-task must be ≥ 1")
+		return usagef("--array-size and --cpus-per-task must be ≥ 1")
 	}
 	if !so.enabled && !so.scriptOnly && (so.partition != "" || so.time != "" || so.arraySize > 0 || so.noWait) {
-		return fmt.Errorf("--partition, --time, --array-size and --no-wait go with --slurm")
+		return usagef("--partition, --time, --array-size and --no-wait go with --slurm")
 	}
 	st, err := study.Load(pos[0])
 	if err != nil {
@@ -101,8 +103,21 @@ func cmdStudy(args []string) error {
 		}
 		*store = strings.TrimSuffix(base, filepath.Ext(base)) + ".runs"
 	}
-	if *xlsx != "" && !strings.EqualFold(filepath.Ext(*xlsx), ".xlsx") {
-		return fmt.Errorf("--xlsx %s: the file name must end in .xlsx", *xlsx)
+	// Inputs: the study file, its target and, for a co-simulation, every
+	// file the configuration names; no output may overwrite one.
+	inputs := []string{pos[0], st.Target.Path}
+	if st.Target.Kind == "cosim" {
+		if cfg, err := cosim.LoadConfig(st.Target.Path); err == nil {
+			inputs = append(inputs, configFiles(st.Target.Path, cfg)...)
+		}
+	}
+	if err := checkOutputs(inputs, outputFlag{"-o", *out}, outputFlag{"--xlsx", *xlsx}); err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		if results.SamePath(*store, in) {
+			return usagef("--store %s: would overwrite the input file %s; choose another name", *store, in)
+		}
 	}
 	if *check {
 		fmt.Print(p.Describe())
