@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"mbfmu/linalg"
+	"mbfmu/solver/contacts"
 	"mbfmu/solver/mech"
 )
 
@@ -311,8 +312,126 @@ func (s *State) blobLen() int {
 }
 
 // UnmarshalBinary restores a state serialised by MarshalBinary from a state
-// of the same model.
+// of the same model. Every number is range-checked (finite values, counts
+// and flags within what a run produces, a time grid the run can step on),
+// so a damaged state is refused instead of making the next step run for
+// ever; s is changed only when the whole blob is accepted.
 func (s *State) UnmarshalBinary(b []byte) error {
+	if err := s.checkBlob(b); err != nil {
+		return err
+	}
+	return s.unmarshal(b)
+}
+
+// checkBlob range-checks a serialised state without restoring it.
+func (s *State) checkBlob(b []byte) error {
+	want := s.blobLen()
+	if len(b) != want {
+		return errorf("state blob has %d bytes, this model's state needs %d", len(b), want)
+	}
+	p := 0
+	u := func() uint64 { x := binary.LittleEndian.Uint64(b[p:]); p += 8; return x }
+	f := func() float64 { return math.Float64frombits(u()) }
+	bad := func(what string) error { return errorf("damaged state blob: %s", what) }
+	if u() != stateMagic {
+		return errors.New("not an mbfmu state blob")
+	}
+	if int(u()) != len(s.core) || int(u()) != len(s.vars) {
+		return errors.New("state blob belongs to a different model")
+	}
+	T, h, hp := f(), f(), f()
+	if !finite(T) || !finite(h) || !finite(hp) || h < 0 || hp < 0 {
+		return bad("time or step not finite or negative")
+	}
+	if nh := u(); nh > 1 {
+		return bad("integrator history count out of range")
+	}
+	if in := u(); in > 1 {
+		return bad("initialisation flag out of range")
+	}
+	core := make([]float64, len(s.core))
+	for i := range core {
+		if core[i] = f(); !finite(core[i]) {
+			return bad("a coordinate, velocity, multiplier or integrator memory is not finite")
+		}
+	}
+	if err := s.checkMemory(core); err != nil {
+		return bad(err.Error())
+	}
+	for range s.vars {
+		if !finite(f()) {
+			return bad("a parameter or input is not finite")
+		}
+	}
+	for range s.red {
+		if u() > 1 {
+			return bad("redundancy flag out of range")
+		}
+	}
+	for k := 0; k < 5; k++ {
+		if int64(u()) < 0 {
+			return bad("negative work counter")
+		}
+	}
+	g0, hFact := f(), f()
+	if !finite(g0) || !finite(hFact) || hFact < 0 {
+		return bad("time grid origin or factor step not finite")
+	}
+	if st := s.m.settings; !st.Adaptive && math.Abs(T-g0)/st.Step > 2*maxGridSteps {
+		return bad("time " + ftoa(T) + " s is beyond the time grid from " + ftoa(g0) + " s")
+	}
+	hold := u()
+	if int(uint32(hold)) > reuseHoldMax || int(hold>>32) > reuseHoldMax {
+		return bad("factor reuse counters out of range")
+	}
+	if flags := u(); flags > 3 {
+		return bad("flags out of range")
+	}
+	for range s.anchor {
+		if !finite(f()) {
+			return bad("the factors' anchor is not finite")
+		}
+	}
+	return nil
+}
+
+// checkMemory range-checks the counts and flags a state's core holds
+// among its numbers: the predictor's (its count of remembered steps, the
+// hold flag, the frames of the rotations, the steps' sizes) and the
+// contacts' discrete state.
+func (s *State) checkMemory(core []float64) error {
+	ph := core[len(core)-len(s.ph):]
+	n := len(ph)
+	if c := ph[n-2]; c < 0 || c > predBack || c != math.Trunc(c) {
+		return errors.New("predictor memory count out of range")
+	}
+	if hold := ph[n-1]; hold != 0 && hold != 1 {
+		return errors.New("predictor hold flag out of range")
+	}
+	for _, h := range ph[n-predBack-2 : n-2] {
+		if h < 0 {
+			return errors.New("negative step in the predictor memory")
+		}
+	}
+	nw := len(s.m.rots)
+	for _, w := range ph[n-predBack-2-nw : n-predBack-2] {
+		if w != 0 && w != 1 {
+			return errors.New("predictor frame flag out of range")
+		}
+	}
+	at := 2*len(s.q) + 4*len(s.v) + len(s.lam) // (the layout of NewState)
+	cs := core[at : at+len(s.cs)]
+	for k := 0; k+contacts.Stride <= len(cs); k += contacts.Stride {
+		st := cs[k : k+contacts.Stride]
+		if c, md := st[contacts.SlotClosed], st[contacts.SlotMode]; c != 0 && c != 1 || md != 0 && md != 1 && md != -1 || st[contacts.SlotAlpha] < 0 {
+			return errors.New("contact state out of range")
+		}
+	}
+	return nil
+}
+
+// unmarshal restores a state blob that checkBlob accepted.
+func (s *State) unmarshal(b []byte) error {
 	want := s.blobLen()
 	if len(b) != want {
 		return errorf("state blob has %d bytes, this model's state needs %d", len(b), want)
