@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"mbfmu/suggest"
 )
 
 // Error is a compile error of an expression.
@@ -382,7 +384,7 @@ func (p *parser) suggest(name string, call bool) string {
 		if c == name {
 			continue
 		}
-		d := editDistance(ln, strings.ToLower(c))
+		d := nameDistance(ln, strings.ToLower(c))
 		if d < bestD {
 			best, bestD = c, d
 		}
@@ -401,34 +403,15 @@ func (p *parser) suggest(name string, call bool) string {
 	return " (did you mean " + best + "?)"
 }
 
-// editDistance is the optimal-string-alignment distance (insertions,
-// deletions, substitutions and adjacent transpositions each cost 1).
-func editDistance(a, b string) int {
+// nameDistance is the edit distance of package suggest between two
+// names, except that names longer than 64 bytes are not typos of the
+// short names we know: they are far from everything but themselves.
+func nameDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		if a == b {
 			return 0
 		}
 		return 1 << 20
 	}
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
+	return suggest.Distance(a, b)
 }

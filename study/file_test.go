@@ -76,6 +76,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{"s.xml:4: kind: <response> needs kind="}},
 		{"unknown response kind", `<factor name="k" param="k" min="1" max="2"/><response name="r" kind="maxx" signal="m.x"/>`,
 			[]string{`s.xml:4: kind: unknown response kind "maxx"; did you mean "max"?`}},
+		{"transposed letters", `<factor name="k" param="k" min="1" max="2"/><response name="r" kind="mxa" signal="m.x"/>`,
+			[]string{`s.xml:4: kind: unknown response kind "mxa"; did you mean "max"?`}},
 		{"settling without band", `<factor name="k" param="k" min="1" max="2"/><response name="r" kind="settling-time" signal="m.x"/>`,
 			[]string{"s.xml:4: band: a settling-time response needs band="}},
 		{"at needs at or when", `<factor name="k" param="k" min="1" max="2"/><response name="r" kind="at" signal="m.x"/>`,

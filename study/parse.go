@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mbfmu/spec"
+	"mbfmu/suggest"
 	"mbfmu/xml"
 )
 
@@ -870,7 +871,7 @@ func isIdent(s string) bool {
 func didYouMean(s string, candidates []string) string {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+		if d := suggest.Distance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -885,27 +886,6 @@ func didYouMean(s string, candidates []string) string {
 		return ""
 	}
 	return "; did you mean \"" + best + "\"?"
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // factorIndex returns the index of a factor by name, or -1.

@@ -3,14 +3,28 @@ package xml
 import (
 	"strings"
 	"unicode/utf8"
+
+	"mbfmu/suggest"
 )
+
+// maxSuggestLen is the longest name (in runes) compared for a suggestion:
+// names this long are not typos of the short names we know.
+const maxSuggestLen = 64
 
 // nearest returns the candidate closest to s in edit distance (ignoring
 // case), or "" when none is close enough to be a likely typo.
 func nearest(s string, candidates []string) string {
+	ls := strings.ToLower(s)
+	if utf8.RuneCountInString(ls) > maxSuggestLen {
+		return ""
+	}
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		lc := strings.ToLower(c)
+		if utf8.RuneCountInString(lc) > maxSuggestLen {
+			continue
+		}
+		d := suggest.Distance(ls, lc)
 		if d < bestD {
 			best, bestD = c, d
 		}
@@ -40,35 +54,4 @@ func didYouMean(s string, candidates []string) string {
 		return "; did you mean \"" + c + "\"?"
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b (in runes),
-// with a transposition of two neighbours counting as one edit.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		// Names this long are not typos of the short names we know.
-		return 1 << 20
-	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

@@ -1,10 +1,12 @@
 package mech
 
+import "mbfmu/suggest"
+
 // Suggest returns ` (did you mean "x"?)` for the closest candidate, or "".
 func Suggest(name string, candidates []string) string {
 	best, bd := "", 1<<30
 	for _, c := range candidates {
-		if d := editDistance(name, c); d < bd {
+		if d := suggest.Distance(name, c); d < bd {
 			best, bd = c, d
 		}
 	}
@@ -12,26 +14,6 @@ func Suggest(name string, candidates []string) string {
 		return " (did you mean \"" + best + "\"?)"
 	}
 	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // ValidName reports whether s is an identifier: a letter or _, then
