@@ -1,11 +1,8 @@
 package cosim
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -132,123 +129,33 @@ func LoadConfig(path string) (*Config, error) {
 	return ParseConfig(data, path)
 }
 
-// node is an XML element with its line and the lines of its attributes.
-type node struct {
-	tag       string
-	line      int
-	attrs     []xml.Attr
-	attrLines map[string]int
-	kids      []*node
-	text      string
+// node is an element of the file as package mbfmu/xml reads it (model
+// and study files are read the same way), with the lines of the element
+// and of its attributes.
+type node = mxml.Node
+
+// readTree reads the file into nodes. A syntax error, a file without a
+// root element or text outside the root is reported at its line as
+// "file:line: malformed XML: message", as in model files. Character data
+// inside elements is ignored (the format has its values in attributes).
+func readTree(data []byte, file string) (*node, error) {
+	root, line, err := mxml.ReadTree(data, "cosim")
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: malformed XML: %v", file, line, err)
+	}
+	return root, nil
 }
 
-// at returns the line of attribute name, or the element's line.
-func (n *node) at(name string) int {
-	if l, ok := n.attrLines[name]; ok {
-		return l
-	}
-	return n.line
-}
-
-// attrLines finds the line of each attribute in the raw start tag tag,
-// which begins on line first: names are read between whitespace and '=',
-// quoted values skipped.
-func attrLines(tag []byte, first int) map[string]int {
-	m := map[string]int{}
-	line := first
-	i := 0
-	// the tag name
-	for i < len(tag) && tag[i] != ' ' && tag[i] != '\t' && tag[i] != '\n' && tag[i] != '\r' && tag[i] != '>' && tag[i] != '/' {
-		i++
-	}
-	for i < len(tag) {
-		c := tag[i]
-		switch {
-		case c == '\n':
-			line++
-			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '/' || c == '>':
-			i++
-		default:
-			j := i
-			for j < len(tag) && tag[j] != '=' && tag[j] != ' ' && tag[j] != '\t' && tag[j] != '\n' && tag[j] != '\r' && tag[j] != '>' {
-				j++
-			}
-			name := string(tag[i:j])
-			if k := strings.IndexByte(name, ':'); k >= 0 {
-				name = name[k+1:]
-			}
-			if _, dup := m[name]; !dup {
-				m[name] = line
-			}
-			i = j
-			for i < len(tag) && tag[i] != '"' && tag[i] != '\'' && tag[i] != '>' {
-				if tag[i] == '\n' {
-					line++
-				}
-				i++
-			}
-			if i < len(tag) && (tag[i] == '"' || tag[i] == '\'') {
-				q := tag[i]
-				i++
-				for i < len(tag) && tag[i] != q {
-					if tag[i] == '\n' {
-						line++
-					}
-					i++
-				}
-				i++
-			}
+// attrLineMap returns the line of each attribute of n (of its first
+// occurrence, if it is repeated).
+func attrLineMap(n *node) map[string]int {
+	m := make(map[string]int, len(n.Attrs))
+	for _, a := range n.Attrs {
+		if _, dup := m[a.Name]; !dup {
+			m[a.Name] = a.Line
 		}
 	}
 	return m
-}
-
-// parseTree reads an XML document into nodes, with line numbers.
-func parseTree(data []byte, file string) (*node, error) {
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	var stack []*node
-	var root *node
-	for {
-		line, _ := dec.InputPos()
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			l, _ := dec.InputPos()
-			return nil, fmt.Errorf("%s:%d: %v", file, l, err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			end := dec.InputOffset()
-			if off < 0 || end > int64(len(data)) || off > end {
-				off, end = 0, 0
-			}
-			n := &node{tag: t.Name.Local, line: line, attrs: t.Copy().Attr, attrLines: attrLines(data[off:end], line)}
-			if len(stack) == 0 {
-				if root != nil {
-					return nil, fmt.Errorf("%s:%d: a second root element <%s>", file, line, n.tag)
-				}
-				root = n
-			} else {
-				p := stack[len(stack)-1]
-				p.kids = append(p.kids, n)
-			}
-			stack = append(stack, n)
-		case xml.EndElement:
-			stack = stack[:len(stack)-1]
-		case xml.CharData:
-			if len(stack) > 0 {
-				stack[len(stack)-1].text += string(t)
-			}
-		}
-	}
-	if root == nil {
-		return nil, fmt.Errorf("%s: no root element", file)
-	}
-	return root, nil
 }
 
 // errList collects "file:line: message" errors.
@@ -287,13 +194,13 @@ func componentKinds() map[string][]string {
 // errors and anchors relative paths. Every problem is reported, one per
 // line, as file:line: message.
 func ParseConfig(data []byte, file string) (*Config, error) {
-	root, err := parseTree(data, file)
+	root, err := readTree(data, file)
 	if err != nil {
 		return nil, err
 	}
 	el := &errList{file: file}
-	if root.tag != "cosim" {
-		return nil, fmt.Errorf("%s:%d: root element is <%s>, want <cosim>", file, root.line, root.tag)
+	if root.Name != "cosim" {
+		return nil, fmt.Errorf("%s:%d: root element is <%s>, want <cosim>", file, root.Line, root.Name)
 	}
 	cfg := &Config{File: file}
 	cfg.Settings = Settings{End: 1, Step: 1e-3, RelTol: 1e-3, AbsTol: 1e-6, Extrapolate: true}
@@ -306,11 +213,11 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 	names := map[string]int{}
 	sawSettings := false
 	settingsNode := root // settings errors name the attribute's line, or the root's
-	for _, n := range root.kids {
-		switch n.tag {
+	for _, n := range root.Children {
+		switch n.Name {
 		case "settings":
 			if sawSettings {
-				el.add(n.line, "<settings> given twice")
+				el.add(n.Line, "<settings> given twice")
 			}
 			sawSettings = true
 			settingsNode = n
@@ -318,109 +225,109 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 		case "connect":
 			a := attrMap(el, n, "from", "to")
 			if a["from"] == "" || a["to"] == "" {
-				el.add(n.line, "<connect> needs from=\"component.output\" and to=\"component.input\"")
+				el.add(n.Line, "<connect> needs from=\"component.output\" and to=\"component.input\"")
 				continue
 			}
-			cfg.Connections = append(cfg.Connections, Connection{From: a["from"], To: a["to"], Line: n.line})
+			cfg.Connections = append(cfg.Connections, Connection{From: a["from"], To: a["to"], Line: n.Line})
 		case "check":
 			a := attrMap(el, n, "signal", "minus", "after", "until", "near", "tol", "max-abs", "mean", "rms", "description")
-			c := Check{Signal: a["signal"], Minus: a["minus"], Line: n.line, Description: a["description"]}
+			c := Check{Signal: a["signal"], Minus: a["minus"], Line: n.Line, Description: a["description"]}
 			if c.Signal == "" {
-				el.add(n.line, "<check> needs signal=\"component.port\"")
+				el.add(n.Line, "<check> needs signal=\"component.port\"")
 			}
-			c.After = quantity(el, n.at("after"), "after", a["after"], mxml.Time, math.Inf(-1))
-			c.Until = quantity(el, n.at("until"), "until", a["until"], mxml.Time, math.Inf(1))
+			c.After = quantity(el, n.AttrLine("after"), "after", a["after"], mxml.Time, math.Inf(-1))
+			c.Until = quantity(el, n.AttrLine("until"), "until", a["until"], mxml.Time, math.Inf(1))
 			if !(c.Until >= c.After) {
-				el.add(n.at("until"), "<check>: until %g s is before after %g s", c.Until, c.After)
+				el.add(n.AttrLine("until"), "<check>: until %g s is before after %g s", c.Until, c.After)
 			}
 			if v := a["mean"]; v != "" {
 				b, err := strconv.ParseBool(v)
 				if err != nil {
-					el.add(n.at("mean"), "mean: %q is not true or false", v)
+					el.add(n.AttrLine("mean"), "mean: %q is not true or false", v)
 				}
 				c.Mean = b
 			}
 			if v := a["rms"]; v != "" {
 				b, err := strconv.ParseBool(v)
 				if err != nil {
-					el.add(n.at("rms"), "rms: %q is not true or false", v)
+					el.add(n.AttrLine("rms"), "rms: %q is not true or false", v)
 				}
 				c.RMS = b
 			}
 			if c.Mean && c.RMS {
-				el.add(n.line, "<check>: give mean or rms, not both")
+				el.add(n.Line, "<check>: give mean or rms, not both")
 			}
 			tolAttr := "tol"
 			switch {
 			case a["max-abs"] != "" && (a["near"] != "" || a["tol"] != ""):
-				el.add(n.line, "<check>: give max-abs, or near and tol, not both")
+				el.add(n.Line, "<check>: give max-abs, or near and tol, not both")
 			case a["max-abs"] != "":
 				tolAttr = "max-abs"
-				c.Tol = quantity(el, n.at("max-abs"), "max-abs", a["max-abs"], mxml.Any, 0)
+				c.Tol = quantity(el, n.AttrLine("max-abs"), "max-abs", a["max-abs"], mxml.Any, 0)
 			case a["tol"] != "":
-				c.Near = quantity(el, n.at("near"), "near", a["near"], mxml.Any, 0)
-				c.Tol = quantity(el, n.at("tol"), "tol", a["tol"], mxml.Any, 0)
+				c.Near = quantity(el, n.AttrLine("near"), "near", a["near"], mxml.Any, 0)
+				c.Tol = quantity(el, n.AttrLine("tol"), "tol", a["tol"], mxml.Any, 0)
 			default:
-				el.add(n.line, "<check> needs max-abs, or tol (with near)")
+				el.add(n.Line, "<check> needs max-abs, or tol (with near)")
 			}
 			if c.Tol < 0 {
-				el.add(n.at(tolAttr), "<check>: tolerance %g must be ≥ 0", c.Tol)
+				el.add(n.AttrLine(tolAttr), "<check>: tolerance %g must be ≥ 0", c.Tol)
 			}
 			cfg.Checks = append(cfg.Checks, c)
 		default:
-			allowed, ok := kinds[n.tag]
+			allowed, ok := kinds[n.Name]
 			if !ok {
-				el.add(n.line, "unknown element <%s> (components: %s; also <settings>, <connect>, <check>)", n.tag, strings.Join(sortedKeys(kinds), ", "))
+				el.add(n.Line, "unknown element <%s> (components: %s; also <settings>, <connect>, <check>)", n.Name, strings.Join(sortedKeys(kinds), ", "))
 				continue
 			}
-			e := &Element{Kind: n.tag, Line: n.line, AttrLine: n.attrLines, used: map[string]bool{}}
+			e := &Element{Kind: n.Name, Line: n.Line, AttrLine: attrLineMap(n), used: map[string]bool{}}
 			e.Attr = attrMap(el, n, append([]string{"name"}, allowed...)...)
 			e.Name = e.Attr["name"]
 			delete(e.Attr, "name")
 			switch {
 			case e.Name == "":
-				el.add(n.line, "<%s> needs a name", n.tag)
+				el.add(n.Line, "<%s> needs a name", n.Name)
 			case !isIdent(e.Name):
-				el.add(n.at("name"), "<%s> name %q: use letters, digits, _ and -, starting with a letter", n.tag, e.Name)
+				el.add(n.AttrLine("name"), "<%s> name %q: use letters, digits, _ and -, starting with a letter", n.Name, e.Name)
 			case names[e.Name] != 0:
-				el.add(n.at("name"), "component name %q already used on line %d", e.Name, names[e.Name])
+				el.add(n.AttrLine("name"), "component name %q already used on line %d", e.Name, names[e.Name])
 			default:
-				names[e.Name] = n.line
+				names[e.Name] = n.Line
 			}
-			for _, k := range n.kids {
-				switch k.tag {
+			for _, k := range n.Children {
+				switch k.Name {
 				case "parameter", "start":
-					if n.tag != "model" && n.tag != "fmu" {
-						el.add(k.line, "<%s> belongs in a <model> or <fmu>, not in <%s>", k.tag, n.tag)
+					if n.Name != "model" && n.Name != "fmu" {
+						el.add(k.Line, "<%s> belongs in a <model> or <fmu>, not in <%s>", k.Name, n.Name)
 						continue
 					}
 					a := attrMap(el, k, "name", "value")
 					if a["name"] == "" || a["value"] == "" {
-						el.add(k.line, "<%s> needs name and value", k.tag)
+						el.add(k.Line, "<%s> needs name and value", k.Name)
 						continue
 					}
-					nv := NamedValue{Name: a["name"], Line: k.at("value"), Text: a["value"],
-						Value: quantity(el, k.at("value"), "value", a["value"], mxml.Any, 0)}
-					if k.tag == "parameter" {
+					nv := NamedValue{Name: a["name"], Line: k.AttrLine("value"), Text: a["value"],
+						Value: quantity(el, k.AttrLine("value"), "value", a["value"], mxml.Any, 0)}
+					if k.Name == "parameter" {
 						e.Params = append(e.Params, nv)
 					} else {
 						e.Starts = append(e.Starts, nv)
 					}
 				default:
-					el.add(k.line, "unknown element <%s> in <%s>", k.tag, n.tag)
+					el.add(k.Line, "unknown element <%s> in <%s>", k.Name, n.Name)
 				}
 			}
 			cfg.Components = append(cfg.Components, e)
 		}
 	}
 	if len(cfg.Components) == 0 {
-		el.add(root.line, "no components: add a <model>, <fmu>, controller or <udp>")
+		el.add(root.Line, "no components: add a <model>, <fmu>, controller or <udp>")
 	}
 	line := func(attr string) int {
 		if settingsNode == root {
-			return root.line
+			return root.Line
 		}
-		return settingsNode.at(attr)
+		return settingsNode.AttrLine(attr)
 	}
 	checkSettings(el, line, &cfg.Settings)
 	if err := el.err(); err != nil {
@@ -431,25 +338,25 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 
 func parseSettings(el *errList, n *node, s *Settings) {
 	a := attrMap(el, n, "start", "end", "step", "output-step", "variable", "min-step", "max-step", "rel-tol", "abs-tol", "extrapolate")
-	s.Start = quantity(el, n.at("start"), "start", a["start"], mxml.Time, s.Start)
-	s.End = quantity(el, n.at("end"), "end", a["end"], mxml.Time, s.End)
-	s.Step = quantity(el, n.at("step"), "step", a["step"], mxml.Time, s.Step)
-	s.OutputStep = quantity(el, n.at("output-step"), "output-step", a["output-step"], mxml.Time, 0)
+	s.Start = quantity(el, n.AttrLine("start"), "start", a["start"], mxml.Time, s.Start)
+	s.End = quantity(el, n.AttrLine("end"), "end", a["end"], mxml.Time, s.End)
+	s.Step = quantity(el, n.AttrLine("step"), "step", a["step"], mxml.Time, s.Step)
+	s.OutputStep = quantity(el, n.AttrLine("output-step"), "output-step", a["output-step"], mxml.Time, 0)
 	if v := a["variable"]; v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			el.add(n.at("variable"), "variable: %q is not true or false", v)
+			el.add(n.AttrLine("variable"), "variable: %q is not true or false", v)
 		}
 		s.Variable = b
 	}
-	s.MinStep = quantity(el, n.at("min-step"), "min-step", a["min-step"], mxml.Time, 0)
-	s.MaxStep = quantity(el, n.at("max-step"), "max-step", a["max-step"], mxml.Time, 0)
-	s.RelTol = quantity(el, n.at("rel-tol"), "rel-tol", a["rel-tol"], mxml.Dimensionless, s.RelTol)
-	s.AbsTol = quantity(el, n.at("abs-tol"), "abs-tol", a["abs-tol"], mxml.Any, s.AbsTol)
+	s.MinStep = quantity(el, n.AttrLine("min-step"), "min-step", a["min-step"], mxml.Time, 0)
+	s.MaxStep = quantity(el, n.AttrLine("max-step"), "max-step", a["max-step"], mxml.Time, 0)
+	s.RelTol = quantity(el, n.AttrLine("rel-tol"), "rel-tol", a["rel-tol"], mxml.Dimensionless, s.RelTol)
+	s.AbsTol = quantity(el, n.AttrLine("abs-tol"), "abs-tol", a["abs-tol"], mxml.Any, s.AbsTol)
 	if v := a["extrapolate"]; v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			el.add(n.at("extrapolate"), "extrapolate: %q is not true or false", v)
+			el.add(n.AttrLine("extrapolate"), "extrapolate: %q is not true or false", v)
 		}
 		s.Extrapolate = b
 	}
@@ -502,11 +409,8 @@ func checkSettings(el *errList, line func(attr string) int, s *Settings) {
 // attrMap returns the attributes of n, reporting unknown and repeated ones.
 func attrMap(el *errList, n *node, allowed ...string) map[string]string {
 	m := map[string]string{}
-	for _, a := range n.attrs {
-		name := a.Name.Local
-		if a.Name.Space != "" || name == "xmlns" {
-			continue // namespace declarations, xsi:schemaLocation and friends
-		}
+	for _, a := range n.Attrs { // without namespace declarations, xsi:schemaLocation and friends
+		name := a.Name
 		ok := false
 		for _, w := range allowed {
 			if w == name {
@@ -515,11 +419,11 @@ func attrMap(el *errList, n *node, allowed ...string) map[string]string {
 			}
 		}
 		if !ok {
-			el.add(n.at(name), "<%s>: unknown attribute %q (known: %s)", n.tag, name, strings.Join(allowed, ", "))
+			el.add(n.AttrLine(name), "<%s>: unknown attribute %q (known: %s)", n.Name, name, strings.Join(allowed, ", "))
 			continue
 		}
 		if _, dup := m[name]; dup {
-			el.add(n.at(name), "<%s>: attribute %q given twice", n.tag, name)
+			el.add(n.AttrLine(name), "<%s>: attribute %q given twice", n.Name, name)
 		}
 		m[name] = strings.TrimSpace(a.Value)
 	}
