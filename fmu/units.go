@@ -2,8 +2,11 @@ package fmu
 
 import (
 	"math"
-	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"mbfmu/xml"
 )
 
 // siUnit is a unit as SI base-unit exponents with a factor to the coherent
@@ -18,150 +21,62 @@ func baseName(k int) string {
 	return [8]string{"kg", "m", "s", "A", "K", "mol", "cd", "rad"}[k]
 }
 
-func u(kg, m, s, a, k, rad int, f float64) siUnit {
-	return siUnit{exp: [8]int{kg, m, s, a, k, 0, 0, rad}, factor: f}
-}
-
-// unitSymbol returns a known unit symbol (without prefix).
-func unitSymbol(sym string) (siUnit, bool) {
-	switch sym {
-	case "1", "-":
-		return u(0, 0, 0, 0, 0, 0, 1), true
-	case "kg":
-		return u(1, 0, 0, 0, 0, 0, 1), true
-	case "g":
-		return u(1, 0, 0, 0, 0, 0, 1e-3), true
-	case "t":
-		return u(1, 0, 0, 0, 0, 0, 1e3), true
-	case "m":
-		return u(0, 1, 0, 0, 0, 0, 1), true
-	case "s":
-		return u(0, 0, 1, 0, 0, 0, 1), true
-	case "min":
-		return u(0, 0, 1, 0, 0, 0, 60), true
-	case "h":
-		return u(0, 0, 1, 0, 0, 0, 3600), true
-	case "A":
-		return u(0, 0, 0, 1, 0, 0, 1), true
-	case "K":
-		return u(0, 0, 0, 0, 1, 0, 1), true
-	case "rad":
-		return u(0, 0, 0, 0, 0, 1, 1), true
-	case "deg":
-		return u(0, 0, 0, 0, 0, 1, math.Pi/180), true
-	case "rev":
-		return u(0, 0, 0, 0, 0, 1, 2*math.Pi), true
-	case "rpm":
-		return u(0, 0, -1, 0, 0, 1, 2*math.Pi/60), true
-	case "N":
-		return u(1, 1, -2, 0, 0, 0, 1), true
-	case "Nm":
-		return u(1, 2, -2, 0, 0, 0, 1), true
-	case "J":
-		return u(1, 2, -2, 0, 0, 0, 1), true
-	case "W":
-		return u(1, 2, -3, 0, 0, 0, 1), true
-	case "Pa":
-		return u(1, -1, -2, 0, 0, 0, 1), true
-	case "bar":
-		return u(1, -1, -2, 0, 0, 0, 1e5), true
-	case "Hz":
-		return u(0, 0, -1, 0, 0, 0, 1), true
-	case "V":
-		return u(1, 2, -3, -1, 0, 0, 1), true
-	case "%":
-		return u(0, 0, 0, 0, 0, 0, 0.01), true
-	}
-	return siUnit{}, false
-}
-
-// prefixes are the SI prefixes understood in front of a unit symbol.
-func prefixes() [8]struct {
-	p string
-	f float64
-} {
-	return [8]struct {
-		p string
-		f float64
-	}{{"G", 1e9}, {"M", 1e6}, {"k", 1e3}, {"c", 1e-2}, {"m", 1e-3}, {"u", 1e-6}, {"µ", 1e-6}, {"n", 1e-9}}
-}
-
-// parseUnit parses a unit string such as "N.m", "kg*m^2", "m/s2", "rad/s",
-// "N.m.s/rad" or "kN" into SI base-unit exponents. ok is false for a unit
-// it does not know (it is then declared without a BaseUnit).
+// parseUnit parses a unit name of a variable ("N*m", "kg*m^2", "m/s2",
+// "rad/s", "kN") into FMI BaseUnit exponents. The unit table and grammar
+// are those of model files (xml.ParseUnit), so that the FMU declares the
+// unit the model file meant; the FMI (Modelica) spellings "N.m" and
+// "m.s-2" are read as "N*m" and "m*s^-2". ok is false for a unit it does
+// not know or whose exponents are not whole numbers (it is then declared
+// without a BaseUnit).
 func parseUnit(s string) (siUnit, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	xu, err := xml.ParseUnit(modelUnitSyntax(strings.TrimSpace(s)))
+	if err != nil {
 		return siUnit{}, false
 	}
-	res := u(0, 0, 0, 0, 0, 0, 1)
-	for i, part := range strings.Split(s, "/") {
-		sign := 1
-		if i > 0 {
-			sign = -1
-		}
-		fields := strings.FieldsFunc(part, func(r rune) bool {
-			return r == '.' || r == '*' || r == '·' || r == ' ' || r == '\u22c5'
-		})
-		if len(fields) == 0 {
-			if part == "1" || (i == 0 && strings.TrimSpace(part) == "") {
-				continue
-			}
+	res := siUnit{factor: xu.Factor}
+	for i, name := range xml.BaseUnits() {
+		e := xu.Exp[i]
+		if e != math.Trunc(e) {
 			return siUnit{}, false
 		}
-		for _, f := range fields {
-			fu, ok := parseFactor(f)
-			if !ok {
+		k := 0
+		for k < len(res.exp) && baseName(k) != name {
+			k++
+		}
+		if k == len(res.exp) {
+			if e != 0 {
 				return siUnit{}, false
 			}
-			for k := range res.exp {
-				res.exp[k] += sign * fu.exp[k]
-			}
-			if sign > 0 {
-				res.factor *= fu.factor
-			} else {
-				res.factor /= fu.factor
-			}
+			continue
 		}
+		res.exp[k] = int(e)
 	}
 	return res, true
 }
 
-// parseFactor parses one symbol with an optional exponent: "m", "m2",
-// "m^2", "s-2", "s^-2", "kN".
-func parseFactor(f string) (siUnit, bool) {
-	sym, e := f, 1
-	if i := strings.IndexByte(f, '^'); i >= 0 {
-		n, err := strconv.Atoi(f[i+1:])
-		if err != nil {
-			return siUnit{}, false
+// modelUnitSyntax rewrites the FMI (Modelica) spellings of a unit in the
+// model format's: a "." before a unit name multiplies ("N.m", "kg.m2"),
+// and a "-" between a unit name and a digit is a negative power ("s-2").
+// Other text is left as it is.
+func modelUnitSyntax(s string) string {
+	if !strings.ContainsAny(s, ".-") {
+		return s
+	}
+	var b strings.Builder
+	prev := rune(0)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		next, _ := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '.' && unicode.IsLetter(next):
+			b.WriteByte('*')
+		case r == '-' && unicode.IsLetter(prev) && next >= '0' && next <= '9':
+			b.WriteString("^-")
+		default:
+			b.WriteString(s[i-n : i])
 		}
-		sym, e = f[:i], n
-	} else if j := strings.IndexAny(f, "-0123456789"); j > 0 {
-		n, err := strconv.Atoi(f[j:])
-		if err != nil {
-			return siUnit{}, false
-		}
-		sym, e = f[:j], n
+		prev = r
 	}
-	base, ok := unitSymbol(sym)
-	if !ok {
-		for _, p := range prefixes() {
-			if rest, found := strings.CutPrefix(sym, p.p); found && rest != "" {
-				if b, ok2 := unitSymbol(rest); ok2 && rest != "kg" && rest != "min" && rest != "%" && rest != "1" && rest != "-" {
-					base, ok = b, true
-					base.factor *= p.f
-					break
-				}
-			}
-		}
-	}
-	if !ok {
-		return siUnit{}, false
-	}
-	out := siUnit{factor: math.Pow(base.factor, float64(e))}
-	for k := range base.exp {
-		out.exp[k] = base.exp[k] * e
-	}
-	return out, true
+	return b.String()
 }

@@ -46,8 +46,13 @@ const (
 	numDims
 )
 
-// dims holds the exponents of a unit in the base units kg, m, s, rad.
+// dims holds the exponents of a unit in the base units kg, m, s, rad
+// (BaseUnits).
 type dims [4]float64
+
+// BaseUnits returns the names of the base units that Unit.Exp counts, in
+// order: kg, m, s and rad. Angle is a base dimension of its own (see Dim).
+func BaseUnits() [4]string { return [4]string{"kg", "m", "s", "rad"} }
 
 // dimInfo describes a Dim for messages and documentation.
 type dimInfo struct {
@@ -213,11 +218,39 @@ func parseUnit(s string) (unitVal, error) {
 	if !p.eof() {
 		return unitVal{}, fmt.Errorf("bad unit %q: unexpected %q", s, p.s[p.i:])
 	}
-	if f := u.factor * math.Pow(10, u.dec); math.IsInf(f, 0) || math.IsNaN(f) || f == 0 {
+	if f := u.scale(); math.IsInf(f, 0) || math.IsNaN(f) || f == 0 {
 		return unitVal{}, fmt.Errorf("bad unit %q: scale out of range", s)
 	}
 	return u, nil
 }
+
+// Unit is a unit resolved to SI base units: one unit is worth Factor
+// times the product of the base units raised to Exp.
+type Unit struct {
+	// Factor is the SI value of one unit: 1000 for "kN", π/180 for "deg",
+	// 1 for an SI unit such as "N*m/rad".
+	Factor float64
+	// Exp holds the exponents of the base units named by BaseUnits (kg, m,
+	// s, rad): {1, 2, -2, 0} for "N*m". They may be fractional ("m^0.5").
+	Exp [4]float64
+}
+
+// ParseUnit parses a unit as a model file writes it, with the unit table
+// the model parser converts values with: names of the table (kg, mm, kN,
+// deg, rpm, ...) joined by "*", "·" or spaces, "/" dividing by the next
+// factor, powers as "^n", a trailing digit or a superscript, and
+// parentheses ("N*m/rad", "kg*m^2", "m/s2", "kN", "deg", "1/s").
+// The error says what is wrong: `unknown unit "kgs"; did you mean "kg"?`.
+func ParseUnit(s string) (Unit, error) {
+	u, err := parseUnit(s)
+	if err != nil {
+		return Unit{}, err
+	}
+	return Unit{Factor: u.scale(), Exp: u.vec}, nil
+}
+
+// scale is the SI value of one unit, factor·10^dec.
+func (u unitVal) scale() float64 { return u.factor * math.Pow(10, u.dec) }
 
 type unitParser struct {
 	s string
@@ -444,7 +477,7 @@ func siName(v dims) string {
 			return t[d].si
 		}
 	}
-	base := [4]string{"kg", "m", "s", "rad"}
+	base := BaseUnits()
 	var parts []string
 	for i, e := range v {
 		switch {
@@ -547,7 +580,7 @@ func ParseQuantityIn(s, unit string) (float64, error) {
 	if du.isSI() {
 		return sc.value, nil
 	}
-	v := sc.value / (du.factor * math.Pow(10, du.dec))
+	v := sc.value / du.scale()
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return 0, fmt.Errorf("number %q is out of range", strings.TrimSpace(s))
 	}

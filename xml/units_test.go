@@ -191,21 +191,6 @@ func TestUnitAtomsUnique(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"mass", "mass", 0}, {"mas", "mass", 1}, {"msas", "mass", 1},
-		{"kitten", "sitting", 3}, {"abc", "", 3}, {"genalfa", "genalpha", 2},
-	}
-	for _, tc := range tests {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 // ParseQuantityIn checks a value against a declared unit: plain numbers
 // are in that unit, others are converted to it (factors by hand: 1 kN =
 // 1000 N, 1 deg = π/180 rad, 1 rpm = 2π/60 rad/s) or refused when their
@@ -272,5 +257,50 @@ func TestIntegratorAliases(t *testing.T) {
 	}
 	if _, err := CanonicalIntegrator("foo"); err == nil || !strings.Contains(err.Error(), "genalpha, hht, newmark, bdf1, bdf2, rk4") {
 		t.Errorf("CanonicalIntegrator(foo): %v", err)
+	}
+}
+
+// ParseUnit gives the SI value and base-unit exponents that the model
+// parser converts with (package fmu declares the FMU's units with it).
+func TestParseUnit(t *testing.T) {
+	for _, c := range []struct {
+		s      string
+		factor float64
+		exp    [4]float64 // kg m s rad
+	}{
+		{"N*m", 1, [4]float64{1, 2, -2, 0}},
+		{"N*m*s/rad", 1, [4]float64{1, 2, -1, -1}},
+		{"kg*m^2", 1, [4]float64{1, 2, 0, 0}},
+		{"m/s2", 1, [4]float64{0, 1, -2, 0}},
+		{"rad/s", 1, [4]float64{0, 0, -1, 1}},
+		{"1/s", 1, [4]float64{0, 0, -1, 0}},
+		{"1", 1, [4]float64{}},
+		{"kN*m", 1000, [4]float64{1, 2, -2, 0}},
+		{"mm", 1e-3, [4]float64{0, 1, 0, 0}},
+		{"deg", math.Pi / 180, [4]float64{0, 0, 0, 1}},
+		{"g*mm^2", 1e-9, [4]float64{1, 2, 0, 0}},
+		{"kg/(m*s^2)", 1, [4]float64{1, -1, -2, 0}},
+	} {
+		u, err := ParseUnit(c.s)
+		if err != nil || u.Factor != c.factor || u.Exp != c.exp {
+			t.Errorf("ParseUnit(%q) = %+v, %v; want factor %g, exponents %v", c.s, u, err, c.factor, c.exp)
+		}
+	}
+	for d := Dimensionless; d < Any; d++ {
+		u, err := ParseUnit(d.SI())
+		if err != nil || u.Factor != 1 || u.Exp != dimTable()[d].vec {
+			t.Errorf("ParseUnit(%q) (the SI unit of %v) = %+v, %v", d.SI(), d, u, err)
+		}
+	}
+	for _, s := range []string{"", "furlong", "m^x", "kmin", "N.m"} {
+		if _, err := ParseUnit(s); err == nil {
+			t.Errorf("ParseUnit(%q) accepted", s)
+		}
+	}
+	if _, err := ParseUnit("kgs"); err == nil || !strings.Contains(err.Error(), `did you mean "kg"?`) {
+		t.Errorf("ParseUnit(kgs): %v", err)
+	}
+	if b := BaseUnits(); b != [4]string{"kg", "m", "s", "rad"} {
+		t.Errorf("BaseUnits() = %q", b)
 	}
 }
