@@ -117,6 +117,8 @@ type XLSXWriter struct {
 
 	onTemp func(name string) // told the temporary file's name (Outputs)
 
+	chartFixes []chartFixCount // what the chart post-process changed (tests)
+
 	headStyle, unitStyle, valStyle, boldStyle int
 }
 
@@ -344,13 +346,30 @@ func (x *XLSXWriter) finish() error {
 			names[fmt.Sprintf("%s!$%s$1", SheetResults, col)] = c.Name
 		}
 	}
-	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return &chartFixZip{zw: zip.NewWriter(out), names: names} })
+	z := &chartFixZip{zw: zip.NewWriter(out), names: names}
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return z })
 	if _, err := f.WriteTo(io.Discard); err != nil {
 		out.Abort()
 		return err
 	}
+	x.chartFixes = z.counts
 	return out.Commit()
 }
+
+// The chart post-process. excelize v2.11.0 writes every series of a
+// scatter chart with its x values as a string reference
+// (<xVal><strRef><f>…</f></strRef></xVal>: drawChartSeriesXVal has no
+// other form) and its name as a bare cell reference
+// (<tx><strRef><f>…</f></strRef></tx>: ChartSeries.Name can only be a
+// reference, and no cache is written). Neither is what Excel writes for a
+// scatter chart of numbers with named series: an x string reference makes
+// some readers plot the points against 1, 2, 3, ... instead of time, and
+// readers that do not evaluate references (previews, LibreOffice before
+// recalculation) show "Series1" in the legend. excelize's API can express
+// neither a number reference for xVal nor a name cache, so chartFixZip
+// rewrites the two elements in each chart part as it is written:
+// fixChart. TestChartFixMatchesExcelize fails when excelize's output no
+// longer has the expected shape (a fix that silently stops matching).
 
 // scatterXRef matches the x values of a scatter series that excelize writes
 // as a string reference.
@@ -360,18 +379,49 @@ var scatterXRef = regexp.MustCompile(`<xVal><strRef><f>([^<]*)</f></strRef></xVa
 // without the cached text.
 var seriesNameRef = regexp.MustCompile(`<tx><strRef><f>([^<]*)</f></strRef></tx>`)
 
+// chartFixCount says what fixChart changed in one chart part.
+type chartFixCount struct {
+	part   string // "xl/charts/chart1.xml"
+	series int    // <ser> elements in the part
+	xVals  int    // x value references turned into number references
+	names  int    // series names given their cached text
+}
+
+// fixChart rewrites a chart part written by excelize (see above): the x
+// values of scatter series become number references, and each series name
+// that refers to a header cell in names (cell reference → channel name)
+// gets the channel name cached beside the reference. It returns the new
+// part and what it changed.
+func fixChart(part string, b []byte, names map[string]string) ([]byte, chartFixCount) {
+	n := chartFixCount{part: part, series: bytes.Count(b, []byte("<ser>"))}
+	b = scatterXRef.ReplaceAllFunc(b, func(m []byte) []byte {
+		n.xVals++
+		ref := scatterXRef.FindSubmatch(m)[1]
+		return []byte(`<xVal><numRef><f>` + string(ref) + `</f></numRef></xVal>`)
+	})
+	b = seriesNameRef.ReplaceAllFunc(b, func(m []byte) []byte {
+		ref := string(seriesNameRef.FindSubmatch(m)[1])
+		name, ok := names[html.UnescapeString(ref)]
+		if !ok {
+			return m
+		}
+		n.names++
+		var esc bytes.Buffer
+		xml.EscapeText(&esc, []byte(name))
+		return []byte(`<tx><strRef><f>` + ref + `</f><strCache><ptCount val="1"/><pt idx="0"><v>` + esc.String() + `</v></pt></strCache></strRef></tx>`)
+	})
+	return b, n
+}
+
 // chartFixZip is an excelize.ZipWriter that writes to a zip.Writer and
-// fixes the chart parts: it rewrites the x values of scatter series from
-// string references (as excelize writes them) to number references, which
-// is what Excel itself writes for numeric x data, and caches the name of
-// each series (the channel) beside its cell reference, so that the legend
-// names the channel also in viewers that do not evaluate references.
+// passes the chart parts through fixChart.
 type chartFixZip struct {
 	zw      *zip.Writer
 	names   map[string]string // series name reference → channel name
 	name    string
 	buf     bytes.Buffer
 	pending bool
+	counts  []chartFixCount // what fixChart changed, per chart part
 }
 
 func isChartPart(name string) bool {
@@ -416,17 +466,8 @@ func (z *chartFixZip) flush() error {
 	if err != nil {
 		return err
 	}
-	b := scatterXRef.ReplaceAll(z.buf.Bytes(), []byte(`<xVal><numRef><f>$1</f></numRef></xVal>`))
-	b = seriesNameRef.ReplaceAllFunc(b, func(m []byte) []byte {
-		ref := string(seriesNameRef.FindSubmatch(m)[1])
-		name, ok := z.names[html.UnescapeString(ref)]
-		if !ok {
-			return m
-		}
-		var esc bytes.Buffer
-		xml.EscapeText(&esc, []byte(name))
-		return []byte(`<tx><strRef><f>` + ref + `</f><strCache><ptCount val="1"/><pt idx="0"><v>` + esc.String() + `</v></pt></strCache></strRef></tx>`)
-	})
+	b, n := fixChart(z.name, z.buf.Bytes(), z.names)
+	z.counts = append(z.counts, n)
 	_, err = w.Write(b)
 	return err
 }

@@ -441,3 +441,64 @@ func TestCSVToXLSX(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// The chart post-process (fixChart) patches excelize's output with
+// regular expressions because excelize cannot express a number reference
+// for x values or a cached series name. This test fails when excelize
+// (after an upgrade) writes the chart parts in another shape, so that the
+// patterns no longer find every series: each chart part must have had
+// every series' x values and name rewritten.
+func TestChartFixMatchesExcelize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.xlsx")
+	x, err := NewXLSXWriter(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testTable(50).SendTo(x); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(x.chartFixes) != 7 {
+		t.Fatalf("the post-process saw %d chart parts, want 7: %+v", len(x.chartFixes), x.chartFixes)
+	}
+	for _, n := range x.chartFixes {
+		if n.series == 0 || n.xVals != n.series || n.names != n.series {
+			t.Errorf("%s: %d series, %d x references and %d names rewritten: excelize's chart XML has changed shape; update fixChart (results/xlsx.go)", n.part, n.series, n.xVals, n.names)
+		}
+	}
+	// The result opens in excelize and every series has its number
+	// reference and cached name (TestXLSXWorkbook checks the values).
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for i, c := range readCharts(t, path) {
+		for k, s := range c.Sers {
+			if s.XNum == "" || s.XStr != "" || s.Cached == "" {
+				t.Errorf("chart %d series %d: %+v", i+1, k, s)
+			}
+		}
+	}
+}
+
+// fixChart on the shape excelize v2.11.0 writes, and on text it must leave
+// alone (a name that is not a header cell, other elements).
+func TestFixChart(t *testing.T) {
+	in := `<c><ser><tx><strRef><f>Results!$B$1</f></strRef></tx><xVal><strRef><f>Results!$A$3:$A$9</f></strRef></xVal>` +
+		`<yVal><numRef><f>Results!$B$3:$B$9</f></numRef></yVal></ser>` +
+		`<ser><tx><strRef><f>Other!$Z$1</f></strRef></tx><cat><strRef><f>Results!$A$3:$A$9</f></strRef></cat></ser></c>`
+	out, n := fixChart("xl/charts/chart1.xml", []byte(in), map[string]string{"Results!$B$1": `a<b & "c"`})
+	want := `<c><ser><tx><strRef><f>Results!$B$1</f><strCache><ptCount val="1"/><pt idx="0"><v>a&lt;b &amp; &#34;c&#34;</v></pt></strCache></strRef></tx>` +
+		`<xVal><numRef><f>Results!$A$3:$A$9</f></numRef></xVal>` +
+		`<yVal><numRef><f>Results!$B$3:$B$9</f></numRef></yVal></ser>` +
+		`<ser><tx><strRef><f>Other!$Z$1</f></strRef></tx><cat><strRef><f>Results!$A$3:$A$9</f></strRef></cat></ser></c>`
+	if string(out) != want {
+		t.Errorf("fixChart:\n got %s\nwant %s", out, want)
+	}
+	if n != (chartFixCount{part: "xl/charts/chart1.xml", series: 2, xVals: 1, names: 1}) {
+		t.Errorf("counts %+v", n)
+	}
+}
