@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 )
 
@@ -113,11 +114,20 @@ func (in *Instance) SetFMUState(s *Snapshot) Status {
 //	float64 time, lastOK, startTime, stopTime, tol,
 //	float64 clock base, clock step, uint64 clock count,
 //	uint32 n + n float64 for parameters, inputs, outputs, input derivatives,
-//	uint32 len + engine state (len 0: not initialised).
+//	uint32 len + engine state (len 0: not initialised),
+//	uint32 CRC-32C (Castagnoli) of everything before it.
+//
+// The checksum refuses a damaged state (every single-bit flip, most
+// bursts); the numbers are range-checked besides (decodeState, and the
+// engine's UnmarshalBinary), so that even a state with a valid checksum
+// cannot make the next step run for ever.
 const (
 	stateMagic   = "MBFMUST\x00"
-	stateVersion = 2
+	stateVersion = 3
 )
+
+// crcTable is the CRC-32C table of the serialised states' checksum.
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 const (
 	flagStopDefined = 1 << iota
@@ -174,6 +184,7 @@ func (in *Instance) SerializeFMUState(s *Snapshot) ([]byte, Status) {
 	}
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(eng)))
 	b = append(b, eng...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
 	s.blob = b
 	return b, OK
 }
@@ -261,6 +272,14 @@ func (in *Instance) decodeState(data []byte) (*Snapshot, error) {
 	if v := r.u32(); r.err == nil && v != stateVersion {
 		return nil, fmt.Errorf("serialised FMU state has format version %d, this FMU reads version %d", v, stateVersion)
 	}
+	if len(data) < len(stateMagic)+8 {
+		return nil, errors.New("damaged serialised FMU state: truncated")
+	}
+	body := data[:len(data)-4]
+	if got, want := crc32.Checksum(body, crcTable), binary.LittleEndian.Uint32(data[len(data)-4:]); got != want {
+		return nil, fmt.Errorf("damaged serialised FMU state: checksum %08x, the bytes give %08x", want, got)
+	}
+	r.b = body[len(stateMagic)+4:]
 	guid := string(r.take(r.u16()))
 	if r.err == nil && guid != in.desc.GUID {
 		return nil, fmt.Errorf("the FMU state was serialised by a different FMU (GUID %s); this FMU is %s (%s)", guid, in.desc.GUID, in.desc.ModelName)
@@ -292,6 +311,9 @@ func (in *Instance) decodeState(data []byte) (*Snapshot, error) {
 	if s.phase > ErrorPhase || s.lastStep < OK || s.lastStep > Pending {
 		return nil, errors.New("damaged serialised FMU state: invalid phase or status")
 	}
+	if err := s.checkRanges(); err != nil {
+		return nil, fmt.Errorf("damaged serialised FMU state: %v", err)
+	}
 	// The model: the one whose fixed parameters match the state's.
 	model, err := in.modelFor(s.params)
 	if err != nil {
@@ -303,11 +325,51 @@ func (in *Instance) decodeState(data []byte) (*Snapshot, error) {
 		if err := s.state.unmarshal(eng); err != nil {
 			return nil, fmt.Errorf("restoring the engine state: %v", err)
 		}
+		if et := s.state.time(); s.phase == StepComplete && math.Abs(et-s.time) > 1e-9*math.Max(1, math.Abs(s.time)) {
+			return nil, fmt.Errorf("damaged serialised FMU state: the engine is at t = %g s, the FMU at %g s", et, s.time)
+		}
 	} else if s.phase == StepComplete || s.phase == StepFailed || s.phase == StepCanceled {
 		return nil, errors.New("damaged serialised FMU state: no engine state for a running instance")
 	}
 	s.blob = append([]byte(nil), data...)
 	return s, nil
+}
+
+// checkRanges refuses numbers a running instance cannot hold: non-finite
+// times and values, a negative tolerance, a time before the start or after
+// a defined stop time, and a communication clock whose count does not
+// give back the state's time (a flipped count once made the next step
+// integrate for hours).
+func (s *Snapshot) checkRanges() error {
+	for _, x := range [...]float64{s.time, s.lastOK, s.startTime, s.tol, s.clock.base, s.clock.h} {
+		if !finite(x) {
+			return errors.New("a time, tolerance or clock value is not finite")
+		}
+	}
+	if s.stopDefined && !finite(s.stopTime) {
+		return errors.New("the stop time is not finite")
+	}
+	for _, xs := range [...][]float64{s.params, s.inputs, s.outputs, s.inDeriv} {
+		if !allFinite(xs) {
+			return errors.New("a parameter, input, output or input derivative is not finite")
+		}
+	}
+	span := math.Max(1, math.Abs(s.time))
+	switch {
+	case s.tol < 0:
+		return fmt.Errorf("negative tolerance %g", s.tol)
+	case s.time < s.startTime-1e-9*span:
+		return fmt.Errorf("time %g s before the start time %g s", s.time, s.startTime)
+	case s.stopDefined && s.time > s.stopTime+1e-9*math.Max(1, math.Abs(s.stopTime)):
+		return fmt.Errorf("time %g s after the stop time %g s", s.time, s.stopTime)
+	case s.lastOK > s.time+1e-9*span:
+		return fmt.Errorf("last successful time %g s after the time %g s", s.lastOK, s.time)
+	case s.clock.h < 0 || s.clock.n < 0:
+		return errors.New("negative communication step or count")
+	case s.clock.h > 0 && math.Abs(s.clock.base+float64(s.clock.n)*s.clock.h-s.time) > 1e-6*s.clock.h+1e-12*span:
+		return fmt.Errorf("communication clock (%g + %d × %g s) does not give the time %g s", s.clock.base, s.clock.n, s.clock.h, s.time)
+	}
+	return nil
 }
 
 // modelFor returns a compiled model whose fixed parameters equal those in
