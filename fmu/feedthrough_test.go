@@ -66,3 +66,23 @@ func TestOutputsChangeOnlyAtDoStep(t *testing.T) {
 		t.Errorf("after the step: a, x, f = %v, want 2 m/s², 1e-4 m, 4 N", y)
 	}
 }
+
+// A communication step the FMU cannot compute in bounded time returns
+// fmi2Error with a log line instead of fmi2OK with the time jumped and
+// frozen outputs (h = 1e16…1e300), or hours of computing (1e5…1e15 s at a
+// 1 ms model step), or a hang (DBL_MAX); the instance then goes on.
+func TestHugeCommunicationStepsRefused(t *testing.T) {
+	in, l := instantiateText(t, feedModel)
+	startInstance(t, in)
+	for _, h := range []float64{1e5, 1e15, 1e16, 1e300, math.MaxFloat64} {
+		if st := in.DoStep(0, h, true); st != Error {
+			t.Errorf("fmi2DoStep(0, %g): %s, want fmi2Error", h, st)
+		}
+	}
+	if !l.has("internal steps of 0.001 s, more than the 1e+07 one call may take") {
+		t.Error("no log line says why")
+	}
+	if st := in.DoStep(0, 0.01, true); st != OK {
+		t.Fatalf("a normal step after the refusals: %s", st)
+	}
+}

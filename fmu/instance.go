@@ -592,6 +592,18 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	if in.stopDefined && target > in.stopTime+timeTol(in.stopTime) {
 		return in.errorf(fn, "step to %.17g s goes past the stopTime %.17g s given to fmi2SetupExperiment", target, in.stopTime)
 	}
+	// A step the FMU cannot finish in bounded time is refused, not run for
+	// hours (or frozen, beyond the time grid): at most maxStepsPerCall
+	// internal steps per call, and a target within maxGridSpan steps of
+	// the start.
+	if hi := in.model.info().integratorStep; hi > 0 {
+		if n := h / hi; n > maxStepsPerCall {
+			return in.errorf(fn, "communicationStepSize %g s is %.3g internal steps of %g s, more than the %g one call may take: take shorter communication steps", h, n, hi, float64(maxStepsPerCall))
+		}
+		if n := math.Abs(target-in.startTime) / hi; n > maxGridSpan {
+			return in.errorf(fn, "step to %.17g s is %.3g internal steps of %g s from the start time, beyond the %g the time grid tells apart at double precision", target, n, hi, float64(maxGridSpan))
+		}
+	}
 	ni := len(in.inputs)
 	for i := 0; i < ni; i++ {
 		for o := 1; o <= 2; o++ {
@@ -873,6 +885,15 @@ func article(c Causality) string {
 // time at the first such step, never by accumulation. So both masters get
 // the same targets, and (with the engine's time grid) the same numbers,
 // bit for bit. A genuinely different step size starts the count again.
+// maxStepsPerCall bounds the internal steps of one fmi2DoStep (about 10 s
+// of computing at 1 µs a step), and maxGridSpan the internal steps from the
+// start time to a communication point (the time grid's limit,
+// solver.TimeGridProblem).
+const (
+	maxStepsPerCall = 1e7
+	maxGridSpan     = 1e9
+)
+
 type commClock struct {
 	base, h float64
 	n       int64

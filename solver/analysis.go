@@ -1007,6 +1007,10 @@ func (m *Model) StepWarnings(s *State) []string {
 	if st.Adaptive {
 		return nil
 	}
+	var out []string
+	if st.Step > st.OutputStep*(1+1e-9) {
+		out = append(out, "the step "+sprintf("%.3g", st.Step)+" s is longer than the output step "+sprintf("%.3g", st.OutputStep)+" s: every step ends at an output time, so the run steps by "+sprintf("%.3g", st.OutputStep)+" s")
+	}
 	var stiff []mech.Stiff
 	seen := map[mech.Stiff]bool{}
 	add := func(c mech.Stiff) {
@@ -1026,7 +1030,6 @@ func (m *Model) StepWarnings(s *State) []string {
 		}
 	}
 	g := math.Sqrt(st.Gravity[0]*st.Gravity[0] + st.Gravity[1]*st.Gravity[1] + st.Gravity[2]*st.Gravity[2])
-	var out []string
 	for _, c := range stiff {
 		name, k, e, a, b := c.Stiffness(&s.x)
 		ma, mb := math.Inf(1), math.Inf(1)

@@ -49,8 +49,19 @@ func (m *Model) AdvanceTo(s *State, t float64) error {
 		return &StepError{Time: s.T, LastTime: s.T, Msg: "target time " + ftoa(t) + " s is before the current time or not finite"}
 	}
 	h := m.settings.Step
-	if k, on := gridIndex(s.g0, h, t); on && !m.settings.Adaptive {
-		t = gridTime(s.g0, h, k)
+	if !m.settings.Adaptive {
+		if n := math.Abs(t-s.g0) / h; n > 2*maxGridSteps {
+			return &StepError{Time: s.T, LastTime: s.T, Msg: "target time " + ftoa(t) + " s is " + sprintf("%.3g", n) + " steps of " + ftoa(h) + " s from the time grid's origin, beyond the 1e9 steps it tells apart at double precision"}
+		}
+		// a target within rounding of a grid point is that point; the
+		// snap never moves it by more than gridTol of the advance (a step
+		// far longer than the advance — 1e10 s to reach 10 ms — would
+		// otherwise snap every target back to the start and freeze the run)
+		if k, on := gridIndex(s.g0, h, t); on {
+			if g := gridTime(s.g0, h, k); math.Abs(t-g) <= gridTol*math.Max(t-s.T, 0) {
+				t = g
+			}
+		}
 	}
 	if t-s.T <= 1e-13*math.Max(1, math.Abs(t)) {
 		return nil

@@ -21,6 +21,10 @@ import (
 // product of two numbers beyond it overflows to infinity.
 var maxNumber = math.Sqrt(math.MaxFloat64)
 
+// MaxNumber is the largest magnitude of a number in a model or on the
+// command line (√ of the largest double, about 1.34e154).
+const MaxNumber = 1.3407807929942596e154
+
 // maxGridSteps bounds |t|/step over the run. The fixed-step time grid
 // (grid.go) takes a time within gridTol = 1e-6 steps of a grid point as
 // that point; a time carries a rounding of about 2.2e-16·|t|, which stays

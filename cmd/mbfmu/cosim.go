@@ -14,6 +14,7 @@ import (
 
 	"mbfmu/cosim"
 	"mbfmu/results"
+	"mbfmu/solver"
 )
 
 // cmdCosim implements `mbfmu cosim config.xml`: it runs the co-simulation
@@ -94,6 +95,11 @@ func cmdCosim(args []string) error {
 	}
 	if isSet(fs, "end") && !(*end > cfg.Settings.Start) {
 		return usagef("--end: must be after the start time %g s, got %g s", cfg.Settings.Start, *end)
+	}
+	if isSet(fs, "end") && cfg.Settings.Step > 0 {
+		if _, msg := solver.TimeGridProblem(cfg.Settings.Start, *end, cfg.Settings.Step, cfg.Settings.Step, false); msg != "" {
+			return usagef("--end: %s (macro steps of the co-simulation)", msg)
+		}
 	}
 	if *bench > 0 {
 		stop := catchQuit()

@@ -45,6 +45,11 @@ func cmdEigen(args []string) error {
 		if *at < st.Start {
 			return usagef("--at: must be at or after the start time %g s, got %g s", st.Start, *at)
 		}
+		if *at > st.Start {
+			if _, msg := solver.TimeGridProblem(st.Start, *at, st.Step, st.OutputStep, st.Adaptive); msg != "" {
+				return usagef("--at: %s", msg)
+			}
+		}
 	}
 	stop := catchQuit(o.out, o.xlsx, *abcd)
 	defer stop.Stop()

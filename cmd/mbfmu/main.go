@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"mbfmu/interrupt"
+	"mbfmu/solver"
 	"mbfmu/xml"
 )
 
@@ -285,6 +286,9 @@ func (t timeFlag) Set(s string) error {
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmt.Errorf("%q is not a finite time", s)
+	}
+	if math.Abs(f) > solver.MaxNumber {
+		return fmt.Errorf("%q is beyond ±%.2g s, the largest number a model may hold", s, solver.MaxNumber)
 	}
 	*t.v = f
 	return nil

@@ -213,3 +213,34 @@ func TestOutputTimesOnTheGrid(t *testing.T) {
 		t.Errorf("summary does not report 1111 steps of h and one shorter:\n%s", r.stderr)
 	}
 }
+
+// A step far longer than the output step (--step 1e10 on the pendulum, 10 ms
+// rows) wrote 1001 rows all at t = 0 with the state never moving ("0
+// steps", exit 0): every output time snapped back to the grid point 0. Now
+// each row is at its time, the run is the one with a 10 ms step (to 1e-5 m,
+// its steps factor afresh), and it says it steps by the output step.
+func TestStepLongerThanOutputStep(t *testing.T) {
+	dir := t.TempDir()
+	long, ref := filepath.Join(dir, "long.csv"), filepath.Join(dir, "ref.csv")
+	r := run(t, dir, "simulate", abs(t, "../../examples/pendulum/model.xml"), "-o", long, "--end", "1", "--step", "1e10", "--output-step", "10ms")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "warning: the step 1e+10 s is longer than the output step 0.01 s") {
+		t.Errorf("no warning about the step:\n%s", r.stderr)
+	}
+	if r := run(t, dir, "simulate", abs(t, "../../examples/pendulum/model.xml"), "-o", ref, "--end", "1", "--step", "10ms", "--output-step", "10ms"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	names, rows := readCSV(t, long)
+	_, want := readCSV(t, ref)
+	ti, yi := col(t, names, "time"), col(t, names, "bob.y")
+	if len(rows) != 101 || rows[100][ti] != 1 {
+		t.Fatalf("%d rows ending at %g s, want 101 ending at 1 s", len(rows), rows[len(rows)-1][ti])
+	}
+	for k := range rows {
+		if math.Abs(rows[k][ti]-want[k][ti]) > 1e-12 || math.Abs(rows[k][yi]-want[k][yi]) > 1e-5 {
+			t.Fatalf("row %d: t = %g s, bob.y = %.12g m; with a 10 ms step t = %g s, bob.y = %.12g m", k, rows[k][ti], rows[k][yi], want[k][ti], want[k][yi])
+		}
+	}
+}
