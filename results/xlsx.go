@@ -347,6 +347,10 @@ func (x *XLSXWriter) finish() error {
 		}
 	}
 	z := &chartFixZip{zw: zip.NewWriter(out), names: names}
+	if err := x.setDimensions(z); err != nil {
+		out.Abort()
+		return err
+	}
 	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return z })
 	if _, err := f.WriteTo(io.Discard); err != nil {
 		out.Abort()
@@ -354,6 +358,46 @@ func (x *XLSXWriter) finish() error {
 	}
 	x.chartFixes = z.counts
 	return out.Commit()
+}
+
+// setDimensions gives every sheet its used range in <dimension>:
+// excelize v2.11.0 declares "A1" for every sheet, and readers that trust it
+// (openpyxl in read-only mode, some importers) then see one row. The
+// sheets written cell by cell get theirs from SetSheetDimension; the
+// streamed Results sheet is written before it is known, so chartFixZip
+// patches its part as it passes (the element sits in the part's first
+// bytes).
+func (x *XLSXWriter) setDimensions(z *chartFixZip) error {
+	f := x.f
+	for id, name := range f.GetSheetMap() {
+		if name == SheetResults && x.header {
+			last, err := excelize.CoordinatesToCellName(max(len(x.cols), 1), x.rows+FirstDataRow-1)
+			if err != nil {
+				return err
+			}
+			z.dimPart, z.dim = "xl/worksheets/sheet"+strconv.Itoa(id)+".xml", "A1:"+last
+			continue
+		}
+		rows, err := f.GetRows(name)
+		if err != nil {
+			return err
+		}
+		nc := 0
+		for _, r := range rows {
+			nc = max(nc, len(r))
+		}
+		if len(rows) == 0 || nc == 0 {
+			continue
+		}
+		last, err := excelize.CoordinatesToCellName(nc, len(rows))
+		if err != nil {
+			return err
+		}
+		if err := f.SetSheetDimension(name, "A1:"+last); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The chart post-process. excelize v2.11.0 writes every series of a
@@ -422,6 +466,55 @@ type chartFixZip struct {
 	buf     bytes.Buffer
 	pending bool
 	counts  []chartFixCount // what fixChart changed, per chart part
+	// dimPart is the streamed sheet's part and dim its used range, put in
+	// place of the "A1" excelize declares (setDimensions)
+	dimPart, dim string
+	fix          *dimFix // the streamed sheet's writer while it is written
+}
+
+// dimFix is a Writer that replaces the first `<dimension ref="A1">` of a
+// worksheet part with the used range and passes the rest through.
+type dimFix struct {
+	w    io.Writer
+	dim  string
+	head []byte // the part's first bytes, until the element is found or 64 KB pass
+	done bool
+}
+
+func (d *dimFix) Write(p []byte) (int, error) {
+	if d.done {
+		return d.w.Write(p)
+	}
+	d.head = append(d.head, p...)
+	const el = `<dimension ref="A1">`
+	if i := bytes.Index(d.head, []byte(el)); i >= 0 {
+		d.done = true
+		b := append(append(append([]byte(nil), d.head[:i]...), `<dimension ref="`+d.dim+`">`...), d.head[i+len(el):]...)
+		d.head = nil
+		if _, err := d.w.Write(b); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if len(d.head) > 64<<10 {
+		d.done = true // (not there: leave the part as it is)
+		b := d.head
+		d.head = nil
+		if _, err := d.w.Write(b); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// finish writes what dimFix still holds.
+func (d *dimFix) finish() error {
+	if len(d.head) == 0 {
+		return nil
+	}
+	_, err := d.w.Write(d.head)
+	d.head = nil
+	return err
 }
 
 func isChartPart(name string) bool {
@@ -438,7 +531,12 @@ func (z *chartFixZip) Create(name string) (io.Writer, error) {
 		z.buf.Reset()
 		return &z.buf, nil
 	}
-	return z.zw.Create(name)
+	w, err := z.zw.Create(name)
+	if err == nil && name == z.dimPart && z.dim != "" {
+		z.fix = &dimFix{w: w, dim: z.dim}
+		return z.fix, nil
+	}
+	return w, err
 }
 
 // AddFS adds the files of fsys.
@@ -458,6 +556,13 @@ func (z *chartFixZip) Close() error {
 }
 
 func (z *chartFixZip) flush() error {
+	if z.fix != nil {
+		err := z.fix.finish()
+		z.fix = nil
+		if err != nil {
+			return err
+		}
+	}
 	if !z.pending {
 		return nil
 	}

@@ -502,3 +502,41 @@ func TestFixChart(t *testing.T) {
 		t.Errorf("counts %+v", n)
 	}
 }
+
+// Every sheet declares its used range in <dimension>: excelize wrote "A1"
+// for all of them, and readers that trust it (openpyxl in read-only mode)
+// saw one row of a 1000-row run. The streamed Results sheet's range is
+// patched in as the part is written; the others are set from their cells.
+func TestXLSXDimensions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.xlsx")
+	x, err := NewXLSXWriter(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Header([]Column{{Name: "time", Unit: "s"}, {Name: "a", Unit: "m"}, {Name: "b", Unit: "m"}}); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 1000; k++ {
+		if err := x.Row([]float64{float64(k), 1, 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if d, _ := f.GetSheetDimension(SheetResults); d != "A1:C1002" {
+		t.Errorf("Results declares %q, want A1:C1002 (two header rows and 1000 data rows)", d)
+	}
+	for _, name := range f.GetSheetList() {
+		rows, _ := f.GetRows(name)
+		d, _ := f.GetSheetDimension(name)
+		if len(rows) > 1 && d == "A1" {
+			t.Errorf("sheet %s has %d rows but declares A1", name, len(rows))
+		}
+	}
+}

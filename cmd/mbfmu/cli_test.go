@@ -203,6 +203,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"cosim", cosimFile, "-o", "cslink.csv"}, 2, "would overwrite the input file"},
 		{[]string{"cosim", cosimFile, "--rt", "--spin", "-1s"}, 2, "--spin -1s: must be ≥ 0"},
 		{[]string{"simulate", model, "--step", "1e155"}, 2, `"1e155" is beyond ±1.3e+154 s`},
+		{[]string{"simulate", model, "--end", "2000", "--output-step", "1ms", "-o", "r.csv", "--xlsx", "r.xlsx"}, 2, "--xlsx r.xlsx: 2000001 result rows are more than a worksheet holds"},
 		{[]string{"eigen", model, "--at", "1e300"}, 2, `"1e300" is beyond ±1.3e+154 s`},
 		{[]string{"eigen", model, "--at", "1e7"}, 2, "--at: a run to t = 1e+07 s with step 0.001 s spans 1e+10 steps"},
 		{[]string{"cosim", cosimFile, "--end", "1e16"}, 2, "--end: a run to t = 1e+16 s"},

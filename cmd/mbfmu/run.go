@@ -298,6 +298,9 @@ func cmdSimulate(args []string) error {
 
 func simulate(m *solver.Model, model string, o *runOpts) error {
 	st := m.Settings()
+	if err := xlsxRowsFit(o.xlsx, st); err != nil {
+		return err
+	}
 	s := m.NewState()
 	wall := time.Now()
 	if err := m.Init(s); err != nil {
@@ -381,6 +384,19 @@ func outputLoop(m *solver.Model, s *solver.State, rc *runControl, pr *progress, 
 	return rows, nil
 }
 
+// xlsxRowsFit refuses, before a run, a workbook that could not hold its
+// rows (a worksheet holds 1,048,576 rows): found after the run, the rows
+// past the limit were lost and the time spent on them too.
+func xlsxRowsFit(xlsx string, st solver.Settings) error {
+	if xlsx == "" {
+		return nil
+	}
+	if n := st.OutputRows() + 1; n > results.MaxXLSXRows {
+		return usagef("--xlsx %s: %d result rows are more than a worksheet holds (%d): lengthen the output step (--output-step) or write CSV only", xlsx, n, results.MaxXLSXRows)
+	}
+	return nil
+}
+
 // stepsTaken says how many steps a run took and, with a fixed step, how
 // many of them were shorter than the step (to reach an output or the end
 // time off the step's grid, or halves of a step retried after Newton
@@ -425,6 +441,9 @@ func cmdKinematics(args []string) error {
 	}
 	if d := m.DOF(s); d != 0 {
 		return fmt.Errorf("kinematics: %s has %d degree(s) of freedom (%s); drive every one of them or use 'mbfmu simulate'", model, d, strings.Join(m.FreeMotions(s), "; "))
+	}
+	if err := xlsxRowsFit(o.xlsx, m.Settings()); err != nil {
+		return err
 	}
 	rc, err := startRun("kinematics", o.out, o.xlsx)
 	if err != nil {
