@@ -10,7 +10,7 @@ import (
 // oscModel is a closed-form test engine: a mass on a spring driven by an
 // input force, m x” = u − k x, integrated exactly over equal sub-steps of
 // at most step seconds. Parameters: k (tunable), m (fixed). Input: u.
-// Outputs: x, v. It records the shortest sub-step it took.
+// Outputs: x, v.
 type oscModel struct {
 	mi     modelInfo
 	k, m   float64
@@ -20,7 +20,6 @@ type oscModel struct {
 
 type oscState struct {
 	t, x, v, u, k float64
-	minSub        float64
 	steps         int64
 }
 
@@ -46,7 +45,7 @@ const oscX0 = 0.1 // initial position
 func (o *oscModel) info() *modelInfo { return &o.mi }
 
 func (o *oscModel) newState() engineState {
-	return &oscState{k: o.k, minSub: math.Inf(1)}
+	return &oscState{k: o.k}
 }
 
 func (o *oscModel) init(s engineState) error {
@@ -81,7 +80,6 @@ func (o *oscModel) advanceTo(s engineState, t float64) error {
 			return &stepFailure{at: st.t, last: st.t, msg: "Newton iteration did not converge"}
 		}
 		dt := end - st.t
-		st.minSub = math.Min(st.minSub, dt)
 		st.x, st.v = exact(st.x, st.v, st.u, st.k, o.m, dt)
 		st.t = end
 		st.steps++
@@ -151,18 +149,18 @@ func (s *oscState) stats() string          { return fmt.Sprintf("%d steps", s.st
 
 func (s *oscState) marshal() ([]byte, error) {
 	var b []byte
-	for _, x := range [...]float64{s.t, s.x, s.v, s.u, s.k, s.minSub, float64(s.steps)} {
+	for _, x := range [...]float64{s.t, s.x, s.v, s.u, s.k, float64(s.steps)} {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
 	return b, nil
 }
 
 func (s *oscState) unmarshal(b []byte) error {
-	if len(b) != 56 {
+	if len(b) != 48 {
 		return errors.New("bad length")
 	}
 	f := func(i int) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])) }
-	s.t, s.x, s.v, s.u, s.k, s.minSub, s.steps = f(0), f(1), f(2), f(3), f(4), f(5), int64(f(6))
+	s.t, s.x, s.v, s.u, s.k, s.steps = f(0), f(1), f(2), f(3), f(4), int64(f(5))
 	return nil
 }
 

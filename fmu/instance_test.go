@@ -72,49 +72,7 @@ func getReal(t testing.TB, in *Instance, vrs ...uint32) []float64 {
 // closed form of the oscillator from x0 at rest, constant u.
 func oscExact(k, m, u, t float64) (float64, float64) { return exact(oscX0, 0, u, k, m, t) }
 
-func TestDoStepMatchesClosedFormBothTimeSchemes(t *testing.T) {
-	const h = 1e-3 / 3 // not representable: rounding differs between the schemes
-	const n = 100000   // 33 s: 5 periods of a slow oscillator, 100k communication steps
-	for _, scheme := range []string{"t+=h", "t=t0+n*h"} {
-		o := newOsc(4, 1)
-		in, _ := newOscInstance(t, o, "g")
-		must(t, in.SetReal([]uint32{vrU}, []float64{0.5}), "set u before setup")
-		startInstance(t, in)
-		tc := 0.0
-		for i := 0; i < n; i++ {
-			if scheme == "t=t0+n*h" {
-				tc = float64(i) * h
-			}
-			if st := in.DoStep(tc, h, true); st != OK {
-				t.Fatalf("%s: step %d at t=%.17g: %s", scheme, i, tc, st)
-			}
-			if scheme == "t+=h" {
-				tc += h
-			}
-		}
-		got := getReal(t, in, vrX, vrV)
-		wx, wv := oscExact(4, 1, 0.5, n*h)
-		if math.Abs(got[0]-wx) > 1e-9 || math.Abs(got[1]-wv) > 1e-9 {
-			t.Errorf("%s: x, v = %.15g, %.15g; closed form %.15g, %.15g", scheme, got[0], got[1], wx, wv)
-		}
-		ms := in.state.(*oscState).minSub
-		if ms < 0.999*h {
-			t.Errorf("%s: shortest sub-step %.3g s, communication step %.3g s: a sliver step was taken", scheme, ms, h)
-		}
-	}
-}
-
-func TestDoStepSubStepsEqual(t *testing.T) {
-	o := newOsc(4, 1)
-	in, _ := newOscInstance(t, o, "g")
-	startInstance(t, in)
-	// 0.0105 s = 11 sub-steps of 0.000954..., none shorter.
-	must(t, in.DoStep(0, 0.0105, true), "step")
-	s := in.state.(*oscState)
-	if s.steps != 11 || math.Abs(s.minSub-0.0105/11) > 1e-15 {
-		t.Errorf("got %d sub-steps, shortest %.17g; want 11 of %.17g", s.steps, s.minSub, 0.0105/11)
-	}
-}
+// How fmi2DoStep steps the real engine: stepping_test.go.
 
 func TestDoStepTimeSnapAndMismatch(t *testing.T) {
 	o := newOsc(4, 1)
