@@ -354,31 +354,8 @@ func TestChecks(t *testing.T) {
 	t.Logf("%d checks passed through the C ABI", passed)
 }
 
-// TestNoGCInSteadyState runs the steady-state calls of a real-time master
-// (set input, step, get outputs, status, reused FMU state) 2·10⁵ times
-// through the C ABI with GODEBUG=gctrace=1: no garbage collection may run,
-// which shows that the whole path, exports included, does not allocate.
-func TestNoGCInSteadyState(t *testing.T) {
-	e := setup(t)
-	cmd := exec.Command(e.host, "alloc", e.dirs["pendulum"])
-	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("host alloc: %v\n%s", err, stderr.String())
-	}
-	log := stderr.String()
-	b, en := strings.Index(log, "BEGIN\n"), strings.Index(log, "END\n")
-	if b < 0 || en < b {
-		t.Fatalf("markers missing:\n%s", log)
-	}
-	if n := strings.Count(log[b:en], "gc "); n > 0 {
-		t.Errorf("%d garbage collections during the steady-state loop:\n%s", n, log[b:en])
-	}
-	if !strings.Contains(log[:b], "gc ") {
-		t.Logf("(no collection during start-up either)")
-	}
-}
+// The steady-state allocation test is TestNoAllocInSteadyState
+// (alloc_test.go).
 
 // BenchmarkCABI reports the cost of calls through the C ABI as measured by
 // the C host (go test -run '^$' -bench CABI -benchtime 1x ./cabi).

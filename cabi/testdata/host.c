@@ -10,7 +10,7 @@
  *   host checks  DIR FOREIGN NAN  wrong states, bad arguments, NULL pointers,
  *                                 FMU state round trip, discard, resource
  *                                 locations, instantiate/free cycles
- *   host alloc   DIR              steady-state loop for the GC trace check
+ *   host alloc   DIR              steady-state loop for the allocation count
  *   host bench   DIR              ns per call through the C ABI
  *   host loop    DIR N H VR_U VR_Y1 G1 [VR_Y2 G2 ...]
  *                                 a feedback loop u = Σ Gk·yk over N steps
@@ -19,7 +19,7 @@
  *                                 reads the y; prints the time of the
  *                                 fmi2DoStep calls (median, p99, max) and
  *                                 the last outputs; BEGIN/END markers on
- *                                 stderr around the loop (for gctrace)
+ *                                 stderr around the loop (see mark)
  *   host derivs  DIR N            input derivatives in, output derivatives
  *                                 out (and a difference quotient of the
  *                                 motion at step N/2)
@@ -90,6 +90,10 @@ typedef struct {
     F(fmi2GetRealOutputDerivatives) F(fmi2DoStep) F(fmi2CancelStep) F(fmi2GetStatus)
     F(fmi2GetRealStatus) F(fmi2GetIntegerStatus) F(fmi2GetBooleanStatus) F(fmi2GetStringStatus)
 #undef F
+    /* mbfmuTestMallocs, the Go runtime's count of heap allocations
+     * (runtime.MemStats.Mallocs), exported only by the runtime library
+     * that the allocation tests build (alloc_test.go); NULL otherwise. */
+    unsigned long long (*mallocs)(void);
 } fmu_t;
 
 static void die(const char* fmt, ...) {
@@ -142,6 +146,18 @@ static void load(fmu_t* f, const char* dir) {
     F(fmi2GetRealOutputDerivatives) F(fmi2DoStep) F(fmi2CancelStep) F(fmi2GetStatus)
     F(fmi2GetRealStatus) F(fmi2GetIntegerStatus) F(fmi2GetBooleanStatus) F(fmi2GetStringStatus)
 #undef F
+    f->mallocs = (unsigned long long (*)(void))dlsym(f->lib, "mbfmuTestMallocs");
+}
+
+/* mark writes the marker BEGIN or END of a measured loop on stderr; with a
+ * runtime library that exports mbfmuTestMallocs it also writes the Go
+ * runtime's allocation count there, read inside the markers, as
+ * "MALLOCS BEGIN n" after BEGIN and "MALLOCS END n" before END. */
+static void mark(const fmu_t* f, const char* what) {
+    int begin = !strcmp(what, "BEGIN");
+    if (begin) fprintf(stderr, "%s\n", what);
+    if (f->mallocs) fprintf(stderr, "MALLOCS %s %llu\n", what, f->mallocs());
+    if (!begin) fprintf(stderr, "%s\n", what);
 }
 
 /* The logger counts messages per status and keeps the last one, per thread. */
@@ -641,10 +657,9 @@ static void bench(fmu_t* f) {
     f->fmi2FreeInstance(c);
 }
 
-/* alloc: a steady-state loop of the calls a real-time master makes, between
- * markers on stderr; run with GODEBUG=gctrace=1, the Go runtime prints a
- * line per garbage collection, and there must be none between the markers
- * (2·10⁵ iterations: 16 bytes per iteration would trigger several). */
+/* alloc: a steady-state loop of the calls a real-time master makes (2·10⁵
+ * iterations after 10³ of warm-up), between markers on stderr (mark): the
+ * Go runtime's allocation count read at both markers must not change. */
 static void alloc_loop(fmu_t* f) {
     fmi2Component c = start(f);
     const fmi2ValueReference vt = VR_TAU, vc = VR_C, vo[NOUT] = {VR_TIPX, VR_TIPY, VR_OMEGA};
@@ -653,7 +668,7 @@ static void alloc_loop(fmu_t* f) {
     fmi2FMUstate s = NULL;
     CHECK(f->fmi2GetFMUstate(c, &s));
     for (int i = 0; i < 201000; i++) {
-        if (i == 1000) fprintf(stderr, "BEGIN\n");
+        if (i == 1000) mark(f, "BEGIN");
         u = 0.001 * (i % 100);
         CHECK(f->fmi2SetReal(c, &vt, 1, &u));
         if (i % 1000 == 0) CHECK(f->fmi2SetReal(c, &vc, 1, &u));
@@ -666,7 +681,7 @@ static void alloc_loop(fmu_t* f) {
             CHECK(f->fmi2SetFMUstate(c, s));
         }
     }
-    fprintf(stderr, "END\n");
+    mark(f, "END");
     f->fmi2FreeInstance(c);
 }
 
@@ -691,7 +706,7 @@ static void feedback_loop(fmu_t* f, int n, double h, int argc, char** argv) {
     double* dt = calloc((size_t)n, sizeof *dt);
     fmi2Component c = start(f);
     CHECK(f->fmi2GetReal(c, vy, (size_t)ny, y));
-    fprintf(stderr, "BEGIN\n");
+    mark(f, "BEGIN");
     for (int k = 0; k < n; k++) {
         u = 0;
         for (int i = 0; i < ny; i++) u += g[i] * y[i];
@@ -703,7 +718,7 @@ static void feedback_loop(fmu_t* f, int n, double h, int argc, char** argv) {
         t = (k + 1) * h;
         CHECK(f->fmi2GetReal(c, vy, (size_t)ny, y));
     }
-    fprintf(stderr, "END\n");
+    mark(f, "END");
     qsort(dt, (size_t)n, sizeof *dt, cmp_double);
     printf("loop fmi2DoStep(h = %g s) over %d steps: median %.1f ns, p99 %.1f ns, max %.1f ns\n", h, n,
            dt[n / 2] * 1e9, dt[(int)(0.99 * (n - 1))] * 1e9, dt[n - 1] * 1e9);
