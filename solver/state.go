@@ -323,22 +323,44 @@ func (s *State) UnmarshalBinary(b []byte) error {
 	return s.unmarshal(b)
 }
 
+// blobReader reads the 8-byte words of a state blob in order.
+type blobReader struct {
+	b []byte
+	p int
+}
+
+func (r *blobReader) u() uint64 {
+	x := binary.LittleEndian.Uint64(r.b[r.p:])
+	r.p += 8
+	return x
+}
+
+func (r *blobReader) f() float64 { return math.Float64frombits(r.u()) }
+
+// openBlob checks a blob's length, magic number and sizes against s and
+// returns a reader past them.
+func (s *State) openBlob(b []byte) (*blobReader, error) {
+	if want := s.blobLen(); len(b) != want {
+		return nil, errorf("state blob has %d bytes, this model's state needs %d", len(b), want)
+	}
+	r := &blobReader{b: b}
+	if r.u() != stateMagic {
+		return nil, errors.New("not an mbfmu state blob")
+	}
+	if int(r.u()) != len(s.core) || int(r.u()) != len(s.vars) {
+		return nil, errors.New("state blob belongs to a different model")
+	}
+	return r, nil
+}
+
 // checkBlob range-checks a serialised state without restoring it.
 func (s *State) checkBlob(b []byte) error {
-	want := s.blobLen()
-	if len(b) != want {
-		return errorf("state blob has %d bytes, this model's state needs %d", len(b), want)
+	r, err := s.openBlob(b)
+	if err != nil {
+		return err
 	}
-	p := 0
-	u := func() uint64 { x := binary.LittleEndian.Uint64(b[p:]); p += 8; return x }
-	f := func() float64 { return math.Float64frombits(u()) }
+	u, f := r.u, r.f
 	bad := func(what string) error { return errorf("damaged state blob: %s", what) }
-	if u() != stateMagic {
-		return errors.New("not an mbfmu state blob")
-	}
-	if int(u()) != len(s.core) || int(u()) != len(s.vars) {
-		return errors.New("state blob belongs to a different model")
-	}
 	T, h, hp := f(), f(), f()
 	if !finite(T) || !finite(h) || !finite(hp) || h < 0 || hp < 0 {
 		return bad("time or step not finite or negative")
@@ -432,19 +454,11 @@ func (s *State) checkMemory(core []float64) error {
 
 // unmarshal restores a state blob that checkBlob accepted.
 func (s *State) unmarshal(b []byte) error {
-	want := s.blobLen()
-	if len(b) != want {
-		return errorf("state blob has %d bytes, this model's state needs %d", len(b), want)
+	r, err := s.openBlob(b)
+	if err != nil {
+		return err
 	}
-	p := 0
-	u := func() uint64 { x := binary.LittleEndian.Uint64(b[p:]); p += 8; return x }
-	f := func() float64 { return math.Float64frombits(u()) }
-	if u() != stateMagic {
-		return errors.New("not an mbfmu state blob")
-	}
-	if int(u()) != len(s.core) || int(u()) != len(s.vars) {
-		return errors.New("state blob belongs to a different model")
-	}
+	u, f := r.u, r.f
 	s.T, s.h, s.hp = f(), f(), f()
 	s.nhist = int(u())
 	s.initialized = u() == 1
