@@ -1008,6 +1008,20 @@ func (m *Model) StepWarnings(s *State) []string {
 		return nil
 	}
 	var out []string
+	if len(m.rots) > 0 && st.Formulation == "index3" && m.integ.family == famAlpha {
+		// the index-3 form on spinning bodies (examples/simo-wong-top):
+		// unstable above Ωh ≈ 0.37 at ρ∞ = 0.8, 0.1–0.2 at ρ∞ = 0.9
+		for _, b := range m.bodies {
+			if !b.Spatial {
+				continue
+			}
+			w := s.v[b.V+3 : b.V+6]
+			if turn := st.Step * math.Sqrt(w[0]*w[0]+w[1]*w[1]+w[2]*w[2]); turn > 0.05 {
+				out = append(out, "body "+b.Name+" turns "+sprintf("%.2g", turn)+" rad a step: the index-3 form (formulation=\"index3\") is unstable for bodies that turn more than about 0.1 rad a step and can gain energy without a word; use formulation=\"auto\" (index 2) or a step ≤ "+sprintf("%.2g", 0.05*st.Step/turn)+" s")
+				break
+			}
+		}
+	}
 	if st.Step > st.OutputStep*(1+1e-9) {
 		out = append(out, "the step "+sprintf("%.3g", st.Step)+" s is longer than the output step "+sprintf("%.3g", st.OutputStep)+" s: every step ends at an output time, so the run steps by "+sprintf("%.3g", st.OutputStep)+" s")
 	}

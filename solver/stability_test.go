@@ -2,6 +2,7 @@ package solver_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"mbfmu/bench"
@@ -216,6 +217,27 @@ func TestObservedOrderArmAndChain(t *testing.T) {
 					t.Errorf("%s %s ρ∞ %g: observed order %.2f from h = %g ms (differences %.3e), want 2", md.name, in.integ, in.rho, p, 4/math.Pow(2, float64(k)), diffs)
 				}
 			}
+		}
+	}
+}
+
+// Where a user still asks for the index-3 form, a body that turns a large
+// angle a step is named: the Simo–Wong top at 9 ms (0.45 rad a step) with
+// formulation="index3" is warned about; with the default form, or the
+// heavy top at its 0.1 ms step (0.015 rad a step), it is not.
+func TestIndex3SpinWarning(t *testing.T) {
+	for _, c := range []struct {
+		ex, form string
+		want     bool
+	}{{"simo-wong-top", "index3", true}, {"simo-wong-top", "", false}, {"heavy-top", "index3", false}} {
+		m := exLoad(t, c.ex, func(st *spec.Settings) { st.Formulation = c.form })
+		s := exInit(t, m)
+		got := false
+		for _, w := range m.StepWarnings(s) {
+			got = got || strings.Contains(w, "body top turns") && strings.Contains(w, "index-3")
+		}
+		if got != c.want {
+			t.Errorf("%s formulation %q: warned %v, want %v (%q)", c.ex, c.form, got, c.want, m.StepWarnings(s))
 		}
 	}
 }
