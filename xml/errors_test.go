@@ -286,7 +286,7 @@ func TestRootErrors(t *testing.T) {
 		{`<model name="m"/><model name="n"/>`, `r.xml:1: malformed XML: more than one root element (<model> after </model>)`},
 		{"<model name=\"m\"/>\ntext", `r.xml:2: malformed XML: text outside the root element`},
 		{`<model/>`, `r.xml:1: name: required attribute of <model> is missing`},
-		{"<?xml version=\"1.0\" encoding=\"latin1\"?>\n<model name=\"m\"/>", `r.xml:1: malformed XML: xml: encoding "latin1" declared but Decoder.CharsetReader is nil`},
+		{"<?xml version=\"1.0\" encoding=\"windows-1252\"?>\n<model name=\"m\"/>", `r.xml:1: malformed XML: xml: opening charset "windows-1252": not supported: save the file as UTF-8 (and declare encoding="UTF-8" or nothing); ISO-8859-1 and US-ASCII are read too`},
 		{`<model name="m">` + strings.Repeat("<a>", 100), "r.xml:1: malformed XML: elements nested too deeply\nr.xml:1: <a>: unknown element inside <model>"},
 	}
 	for _, tc := range tests {
@@ -326,5 +326,18 @@ func TestLoadFileMissing(t *testing.T) {
 	_, err := LoadFile("testdata/no-such-file.xml")
 	if err == nil || !strings.Contains(err.Error(), "testdata/no-such-file.xml") || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadFile of a missing file: %v", err)
+	}
+}
+
+// A model file declared and written in ISO-8859-1 is read: its é in a
+// description arrives as é.
+func TestLatin1ModelFile(t *testing.T) {
+	src := []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<model name=\"m\" description=\"caf\xe9\"/>")
+	m, err := Parse(src, "l.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Description != "café" {
+		t.Errorf("description %q, want café", m.Description)
 	}
 }

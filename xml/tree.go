@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Node is an element of an XML file (a model, a study) with the lines it
@@ -48,6 +49,26 @@ func (n *Node) AttrLine(name string) int {
 // maxDepth bounds the nesting the reader accepts (the formats use 3 or 4).
 const maxDepth = 64
 
+// charsetReader reads the encodings other than UTF-8 that a model file may
+// declare: ISO-8859-1 (Latin-1, each byte is the code point) and US-ASCII.
+// Any other is refused with what to do instead of encoding/xml's
+// "Decoder.CharsetReader is nil".
+func charsetReader(label string, in io.Reader) (io.Reader, error) {
+	switch strings.ToLower(strings.TrimSpace(label)) {
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii":
+		b, err := io.ReadAll(in)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]byte, 0, len(b)+len(b)/8)
+		for _, c := range b {
+			out = utf8.AppendRune(out, rune(c))
+		}
+		return bytes.NewReader(out), nil
+	}
+	return nil, errors.New("not supported: save the file as UTF-8 (and declare encoding=\"UTF-8\" or nothing); ISO-8859-1 and US-ASCII are read too")
+}
+
 // ReadTree reads an XML document into a tree of nodes, with the line of
 // every element and attribute (encoding/xml gives none). It returns the
 // root (nil if there is none) and the first syntax error with its line;
@@ -57,6 +78,7 @@ const maxDepth = 64
 func ReadTree(data []byte, rootName string) (root *Node, errLine int, err error) {
 	d := stdxml.NewDecoder(bytes.NewReader(data))
 	d.Strict = true
+	d.CharsetReader = charsetReader
 	var stack []*Node
 	for {
 		line, _ := d.InputPos()
