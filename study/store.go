@@ -66,6 +66,7 @@ type store struct {
 	mu   sync.Mutex
 	f    *os.File
 	recs map[string]*record
+	cut  bool // the file ends inside a line: start the next record on a new one
 }
 
 // openStore reads every record in dir (creating it), to append to
@@ -139,15 +140,31 @@ func (s *store) put(r *record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
-		f, err := os.OpenFile(filepath.Join(s.dir, s.name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		path := filepath.Join(s.dir, s.name)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 		if err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
 		s.f = f
+		// a file left ending inside a line (a kill, a full disk) gets its
+		// record boundary back before the next record
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			last := make([]byte, 1)
+			if _, err := f.ReadAt(last, fi.Size()-1); err != nil || last[0] != '\n' {
+				s.cut = true
+			}
+		}
+	}
+	if s.cut {
+		// a newline first, so that this record does not continue the line
+		// a failed write cut short (it would be lost with it)
+		line = append([]byte{'\n'}, line...)
 	}
 	if _, err := s.f.Write(line); err != nil {
+		s.cut = true
 		return fmt.Errorf("store: %w", err)
 	}
+	s.cut = false
 	s.recs[r.ID] = r
 	return nil
 }
