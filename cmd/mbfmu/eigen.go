@@ -22,7 +22,7 @@ func cmdEigen(args []string) error {
 	m, model, o, err := modelCommand("eigen", "usage: mbfmu eigen model.xml [-o modes.csv] [--xlsx modes.xlsx] [--abcd abcd.csv] [--at t | --initial] [--param name=value]\n\n"+
 		"Linearises the model (about its static equilibrium, its initial state, or its state at a time\n"+
 		"of a dynamic simulation with the model's settings) and prints the eigenvalues and modes.",
-		optOut|optParam, "", args, func(fs *flag.FlagSet) {
+		optOut|optParam|optQuiet, "", args, func(fs *flag.FlagSet) {
 			at = new(float64)
 			timeVar(fs, at, "at", math.NaN(), "linearise at this `time` of a dynamic simulation with the model's settings (s, or with a unit; default: about the static equilibrium)")
 			noStatic = fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
@@ -61,9 +61,26 @@ func cmdEigen(args []string) error {
 	point := "static equilibrium"
 	switch {
 	case !math.IsNaN(*at):
-		if err := m.AdvanceTo(s, *at); err != nil {
-			return err
+		// in chunks of whole steps (the same steps as one call: the grid
+		// is anchored at the start), with progress on a long way
+		pr := newProgress("eigen --at", o.quiet)
+		st := m.Settings()
+		chunk := st.Step * math.Max(1, math.Round(st.OutputStep/st.Step))
+		for k := 1; ; k++ {
+			t := st.Start + float64(k)*chunk
+			if t >= *at || st.Adaptive {
+				t = *at
+			}
+			if err := m.AdvanceTo(s, t); err != nil {
+				pr.done()
+				return err
+			}
+			pr.update(t, st.Start, *at)
+			if t == *at {
+				break
+			}
 		}
+		pr.done()
 		point = fmt.Sprintf("state at t = %g s", *at)
 	case *noStatic:
 		point = "initial state"
