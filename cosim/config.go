@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -122,7 +121,7 @@ type Check struct {
 
 // LoadConfig reads and parses a configuration file.
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := mxml.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

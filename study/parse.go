@@ -2,7 +2,6 @@ package study
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -16,7 +15,7 @@ import (
 // Load reads and parses a study file; every problem is reported at once
 // as a spec.ErrorList (file:line: field: message).
 func Load(path string) (*Study, error) {
-	data, err := os.ReadFile(path)
+	data, err := xml.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

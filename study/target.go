@@ -310,7 +310,7 @@ func parsePlace(s string) (comp, name string, index int, ok bool) {
 
 func newCosimTarget(st *Study) (*cosimTarget, map[string]float64, error) {
 	t := st.Target
-	data, err := os.ReadFile(t.Path)
+	data, err := xml.ReadInput(t.Path)
 	if err != nil {
 		return nil, nil, st.errorf(t.Line, "path", "%v", err)
 	}

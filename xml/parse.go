@@ -2,6 +2,7 @@ package xml
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"mbfmu/spec"
 	"os"
@@ -14,11 +15,45 @@ import (
 // problems are returned as a spec.ErrorList holding every problem found
 // (see Parse).
 func LoadFile(path string) (*spec.Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("read model: %w", err)
 	}
 	return Parse(data, path)
+}
+
+// MaxInputSize is the largest model, study or co-simulation file read
+// (bytes): far above a model of 10⁵ bodies (about 30 MB), far below what
+// would exhaust the memory.
+const MaxInputSize = 1 << 30
+
+// ReadInput reads an input file of the tools (model, study, co-simulation
+// configuration): a regular file of at most MaxInputSize bytes. A device
+// or a pipe (mbfmu check /dev/zero read until the machine ran out of
+// memory) or a larger file is refused with what it is.
+func ReadInput(path string) ([]byte, error) {
+	fi, err := os.Stat(path) // (before opening: opening a pipe waits for a writer)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a folder, not a file", path)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (a device, a pipe or a socket)", path)
+	case fi.Size() > MaxInputSize:
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d an input file may have", path, fi.Size(), MaxInputSize)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxInputSize+1))
+	if err == nil && len(data) > MaxInputSize {
+		return nil, fmt.Errorf("%s grew beyond %d bytes while it was read", path, MaxInputSize)
+	}
+	return data, err
 }
 
 // Parse parses a model file held in data; filename is used in error
