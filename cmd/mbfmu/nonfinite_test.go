@@ -54,6 +54,8 @@ func TestCheckAndPackRefuseOutOfRange(t *testing.T) {
 			`end.xml:4: end: a run to t = 1e+20 s with step 0.001 s spans 1e+23 steps`},
 		{"mass.xml", []string{`mass="1 kg"`, `mass="1e300"`},
 			`mass.xml:9: mass: 1e+300 is beyond ±1.3e+154`},
+		{"omega.xml", []string{`mass="1 kg"`, `mass="1 kg" omega="1e150"`},
+			`omega.xml:9: omega: body "bob": 1e+150 is beyond ±1e+100`},
 		{"mass7.xml", []string{`mass="1 kg"`, `mass="2e7"`},
 			`mass7.xml:9: mass: body "bob": mass 2e+07 (the mass-matrix entry of bob.cm.x) makes the iteration matrix too badly scaled`},
 		{"driver.xml", []string{pivot, pivot + "\n  " + `<driver name="turn" joint="pivot" value="sqrt(time)"/>`},

@@ -2,6 +2,7 @@ package rigid
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"mbfmu/solver/mech"
@@ -138,4 +139,23 @@ func orientation(b mech.Builder, o *spec.Orientation, what string) mech.Mat3 {
 // vec3 evaluates a vector attribute (missing components are 0).
 func vec3(b mech.Builder, v spec.Vec) mech.Vec3 {
 	return mech.Vec3{b.Const(v[0], 0), b.Const(v[1], 0), b.Const(v[2], 0)}
+}
+
+// MaxSpeed bounds a body's initial speed (m/s) and angular speed (rad/s):
+// the engine multiplies velocities by themselves and by a mass, inertia or
+// length (½ m v², ω × J ω, ω × (ω × s)), a product of three numbers that
+// overflows double precision beyond about 1e100 each.
+const MaxSpeed = 1e100
+
+// checkSpeed refuses an initial velocity component beyond ±MaxSpeed at the
+// attribute it comes from (it passed check and then failed assembly with
+// "entry (3,6) is NaN", naming nothing).
+func checkSpeed(b mech.Builder, body string, e spec.Expr, v float64) {
+	if math.Abs(v) > MaxSpeed {
+		what := strconv.FormatFloat(v, 'g', -1, 64)
+		if e.Src != "" && e.Src != what {
+			what = e.Src + " = " + what
+		}
+		b.Errorf(e.Pos, e.Field, "body %q: %s is beyond ±%g: the engine multiplies velocities by themselves and by masses and lengths (½ m v², ω × J ω), and such a product overflows double precision", body, what, MaxSpeed)
+	}
 }

@@ -42,6 +42,10 @@ func PlanarBodies(b mech.Builder, ms *spec.Model) {
 		ang := b.Const(bs.Angle, 0)
 		vel := vec2(b, bs.Vel)
 		om := b.Const(bs.Omega, 0)
+		checkSpeed(b, bs.Name, bs.Omega, om)
+		for k := range vel {
+			checkSpeed(b, bs.Name, bs.Vel[k], vel[k])
+		}
 		sn, cs := math.Sincos(ang)
 		acm := [2]float64{cs*cm[0] - sn*cm[1], sn*cm[0] + cs*cm[1]}
 		o := 3 * i

@@ -51,6 +51,10 @@ func SpatialBodies(b mech.Builder, ms *spec.Model) {
 		R := orientation(b, &bs.Orient, "body "+bs.Name)
 		vel := vec3(b, bs.Vel)
 		om := vec3(b, bs.AngVel)
+		for k := 0; k < 3; k++ {
+			checkSpeed(b, bs.Name, bs.Vel[k], vel[k])
+			checkSpeed(b, bs.Name, bs.AngVel[k], om[k])
+		}
 		var omW, omB mech.Vec3 // world and body frame
 		switch bs.AngVelFrame {
 		case "", "body":
