@@ -76,6 +76,13 @@ func (m *Model) stepError(s *State, err error, t0, t1 float64) *StepError {
 
 // initError explains a failure of Init (err) at the start time.
 func (m *Model) initError(s *State, err error) error {
+	var ae *AssemblyError
+	if errors.As(err, &ae) && ae.Joint != "" && m.spec != nil {
+		// reported at the joint's line
+		if kind, name, pos := m.where(ae.Joint); pos.Line > 0 {
+			return spec.ErrorList{&spec.Error{Pos: pos, Field: "<" + kind + ">", Msg: kind + " " + quote(name) + ": " + err.Error()}}
+		}
+	}
 	t := m.settings.Start
 	src := m.diagnose(s, err, t, t)
 	if src == nil {

@@ -119,14 +119,20 @@ func (m *Model) assemblePositions(s *State) error {
 	}
 	e := &AssemblyError{Msg: "the initial positions cannot satisfy the constraints (check the geometry and the drivers' values at the start time)"}
 	e.Violating = m.violations(s)
+	if len(e.Violating) > 0 {
+		e.Joint, _, _ = strings.Cut(e.Violating[0], " by ")
+	}
 	return e
 }
 
 // AssemblyError reports inconsistent initial conditions.
 type AssemblyError struct {
 	Msg       string
-	Violating []string // "joint: 0.3 (rows...)" descriptions, worst first
+	Violating []string // "joint by 0.3" descriptions, worst first
 	Cause     error
+	// Joint is the joint or driver the failure is blamed on (the worst
+	// violated one), whose line the error is reported at; "" for none.
+	Joint string
 }
 
 // Error formats the problem.
@@ -286,7 +292,8 @@ func (m *Model) checkRedundant(s *State) error {
 		phi := s.phi[r]
 		pd := s.phit[r] + m.rowDot(s, r, s.v)
 		if math.Abs(phi) > 1e-8 || math.Abs(pd) > 1e-8*(1+maxAbs(s.v)) {
-			return &AssemblyError{Msg: "the constraint equations of " + m.joints[m.cons[m.rowCon[r]].owner].Name +
+			name := m.joints[m.cons[m.rowCon[r]].owner].Name
+			return &AssemblyError{Joint: name, Msg: "the constraint equations of " + name +
 				" are redundant but contradict the others (position violation " + ftoa(round4(math.Abs(phi))) +
 				", velocity violation " + ftoa(round4(math.Abs(pd))) + "): fix the geometry or remove the joint"}
 		}
