@@ -136,3 +136,24 @@ func TestCosimNamesPlantSource(t *testing.T) {
 		t.Errorf("cosim: %+v", r)
 	}
 }
+
+// One rule for simulate and the FMU: an output that becomes non-finite
+// (sqrt(0.5 − t) past 0.5 s) stops the run at that output time, naming the
+// output at its line, with every row before it written — where simulate
+// wrote 50 rows of NaN and exited 0 while the FMU discarded the step.
+func TestSimulateStopsAtNonFiniteOutput(t *testing.T) {
+	dir := t.TempDir()
+	p := pendulum(t, dir, "nan.xml", `channel="energy.total"`, `expr="sqrt(0.5-time)" unit="1"`)
+	out := filepath.Join(dir, "nan.csv")
+	r := run(t, dir, "simulate", p, "-o", out, "--end", "1", "--output-step", "10ms")
+	if r.code != 1 || !strings.Contains(r.stderr, `nan.xml:16: expr: output "energy": sqrt(0.5-time) is NaN at t = 0.51 s`) {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != 52 || strings.Contains(strings.ToLower(string(data)), "nan") {
+		t.Errorf("%d lines (want the header and the 51 rows up to 0.5 s), NaN written: %v", n, strings.Contains(strings.ToLower(string(data)), "nan"))
+	}
+}
