@@ -23,7 +23,7 @@ const nanTorque = `<?xml version="1.0" encoding="UTF-8"?>
 
 // instantiateText writes a model as an unpacked FMU's resources and
 // instantiates it.
-func instantiateText(t *testing.T, text string) (*Instance, *testLog) {
+func instantiateText(t testing.TB, text string) (*Instance, *testLog) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "resources"), 0o755); err != nil {

@@ -3,7 +3,6 @@ package fmu
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"mbfmu/solver"
@@ -26,19 +25,7 @@ func newModelInstance(t testing.TB, path string) (*Instance, map[string]uint32) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "resources"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "resources", ModelFileName), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l := &testLog{}
-	in, err := Instantiate(Config{InstanceName: filepath.Base(filepath.Dir(path)), GUID: GUID(data),
-		ResourceLocation: filepath.Join(dir, "resources"), Logger: l.logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, _ := instantiateText(t, string(data))
 	vr := map[string]uint32{}
 	for _, v := range in.Description().Variables {
 		vr[v.Name] = v.VR
