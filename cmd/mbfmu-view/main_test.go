@@ -105,7 +105,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"--size", "10x10", csvPath}, "--size"},
 		{[]string{"--live", "tcp:1", "--scene", scenePath}, "udp:HOST:PORT"},
 		{[]string{"--screenshot", shot, "--live", "udp:127.0.0.1:0", csvPath}, "cannot be combined"},
-		{[]string{"model.xml", "--live", "udp:127.0.0.1:0"}, "open model.xml"},
+		{[]string{"model.xml", "--live", "udp:127.0.0.1:0"}, "model.xml: no such file or directory"},
 		{[]string{"--screenshot", shot, filepath.Join(dir, "missing.csv")}, "missing.csv"},
 		{[]string{"--scene", scenePath, "--screenshot", shot, "--view", "top", csvPath}, "--view applies to spatial scenes"},
 		{[]string{"--scene", scenePath, "--screenshot", shot, "--view", "back", csvPath}, `--view "back"`},
