@@ -798,7 +798,7 @@ const projTol = 1e-11
 // builds up to a projection of its own (a tighter 1e-14 cost the A01 step
 // 10 % for nothing measurable) — and projPasses the most solves it takes.
 const (
-	projRef    = 1e-14
+	projRef    = projTol / 10
 	projPasses = 5
 )
 
