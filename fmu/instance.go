@@ -3,6 +3,8 @@ package fmu
 import (
 	"fmt"
 	"math"
+
+	"mbfmu/solver"
 )
 
 // Logger receives the instance's log messages, synchronously, on the
@@ -600,8 +602,8 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 		if n := h / hi; n > maxStepsPerCall {
 			return in.errorf(fn, "communicationStepSize %g s is %.3g internal steps of %g s, more than the %g one call may take: take shorter communication steps", h, n, hi, float64(maxStepsPerCall))
 		}
-		if n := math.Abs(target-in.startTime) / hi; n > maxGridSpan {
-			return in.errorf(fn, "step to %.17g s is %.3g internal steps of %g s from the start time, beyond the %g the time grid tells apart at double precision", target, n, hi, float64(maxGridSpan))
+		if n := math.Abs(target-in.startTime) / hi; n > solver.MaxGridSteps {
+			return in.errorf(fn, "step to %.17g s is %.3g internal steps of %g s from the start time, beyond the %g the time grid tells apart at double precision", target, n, hi, float64(solver.MaxGridSteps))
 		}
 	}
 	ni := len(in.inputs)
@@ -886,13 +888,10 @@ func article(c Causality) string {
 // the same targets, and (with the engine's time grid) the same numbers,
 // bit for bit. A genuinely different step size starts the count again.
 // maxStepsPerCall bounds the internal steps of one fmi2DoStep (about 10 s
-// of computing at 1 µs a step), and maxGridSpan the internal steps from the
-// start time to a communication point (the time grid's limit,
-// solver.TimeGridProblem).
-const (
-	maxStepsPerCall = 1e7
-	maxGridSpan     = 1e9
-)
+// of computing at 1 µs a step); the internal steps from the start time to
+// a communication point are bounded by the time grid's limit,
+// solver.MaxGridSteps.
+const maxStepsPerCall = 1e7
 
 type commClock struct {
 	base, h float64

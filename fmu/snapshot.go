@@ -325,7 +325,7 @@ func (in *Instance) decodeState(data []byte) (*Snapshot, error) {
 		if err := s.state.unmarshal(eng); err != nil {
 			return nil, fmt.Errorf("restoring the engine state: %v", err)
 		}
-		if et := s.state.time(); s.phase == StepComplete && math.Abs(et-s.time) > 1e-9*math.Max(1, math.Abs(s.time)) {
+		if et := s.state.time(); s.phase == StepComplete && math.Abs(et-s.time) > timeTol(s.time) {
 			return nil, fmt.Errorf("damaged serialised FMU state: the engine is at t = %g s, the FMU at %g s", et, s.time)
 		}
 	} else if s.phase == StepComplete || s.phase == StepFailed || s.phase == StepCanceled {
@@ -354,19 +354,18 @@ func (s *Snapshot) checkRanges() error {
 			return errors.New("a parameter, input, output or input derivative is not finite")
 		}
 	}
-	span := math.Max(1, math.Abs(s.time))
 	switch {
 	case s.tol < 0:
 		return fmt.Errorf("negative tolerance %g", s.tol)
-	case s.time < s.startTime-1e-9*span:
+	case s.time < s.startTime-timeTol(s.time):
 		return fmt.Errorf("time %g s before the start time %g s", s.time, s.startTime)
-	case s.stopDefined && s.time > s.stopTime+1e-9*math.Max(1, math.Abs(s.stopTime)):
+	case s.stopDefined && s.time > s.stopTime+timeTol(s.stopTime):
 		return fmt.Errorf("time %g s after the stop time %g s", s.time, s.stopTime)
-	case s.lastOK > s.time+1e-9*span:
+	case s.lastOK > s.time+timeTol(s.time):
 		return fmt.Errorf("last successful time %g s after the time %g s", s.lastOK, s.time)
 	case s.clock.h < 0 || s.clock.n < 0:
 		return errors.New("negative communication step or count")
-	case s.clock.h > 0 && math.Abs(s.clock.base+float64(s.clock.n)*s.clock.h-s.time) > 1e-6*s.clock.h+1e-12*span:
+	case s.clock.h > 0 && math.Abs(s.clock.base+float64(s.clock.n)*s.clock.h-s.time) > 1e-6*s.clock.h+1e-12*math.Max(1, math.Abs(s.time)):
 		return fmt.Errorf("communication clock (%g + %d × %g s) does not give the time %g s", s.clock.base, s.clock.n, s.clock.h, s.time)
 	}
 	return nil

@@ -1025,26 +1025,12 @@ func (m *Model) StepWarnings(s *State) []string {
 	if st.Step > st.OutputStep*(1+1e-9) {
 		out = append(out, "the step "+sprintf("%.3g", st.Step)+" s is longer than the output step "+sprintf("%.3g", st.OutputStep)+" s: every step ends at an output time, so the run steps by "+sprintf("%.3g", st.OutputStep)+" s")
 	}
-	var stiff []mech.Stiff
-	seen := map[mech.Stiff]bool{}
-	add := func(c mech.Stiff) {
-		if !seen[c] {
-			seen[c] = true
-			stiff = append(stiff, c)
-		}
-	}
-	if m.contacts != nil {
-		for _, e := range m.contacts.elems {
-			add(e)
-		}
-	}
-	for _, f := range m.forces {
-		if c, ok := f.(mech.Stiff); ok {
-			add(c)
-		}
-	}
 	g := math.Sqrt(st.Gravity[0]*st.Gravity[0] + st.Gravity[1]*st.Gravity[1] + st.Gravity[2]*st.Gravity[2])
-	for _, c := range stiff {
+	for _, f := range m.forces { // (every contact element is a force element)
+		c, ok := f.(mech.Stiff)
+		if !ok {
+			continue
+		}
 		name, k, e, a, b := c.Stiffness(&s.x)
 		ma, mb := math.Inf(1), math.Inf(1)
 		if a >= 0 {

@@ -41,6 +41,26 @@ func (m *Model) CheckValues(s *State) spec.ErrorList {
 	return m.scan(s, true, true, true)
 }
 
+// CheckRow returns nil when every value of a row of channels (EvalChannels
+// at s) is finite, else what is not: the model's own diagnosis (element,
+// attribute, file:line; CheckValues) when it finds one, else the first
+// channel that is not finite. Every runner stops on it at that output time
+// (simulate, kinematics, studies), as the FMU discards the step.
+func (m *Model) CheckRow(s *State, row []float64) error {
+	if finiteAll(row) {
+		return nil
+	}
+	if errs := m.CheckValues(s); len(errs) > 0 {
+		return errs
+	}
+	for i, v := range row {
+		if v*0 != 0 {
+			return errorf("channel %s is %v at t = %s s", m.channels[i].info.Name, v, ftoa(s.T))
+		}
+	}
+	return nil
+}
+
 // keep saves what a diagnosis may change in s (positions, velocities, the
 // variables) and returns the function that restores it.
 func (m *Model) keep(s *State) func() {
@@ -165,7 +185,7 @@ func finiteAll(x []float64) bool {
 
 // scan evaluates the model's values at s (its positions and velocities
 // finite) and returns a problem for each value that is not finite or out
-// of range (beyond ±maxNumber, whose square overflows), or only the first
+// of range (beyond ±MaxNumber, whose square overflows), or only the first
 // unless all is set. In order: every force element (its run-time
 // parameters, then its generalized force and tangent), every driver (its
 // value, then its constraint equations, which hold the value's time
@@ -317,8 +337,8 @@ func (m *Model) scanVars(s *State, errs spec.ErrorList, add func(spec.Pos, strin
 	return errs
 }
 
-// outOfRange reports a value that is not finite or beyond ±maxNumber.
-func outOfRange(v float64) bool { return !(math.Abs(v) <= maxNumber) }
+// outOfRange reports a value that is not finite or beyond ±MaxNumber.
+func outOfRange(v float64) bool { return !(math.Abs(v) <= MaxNumber) }
 
 // inRangeAll reports whether no entry of x is out of range.
 func inRangeAll(x []float64) bool {
@@ -342,10 +362,10 @@ func firstOut(x []float64) float64 {
 
 // beyond explains a finite value out of range.
 func beyond(v float64) string {
-	if !finite(v) || math.Abs(v) <= maxNumber {
+	if !finite(v) || math.Abs(v) <= MaxNumber {
 		return ""
 	}
-	return sprintf(", beyond ±%.2g (the square of such a value overflows)", maxNumber)
+	return sprintf(", beyond ±%.2g (the square of such a value overflows)", MaxNumber)
 }
 
 // outputSpec returns the index in the model file's outputs of declared

@@ -128,7 +128,7 @@ func TestEndBeyondTimeGridRefused(t *testing.T) {
 // gridTol of its grid point, and the grid index round-trips exactly.
 func TestTimeGridHoldsUpToLimit(t *testing.T) {
 	const h = 1e-3
-	k := int64(maxGridSteps)
+	k := int64(MaxGridSteps)
 	g := gridTime(0, h, k)
 	for _, d := range []float64{-4, -1, 1, 4} {
 		tt := g + d*math.Abs(math.Nextafter(g, math.Inf(1))-g) // a few ulp off

@@ -50,7 +50,7 @@ func (m *Model) AdvanceTo(s *State, t float64) error {
 	}
 	h := m.settings.Step
 	if !m.settings.Adaptive {
-		if n := math.Abs(t-s.g0) / h; n > 2*maxGridSteps {
+		if n := math.Abs(t-s.g0) / h; n > 2*MaxGridSteps {
 			return &StepError{Time: s.T, LastTime: s.T, Msg: "target time " + ftoa(t) + " s is " + sprintf("%.3g", n) + " steps of " + ftoa(h) + " s from the time grid's origin, beyond the 1e9 steps it tells apart at double precision"}
 		}
 		// a target within rounding of a grid point is that point; the

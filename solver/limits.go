@@ -14,32 +14,28 @@ import (
 // too badly scaled to factor, a force that is infinite at the start) is
 // found at the assembled state by Init and CheckValues (diagnose.go).
 
-// maxNumber is the largest magnitude of a number in a model: √(largest
-// double) ≈ 1.34e154. The engine multiplies the numbers of a model with
-// each other — Schur complements a_ik·a_kj/a_kk of the iteration matrix,
-// stiffness times stretch, ½·m·v², the square of a length — and a
-// product of two numbers beyond it overflows to infinity.
-var maxNumber = math.Sqrt(math.MaxFloat64)
-
 // MaxNumber is the largest magnitude of a number in a model or on the
-// command line (√ of the largest double, about 1.34e154).
-const MaxNumber = 1.3407807929942596e154
+// command line: √(largest double) ≈ 1.34e154. The engine multiplies the
+// numbers of a model with each other — Schur complements a_ik·a_kj/a_kk of
+// the iteration matrix, stiffness times stretch, ½·m·v², the square of a
+// length — and a product of two numbers beyond it overflows to infinity.
+const MaxNumber = 1.3407807929942596e154 // math.Sqrt(math.MaxFloat64)
 
-// maxGridSteps bounds |t|/step over the run. The fixed-step time grid
+// MaxGridSteps bounds |t|/step over the run. The fixed-step time grid
 // (grid.go) takes a time within gridTol = 1e-6 steps of a grid point as
 // that point; a time carries a rounding of about 2.2e-16·|t|, which stays
 // below a quarter of that tolerance up to |t| = 1e9 steps. (The step index
 // itself is an int64, good to 9.2e18.)
-const maxGridSteps = 1e9
+const MaxGridSteps = 1e9
 
 // maxOutputRows bounds the number of result rows (end − start)/output-step.
 const maxOutputRows = 1e9
 
-// inRange reports whether a compile-time value is within ±maxNumber, and
+// inRange reports whether a compile-time value is within ±MaxNumber, and
 // records an error at e when it is not (the caller goes on with the value:
 // the compilation fails anyway).
 func (c *compiler) inRange(e spec.Expr, v float64) bool {
-	if math.Abs(v) <= maxNumber {
+	if math.Abs(v) <= MaxNumber {
 		return true
 	}
 	what := e.Src
@@ -47,7 +43,7 @@ func (c *compiler) inRange(e spec.Expr, v float64) bool {
 		what += " = " + ftoa(v)
 	}
 	c.errf(e.Pos, e.Field, "%s is beyond ±%.2g (√ of the largest double): the engine multiplies a model's numbers with each other (the iteration matrix's pivots, k·x, ½·m·v²), and products of such numbers overflow to infinity",
-		what, maxNumber)
+		what, MaxNumber)
 	return false
 }
 
@@ -86,7 +82,7 @@ func TimeGridProblem(start, end, step, outputStep float64, adaptive bool) (field
 	}
 	if !adaptive {
 		span := math.Max(math.Abs(start), math.Abs(end))
-		if n := span / step; n > maxGridSteps {
+		if n := span / step; n > MaxGridSteps {
 			field = "end"
 			if math.Abs(start) > math.Abs(end) {
 				field = "start"

@@ -119,12 +119,19 @@ func (c *compiler) measure(fn string, args []string) (int, bool, error) {
 	return len(m.measures) - 1, true, nil
 }
 
-// measureFuncs lists the measure functions of the model's dimension.
+// measureFuncs lists the measure functions of the model's dimension
+// (measureNames less those its checks refuse there), sorted.
 func (c *compiler) measureFuncs() []string {
-	if c.m.dim == 3 {
-		return []string{"dx", "dy", "dz", "vx", "vy", "vz", "rx", "ry", "rz", "wx", "wy", "wz", "dist", "angle", "omega", "disp", "vel", "fx", "fy", "fz", "tx", "ty", "tz"}
+	var out []string
+	for fn, ks := range measureNames {
+		marker := ks[0] >= 0 && c.checkMarkerMeasure(fn, measureKind(ks[0])) == nil
+		joint := ks[1] >= 0 && !(c.m.dim == 2 && (fn == "fz" || fn == "tx" || fn == "ty"))
+		if marker || joint {
+			out = append(out, fn)
+		}
 	}
-	return []string{"dx", "dy", "angle", "vx", "vy", "omega", "dist", "disp", "vel", "fx", "fy", "torque"}
+	sort.Strings(out)
+	return out
 }
 
 // measureList names the measure functions for an error message.

@@ -26,6 +26,7 @@ type State struct {
 	core                     []float64
 	q, v, a, aa, qp, vp, lam []float64
 	cs                       []float64 // contact discrete state (contacts.go)
+	csAt                     int       // where cs starts in core
 	turns                    []float64 // the whole-turn angles at the last accepted step (Model.turnCoords)
 	ulast                    []float64 // parameters and inputs at the end of the last step (restart.go)
 	ramp                     []float64 // input ramps: values at tref, first and second derivatives, tref (ramp.go)
@@ -100,6 +101,7 @@ func (m *Model) NewState() *State {
 	take := func(n int) []float64 { x := c[:n:n]; c = c[n:]; return x }
 	s.q, s.v, s.a, s.aa = take(nq), take(nv), take(nv), take(nv)
 	s.qp, s.vp, s.lam = take(nq), take(nv), take(nc)
+	s.csAt = len(s.core) - len(c)
 	s.cs = take(ncs)
 	s.turns = take(nt)
 	s.ulast = take(nu)
@@ -306,9 +308,12 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	return b, nil
 }
 
+// statsWords is the number of Stats counters in a state blob.
+const statsWords = 5
+
 // blobLen is the length of MarshalBinary's output.
 func (s *State) blobLen() int {
-	return 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + 5 + 4 + len(s.anchor))
+	return 8 * (8 + len(s.core) + len(s.vars) + len(s.red) + statsWords + 4 + len(s.anchor))
 }
 
 // UnmarshalBinary restores a state serialised by MarshalBinary from a state
@@ -390,7 +395,7 @@ func (s *State) checkBlob(b []byte) error {
 			return bad("redundancy flag out of range")
 		}
 	}
-	for k := 0; k < 5; k++ {
+	for k := 0; k < statsWords; k++ {
 		if int64(u()) < 0 {
 			return bad("negative work counter")
 		}
@@ -399,7 +404,7 @@ func (s *State) checkBlob(b []byte) error {
 	if !finite(g0) || !finite(hFact) || hFact < 0 {
 		return bad("time grid origin or factor step not finite")
 	}
-	if st := s.m.settings; !st.Adaptive && math.Abs(T-g0)/st.Step > 2*maxGridSteps {
+	if st := s.m.settings; !st.Adaptive && math.Abs(T-g0)/st.Step > 2*MaxGridSteps {
 		return bad("time " + ftoa(T) + " s is beyond the time grid from " + ftoa(g0) + " s")
 	}
 	hold := u()
@@ -441,8 +446,7 @@ func (s *State) checkMemory(core []float64) error {
 			return errors.New("predictor frame flag out of range")
 		}
 	}
-	at := 2*len(s.q) + 4*len(s.v) + len(s.lam) // (the layout of NewState)
-	cs := core[at : at+len(s.cs)]
+	cs := core[s.csAt : s.csAt+len(s.cs)]
 	for k := 0; k+contacts.Stride <= len(cs); k += contacts.Stride {
 		st := cs[k : k+contacts.Stride]
 		if c, md := st[contacts.SlotClosed], st[contacts.SlotMode]; c != 0 && c != 1 || md != 0 && md != 1 && md != -1 || st[contacts.SlotAlpha] < 0 {

@@ -249,16 +249,10 @@ func (w *modelWorker) run(ctx context.Context, x []float64, row func([]float64) 
 			return nowSeconds() - wall, &runFailure{msg: err.Error()}
 		}
 		m.EvalChannels(s, w.row)
-		for i, v := range w.row {
-			if v*0 != 0 {
-				// the rule of simulate and the FMU: a value no longer
-				// finite fails the run, named
-				msg := "channel " + m.Channels()[i].Name + " is " + strconv.FormatFloat(v, 'g', -1, 64) + " at t = " + strconv.FormatFloat(tk, 'g', -1, 64) + " s"
-				if errs := m.CheckValues(s); len(errs) > 0 {
-					msg = errs.Error()
-				}
-				return nowSeconds() - wall, &runFailure{msg: msg}
-			}
+		if err := m.CheckRow(s, w.row); err != nil {
+			// the rule of simulate and the FMU: a value no longer finite
+			// fails the run, named
+			return nowSeconds() - wall, &runFailure{msg: err.Error()}
 		}
 		if err := row(w.row); err != nil {
 			return 0, err

@@ -375,10 +375,10 @@ func outputLoop(m *solver.Model, s *solver.State, rc *runControl, pr *progress, 
 			return rows, err
 		}
 		m.EvalChannels(s, row)
-		if !finiteRow(row) {
+		if err := m.CheckRow(s, row); err != nil {
 			// the rule the FMU follows too: a value that is no longer finite
 			// stops the run at that time, named, with the rows before it
-			return rows, nonFiniteRow(m, s, row, t)
+			return rows, err
 		}
 		if err := rc.outs.Row(row); err != nil {
 			return rows, err
@@ -411,31 +411,6 @@ func stepsTaken(st solver.Settings, stats solver.Stats) string {
 		return fmt.Sprintf("%d steps", stats.Steps)
 	}
 	return fmt.Sprintf("%d steps (%d of them shorter than h)", stats.Steps, stats.Short)
-}
-
-// finiteRow reports whether every value of a results row is finite.
-func finiteRow(row []float64) bool {
-	acc := 0.0
-	for _, v := range row {
-		acc += v * 0
-	}
-	return acc == 0
-}
-
-// nonFiniteRow says which value of a results row at time t is not finite:
-// the model's own diagnosis (element, attribute, file:line) when it finds
-// one, else the first channel.
-func nonFiniteRow(m *solver.Model, s *solver.State, row []float64, t float64) error {
-	if errs := m.CheckValues(s); len(errs) > 0 {
-		return errs
-	}
-	ch := m.Channels()
-	for i, v := range row {
-		if v*0 != 0 {
-			return fmt.Errorf("channel %s is %v at t = %g s: the simulation cannot go on (the rows before it are written)", ch[i].Name, v, t)
-		}
-	}
-	return nil
 }
 
 func addSettings(ri *results.RunInfo, st solver.Settings) {

@@ -1,8 +1,10 @@
 package mech
 
-import "math"
+import (
+	"math"
 
-import "mbfmu/expr"
+	"mbfmu/expr"
+)
 
 // Ctx is the evaluation context of one configuration, passed to every
 // element: positions Q (nq), velocities V and accelerations A (nv), the
