@@ -453,6 +453,9 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 		}
 		add(r)
 	}
+	if err := SizeRows(quick, add); err != nil {
+		return rows, err
+	}
 	if err := StudyRows(w, examples, rounds, add); err != nil {
 		fmt.Fprintf(w, "# design study: %v\n", err)
 	}

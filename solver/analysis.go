@@ -13,24 +13,19 @@ import (
 )
 
 // DOF returns the number of degrees of freedom at the current state:
-// coordinates minus the rank of the constraint Jacobian.
+// coordinates minus the number of independent constraint rows (those whose
+// part independent of the others is above redTol of their norm, found in
+// time linear in the model's size: dependentRows).
 func (m *Model) DOF(s *State) int {
 	if m.nc == 0 {
 		return m.nv
 	}
-	J := m.constraintJacobian(s)
-	var svd mat.SVD
-	if !svd.Factorize(J, mat.SVDNone) {
-		return m.nv - m.nc
-	}
-	sv := svd.Values(nil)
-	rank := 0
-	for _, v := range sv {
-		if v > 1e-9*sv[0] {
-			rank++
-		}
-	}
-	return m.nv - rank
+	m.evalCons(s, false)
+	w := s.sw
+	rel2, drop := w.rel2, w.nbr
+	nd := m.dependentRows(s, redTol, &drop)
+	w.rel2, w.nbr = rel2, drop[:0]
+	return m.nv - (m.nc - s.nred - nd)
 }
 
 // constraintJacobian returns Φq (nc × nv) at the state.

@@ -63,16 +63,26 @@ func (m *Model) Channels() []mech.ChannelInfo {
 
 // ChannelIndex returns the index of a channel by name.
 func (m *Model) ChannelIndex(name string) (int, bool) {
-	for i, c := range m.channels {
-		if c.info.Name == name {
-			return i, true
-		}
+	i, ok := m.chanIdx[name]
+	return i, ok
+}
+
+// pushChan appends a channel and indexes its name (the first channel of a
+// name keeps it).
+func (m *Model) pushChan(ch channel) int {
+	m.channels = append(m.channels, ch)
+	k := len(m.channels) - 1
+	if m.chanIdx == nil {
+		m.chanIdx = map[string]int{}
 	}
-	return 0, false
+	if _, dup := m.chanIdx[ch.info.Name]; !dup {
+		m.chanIdx[ch.info.Name] = k
+	}
+	return k
 }
 
 func (c *compiler) addChan(name, unit, group, desc string, k chanKind, mk mech.Marker, idx, sub int) {
-	c.m.channels = append(c.m.channels, channel{info: mech.ChannelInfo{Name: name, Unit: unit, Group: group, Description: desc}, kind: k, mk: mk, idx: idx, sub: sub})
+	c.m.pushChan(channel{info: mech.ChannelInfo{Name: name, Unit: unit, Group: group, Description: desc}, kind: k, mk: mk, idx: idx, sub: sub})
 }
 
 func (c *compiler) pointChans(prefix, what string, mk mech.Marker) {
@@ -144,6 +154,17 @@ var reactionQty = [...]struct{ q, unit, desc string }{
 // channels builds the standard channel list.
 func (c *compiler) channels() {
 	m := c.m
+	// sized up front: a model of 10⁵ bodies has millions of channels
+	n := 1 + len(m.inputs) + 16*len(m.joints) + len(m.forces)
+	for _, b := range m.bodies {
+		per := 9
+		if b.Spatial {
+			per = len(frameQty)
+		}
+		n += per * (1 + len(b.Markers))
+	}
+	m.channels = make([]channel, 0, n)
+	m.chanIdx = make(map[string]int, n)
 	c.addChan("time", "s", "time", "simulation time", chTime, mech.Marker{}, 0, 0)
 	for i, in := range m.inputs {
 		c.addChan(in.Name, in.Unit, "input", "input: "+in.Description, chInput, mech.Marker{}, i, 0)
@@ -196,7 +217,7 @@ func (c *compiler) channels() {
 	for i, f := range m.forces {
 		if ch, ok := f.(mech.Channeler); ok {
 			for k, info := range ch.Channels(m.fnames[i]) {
-				c.m.channels = append(c.m.channels, channel{info: info, kind: chForce, idx: i, sub: k})
+				c.m.pushChan(channel{info: info, kind: chForce, idx: i, sub: k})
 			}
 		}
 	}
@@ -258,9 +279,9 @@ func (c *compiler) outputs() {
 			}
 			if o.Name != o.Channel {
 				if _, clash := m.ChannelIndex(o.Name); !clash {
-					m.channels = append(m.channels, m.channels[k])
-					m.channels[len(m.channels)-1].info.Name = o.Name
-					k = len(m.channels) - 1
+					ch := m.channels[k]
+					ch.info.Name = o.Name
+					k = m.pushChan(ch)
 				}
 			}
 			m.outChan = append(m.outChan, k)
@@ -273,8 +294,7 @@ func (c *compiler) outputs() {
 				c.errf(o.Pos, "name", "output %q has the name of a standard channel", o.Name)
 				continue
 			}
-			m.channels = append(m.channels, channel{info: mech.ChannelInfo{Name: o.Name, Unit: o.Unit, Group: "output", Description: o.Description}, kind: chExpr, prog: p})
-			m.outChan = append(m.outChan, len(m.channels)-1)
+			m.outChan = append(m.outChan, m.pushChan(channel{info: mech.ChannelInfo{Name: o.Name, Unit: o.Unit, Group: "output", Description: o.Description}, kind: chExpr, prog: p}))
 		default:
 			c.errf(o.Pos, "channel", "output %q needs a channel or an expr", o.Name)
 			continue

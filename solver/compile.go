@@ -24,6 +24,7 @@ func Compile(ms *spec.Model, opt CompileOptions) (*Model, error) {
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
+	c.m.indexElements()
 	return c.m, nil
 }
 
@@ -471,6 +472,7 @@ func (c *compiler) plan() {
 		p.AddBlock(idx)
 	}
 	m.plan = linalg.NewPlan(p)
+	m.gramPlan(m.plan.Perm())
 	pos := func(dofs []int) []int {
 		n := len(dofs)
 		ps := make([]int, n*n)

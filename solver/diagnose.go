@@ -442,38 +442,47 @@ func withUnit(u string) string {
 // position.
 func (m *Model) where(name string) (kind, base string, pos spec.Pos) {
 	base, _, _ = strings.Cut(name, "#")
+	if e, ok := m.elems[base]; ok {
+		return e.kind, base, e.pos
+	}
+	return "element", base, m.spec.Pos
+}
+
+// elemRef is an element of the model file as where reports it.
+type elemRef struct {
+	kind string
+	pos  spec.Pos
+}
+
+// indexElements fills m.elems, the index of where: the forces, drivers,
+// joints, contacts, beams and bodies of the model file by name (the first
+// of a name in that order keeps it).
+func (m *Model) indexElements() {
 	ms := m.spec
-	for _, f := range ms.Forces {
-		if f.Name == base {
-			return f.Kind, base, f.Pos
+	m.elems = make(map[string]elemRef, len(ms.Forces)+len(ms.Drivers)+len(ms.Joints)+len(ms.Contacts)+len(ms.Beams)+len(ms.Bodies))
+	add := func(name, kind string, pos spec.Pos) {
+		if _, dup := m.elems[name]; !dup {
+			m.elems[name] = elemRef{kind, pos}
 		}
+	}
+	for _, f := range ms.Forces {
+		add(f.Name, f.Kind, f.Pos)
 	}
 	for _, d := range ms.Drivers {
-		if d.Name == base {
-			return "driver", base, d.Pos
-		}
+		add(d.Name, "driver", d.Pos)
 	}
 	for _, j := range ms.Joints {
-		if j.Name == base {
-			return j.Kind, base, j.Pos
-		}
+		add(j.Name, j.Kind, j.Pos)
 	}
 	for _, c := range ms.Contacts {
-		if c.Name == base {
-			return "contact", base, c.Pos
-		}
+		add(c.Name, "contact", c.Pos)
 	}
 	for _, b := range ms.Beams {
-		if b.Name == base {
-			return "beam", base, b.Pos
-		}
+		add(b.Name, "beam", b.Pos)
 	}
 	for _, b := range ms.Bodies {
-		if b.Name == base {
-			return "body", base, b.Pos
-		}
+		add(b.Name, "body", b.Pos)
 	}
-	return "element", base, ms.Pos
 }
 
 // coordSource names velocity coordinate i: its name ("bob.cm.x") and

@@ -221,57 +221,20 @@ func (m *Model) factorProjection(s *State) error {
 	return s.lin.Factor()
 }
 
-// findRedundant marks the constraint rows whose Jacobian rows depend on
-// earlier ones (Gram–Schmidt with re-orthogonalisation on the dense rows),
-// the way RecurDyn and Adams remove redundant constraints. It runs only
-// for a rank-deficient model; its cost is O(nc·rank·nq).
+// findRedundant marks the constraint rows that depend on others (their
+// part independent of the rows before them in the band order below redTol
+// of their norm: dependentRows), the way RecurDyn and Adams remove
+// redundant constraints. It runs only for a rank-deficient model; its cost
+// is linear in the model's size.
 func (m *Model) findRedundant(s *State) {
-	nv := m.nv
 	m.evalCons(s, false)
-	var basis [][]float64
-	v := make([]float64, nv)
-	for r := 0; r < m.nc; r++ {
-		clear(v)
-		ce := &m.cons[m.rowCon[r]]
-		nd := len(ce.d)
-		jr := s.jac[ce.jo+(r-ce.r0)*nd : ce.jo+(r-ce.r0+1)*nd]
-		for k, i := range ce.d {
-			if i >= 0 {
-				v[i] += jr[k]
-			}
-		}
-		n0 := math.Sqrt(dotN(v, v))
-		if n0 == 0 {
-			continue
-		}
-		for pass := 0; pass < 2; pass++ {
-			for _, b := range basis {
-				c := dotN(v, b)
-				for i := range v {
-					v[i] -= c * b[i]
-				}
-			}
-		}
-		n := math.Sqrt(dotN(v, v))
-		if n <= 1e-9*n0 {
-			s.red[r] = true
-			s.nred++
-			continue
-		}
-		b := make([]float64, nv)
-		for i := range v {
-			b[i] = v[i] / n
-		}
-		basis = append(basis, b)
+	w := s.sw
+	rel2 := w.rel2
+	for _, r := range w.drop[:m.dependentRows(s, redTol, &w.drop)] {
+		s.red[r] = true
+		s.nred++
 	}
-}
-
-func dotN(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
+	w.drop, w.rel2 = w.drop[:0], rel2
 }
 
 // checkRedundant verifies that the removed rows hold at the assembled

@@ -59,12 +59,18 @@ type Model struct {
 	outputs  []VarInfo
 	outChan  []int // channel index of each declared output
 	channels []channel
+	chanIdx  map[string]int     // channel index by name
+	elems    map[string]elemRef // the model file's elements by name (where)
 	measures []measure
 	meas     []mech.Measure // the measures as expressions see them (&measures[i])
 
 	q0, v0 []float64 // approximate initial positions (nq) and velocities (nv)
 
 	plan *linalg.Plan // augmented system (nv + nc)
+	// the constraint rows in the order of their Gram factorisation and
+	// its half bandwidth (rank.go)
+	gord  []int
+	gband int
 	// factorIters is the cost of a factorisation in Newton iterations
 	// (residual and solve), estimated from the plan and the elements: the
 	// Jacobian is refreshed when old factors would cost more.

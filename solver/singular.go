@@ -31,8 +31,8 @@ import "math"
 // unit constraint rows (kktRatio; about σ² for the row-normalised
 // Φq M^{-1/2}, whatever the model's units). Only when it falls below
 // singPivot are the rows tested for numerical dependence, by Gram–Schmidt
-// with pivoting on the rows of Φq with unit columns, normalised
-// (dependentRows): a row whose part independent of the others is below
+// in the band order on the rows of Φq with unit columns (dependentRows,
+// rank.go): a row whose part independent of the rows before it is below
 // singTol of its norm is dependent. The test leaves the masses out so that
 // a body of negligible inertia (a point mass on a link, whose rows are
 // nearly parallel in the mass metric and keep the ratio low everywhere)
@@ -99,9 +99,9 @@ const singNear = 4 * singTol
 // by NewState for a model with constraints, so that the solves do not
 // allocate).
 type singWork struct {
-	gram  []float64 // nc × nc: Φq C² Φqᵀ (C = diag(cs)), then its Schur complements
-	g0    []float64 // nc: the Gram matrix's diagonal
-	done  []bool    // nc: row taken as independent, or dropped
+	gram  []float64 // nc × (b + 1): the band of Φq C² Φqᵀ (C = diag(cs)), then of its factor L (rank.go)
+	g0    []float64 // nc: the factor D
+	done  []bool    // nc: row left out of the factorisation (by band position)
 	x     []float64 // nv: a scattered scaled row (zero between uses)
 	scale []float64 // nv: 1/√M_jj
 	cs    []float64 // nv: 1/(column norms of Φq)
@@ -126,7 +126,7 @@ type singWork struct {
 
 func (m *Model) newSingWork(s *State) *singWork {
 	nc, nv, nq := m.nc, m.nv, m.nq
-	w := &singWork{gram: make([]float64, nc*nc), g0: make([]float64, nc), done: make([]bool, nc),
+	w := &singWork{gram: make([]float64, nc*(m.gband+1)), g0: make([]float64, nc), done: make([]bool, nc),
 		x: make([]float64, nv), scale: make([]float64, nv), cs: make([]float64, nv), ek: make([]float64, nv+nc),
 		jac0: make([]float64, len(s.jac)), drop: make([]int, 0, nc), nbr: make([]int, 0, nc),
 		q0: make([]float64, nq), v0: make([]float64, nv), ap: make([]float64, nv), am: make([]float64, nv),
@@ -209,113 +209,6 @@ func (m *Model) row(jac []float64, r int) ([]float64, []int) {
 	nd := len(ce.d)
 	lr := r - ce.r0
 	return jac[ce.jo+lr*nd : ce.jo+(lr+1)*nd], ce.d
-}
-
-// dependentRows finds the constraint rows that are numerically dependent
-// at the current configuration (s.jac as evaluated by evalCons): pivoted
-// Cholesky of the Gram matrix of the rows of Φq C, C the diagonal that
-// gives every column of Φq unit norm, which is Gram–Schmidt on those rows
-// taking each time the row with the largest part independent of the rows
-// taken so far, relative to its norm. Once that part is at most tol, the
-// remaining rows depend on the others and are put in *drop. Rows already
-// redundant (Init) are skipped. Scaling the columns makes the test free of
-// the coordinates' units without weighting them by the masses (in the mass
-// metric, the rows acting on a body of negligible inertia, as a point mass
-// on a link, would look parallel). The cost is O(nc·(row width)) for the
-// column norms and O(nc²·(row width) + nc³) for the Gram matrix and its
-// factorisation, nothing of the size of the system.
-func (m *Model) dependentRows(s *State, tol float64, drop *[]int) int {
-	w := s.sw
-	nc := m.nc
-	*drop = (*drop)[:0]
-	g := w.gram
-	cs := w.cs
-	clear(cs)
-	for r := 0; r < nc; r++ {
-		jr, dr := m.row(s.jac, r)
-		for k, i := range dr {
-			if i >= 0 {
-				w.x[i] += jr[k]
-			}
-		}
-		for _, i := range dr {
-			if i >= 0 {
-				cs[i] += w.x[i] * w.x[i]
-				w.x[i] = 0
-			}
-		}
-	}
-	for i, c := range cs {
-		cs[i] = 1
-		if c > 0 {
-			cs[i] = 1 / math.Sqrt(c)
-		}
-	}
-	for r := 0; r < nc; r++ {
-		jr, dr := m.row(s.jac, r)
-		for k, i := range dr {
-			if i >= 0 {
-				w.x[i] += jr[k] * cs[i]
-			}
-		}
-		for q := 0; q <= r; q++ {
-			jq, dq := m.row(s.jac, q)
-			sum := 0.0
-			for k, i := range dq {
-				if i >= 0 {
-					sum += w.x[i] * jq[k] * cs[i]
-				}
-			}
-			g[r*nc+q], g[q*nc+r] = sum, sum
-		}
-		for _, i := range dr {
-			if i >= 0 {
-				w.x[i] = 0
-			}
-		}
-		w.g0[r] = g[r*nc+r]
-		w.done[r] = s.red[r] || !(w.g0[r] > 0) // an empty row constrains nothing
-	}
-	tol2 := tol * tol
-	w.rel2 = 1
-	for {
-		p, rel := -1, 0.0
-		for r := 0; r < nc; r++ {
-			if !w.done[r] {
-				if q := g[r*nc+r] / w.g0[r]; p < 0 || q > rel {
-					p, rel = r, q
-				}
-			}
-		}
-		if p < 0 {
-			break
-		}
-		w.rel2 = min(w.rel2, rel)
-		if rel <= tol2 {
-			for r := 0; r < nc; r++ {
-				if !w.done[r] {
-					w.done[r] = true
-					*drop = append(*drop, r)
-				}
-			}
-			break
-		}
-		w.done[p] = true
-		inv := 1 / g[p*nc+p]
-		for r := 0; r < nc; r++ {
-			if w.done[r] {
-				continue
-			}
-			c := g[r*nc+p] * inv
-			for q := 0; q <= r; q++ {
-				if !w.done[q] {
-					g[r*nc+q] -= c * g[q*nc+p]
-					g[q*nc+r] = g[r*nc+q]
-				}
-			}
-		}
-	}
-	return len(*drop)
 }
 
 // assemble puts [M Φqᵀ; Φq 0] at the current positions into s.lin and

@@ -20,3 +20,11 @@ func errorf(format string, args ...any) error { return fmt.Errorf(format, args..
 func suggest(name string, candidates []string) string { return mech.Suggest(name, candidates) }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func dotN(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
