@@ -51,6 +51,11 @@ if [ -f examples/furuta/cosim.xml ]; then
 	bin/mbfmu cosim examples/furuta/cosim.xml -o out/furuta.csv --xlsx out/furuta.xlsx
 	echo "results: out/furuta.xlsx and out/furuta.csv"
 fi
+if [ -f examples/two-mass-bode/model.xml ]; then
+	echo "== frequency response of the two-mass plant (linearisation and direct, by time integration)"
+	bin/mbfmu bode examples/two-mass-bode/model.xml --direct 1 --points 40 -o out/two-mass-bode.csv --xlsx out/two-mass-bode.xlsx --svg out/two-mass-bode.svg -q
+	echo "results: out/two-mass-bode.xlsx (Bode charts), .csv and .svg"
+fi
 if [ -f examples/robot-arm/cosim.xml ]; then
 	echo "== robot arm following a joint trajectory under PID through dist/robot-arm.fmu"
 	bin/mbfmu cosim examples/robot-arm/cosim.xml --xlsx out/robot-arm.xlsx

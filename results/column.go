@@ -30,6 +30,10 @@ const (
 	GroupInput        = "input"
 	GroupOutput       = "output"
 	GroupOther        = "other"
+	// GroupMagnitude and GroupPhase hold a frequency response's magnitudes
+	// (charted on a log scale) and phases (mbfmu bode).
+	GroupMagnitude = "magnitude"
+	GroupPhase     = "phase"
 	// GroupShape holds drawing data for the viewer (e.g. beam node
 	// positions): kept in the Results sheet, left out of the charts.
 	GroupShape = "shape"
@@ -54,10 +58,14 @@ func groupRank(g string) int {
 		return 6
 	case GroupOutput:
 		return 7
-	case GroupOther:
+	case GroupMagnitude:
 		return 8
+	case GroupPhase:
+		return 9
+	case GroupOther:
+		return 10
 	}
-	return 9
+	return 11
 }
 
 // Writer receives a header, then rows whose first value is time.

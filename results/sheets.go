@@ -122,6 +122,13 @@ func (x *XLSXWriter) writeCharts() error {
 			lo, hi := x.t0, x.t1
 			ch.XAxis.Minimum, ch.XAxis.Maximum = &lo, &hi
 		}
+		if x.logX {
+			ch.XAxis.LogBase = 10
+			ch.XAxis.MinorGridLines = true
+			if s.group == GroupMagnitude {
+				ch.YAxis.LogBase = 10
+			}
+		}
 		if err := f.AddChart(SheetCharts, "A"+strconv.Itoa(1+ci*rowsPerChart), ch); err != nil {
 			return err
 		}

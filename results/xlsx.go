@@ -112,6 +112,7 @@ type XLSXWriter struct {
 	header bool
 	closed bool
 	full   bool // rows were dropped at the worksheet row limit
+	logX   bool // the first column is a frequency: log-scale x axes
 
 	nonFinite bool // some cell holds =NA()
 
@@ -175,6 +176,11 @@ func (x *XLSXWriter) SetRunInfo(ri RunInfo) {
 
 // SetModes adds a Modes sheet with the given eigen analysis results.
 func (x *XLSXWriter) SetModes(m *Modes) { x.modes = m }
+
+// SetLogX charts the columns against the first on a log scale (a
+// frequency response: the first column is the frequency); magnitude
+// columns (GroupMagnitude) get a log-scale y axis too.
+func (x *XLSXWriter) SetLogX() { x.logX = true }
 
 // Header writes the two header rows of the Results sheet.
 func (x *XLSXWriter) Header(cols []Column) error {
@@ -346,7 +352,7 @@ func (x *XLSXWriter) finish() error {
 			names[fmt.Sprintf("%s!$%s$1", SheetResults, col)] = c.Name
 		}
 	}
-	z := &chartFixZip{zw: zip.NewWriter(out), names: names}
+	z := &chartFixZip{zw: zip.NewWriter(out), names: names, logX: x.logX}
 	if err := x.setDimensions(z); err != nil {
 		out.Abort()
 		return err
@@ -423,6 +429,10 @@ var scatterXRef = regexp.MustCompile(`<xVal><strRef><f>([^<]*)</f></strRef></xVa
 // without the cached text.
 var seriesNameRef = regexp.MustCompile(`<tx><strRef><f>([^<]*)</f></strRef></tx>`)
 
+// bottomAxis matches the start of the scaling of a value axis at the
+// bottom, without a log base.
+var bottomAxis = regexp.MustCompile(`(<valAx><axId val="[0-9]+"></axId><scaling>)(<orientation val="[a-zA-Z]+"></orientation>(?:<max val="[^"]*"></max>)?(?:<min val="[^"]*"></min>)?</scaling><delete val="[01]"></delete><axPos val="b">)`)
+
 // chartFixCount says what fixChart changed in one chart part.
 type chartFixCount struct {
 	part   string // "xl/charts/chart1.xml"
@@ -436,8 +446,14 @@ type chartFixCount struct {
 // that refers to a header cell in names (cell reference → channel name)
 // gets the channel name cached beside the reference. It returns the new
 // part and what it changed.
-func fixChart(part string, b []byte, names map[string]string) ([]byte, chartFixCount) {
+//
+// With logX, the x axis (the value axis at the bottom) gets a log scale,
+// which excelize writes only for y axes.
+func fixChart(part string, b []byte, names map[string]string, logX bool) ([]byte, chartFixCount) {
 	n := chartFixCount{part: part, series: bytes.Count(b, []byte("<ser>"))}
+	if logX {
+		b = bottomAxis.ReplaceAll(b, []byte(`${1}<logBase val="10"></logBase>${2}`))
+	}
 	b = scatterXRef.ReplaceAllFunc(b, func(m []byte) []byte {
 		n.xVals++
 		ref := scatterXRef.FindSubmatch(m)[1]
@@ -462,6 +478,7 @@ func fixChart(part string, b []byte, names map[string]string) ([]byte, chartFixC
 type chartFixZip struct {
 	zw      *zip.Writer
 	names   map[string]string // series name reference → channel name
+	logX    bool              // log-scale x axes (fixChart)
 	name    string
 	buf     bytes.Buffer
 	pending bool
@@ -571,7 +588,7 @@ func (z *chartFixZip) flush() error {
 	if err != nil {
 		return err
 	}
-	b, n := fixChart(z.name, z.buf.Bytes(), z.names)
+	b, n := fixChart(z.name, z.buf.Bytes(), z.names, z.logX)
 	z.counts = append(z.counts, n)
 	_, err = w.Write(b)
 	return err

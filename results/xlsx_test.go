@@ -490,7 +490,7 @@ func TestFixChart(t *testing.T) {
 	in := `<c><ser><tx><strRef><f>Results!$B$1</f></strRef></tx><xVal><strRef><f>Results!$A$3:$A$9</f></strRef></xVal>` +
 		`<yVal><numRef><f>Results!$B$3:$B$9</f></numRef></yVal></ser>` +
 		`<ser><tx><strRef><f>Other!$Z$1</f></strRef></tx><cat><strRef><f>Results!$A$3:$A$9</f></strRef></cat></ser></c>`
-	out, n := fixChart("xl/charts/chart1.xml", []byte(in), map[string]string{"Results!$B$1": `a<b & "c"`})
+	out, n := fixChart("xl/charts/chart1.xml", []byte(in), map[string]string{"Results!$B$1": `a<b & "c"`}, false)
 	want := `<c><ser><tx><strRef><f>Results!$B$1</f><strCache><ptCount val="1"/><pt idx="0"><v>a&lt;b &amp; &#34;c&#34;</v></pt></strCache></strRef></tx>` +
 		`<xVal><numRef><f>Results!$A$3:$A$9</f></numRef></xVal>` +
 		`<yVal><numRef><f>Results!$B$3:$B$9</f></numRef></yVal></ser>` +

@@ -177,6 +177,14 @@ func TestRefusals(t *testing.T) {
 		{[]string{"kinematics", model, "--integrator", "rk4"}, 2, "flag provided but not defined: -integrator"},
 		{[]string{"eigen", model, "--at", "-1"}, 2, "--at: must be at or after the start time 0 s, got -1 s"},
 		{[]string{"eigen", model, "--abcd", model}, 2, "--abcd " + model + ": would overwrite the input file"},
+		{[]string{"bode", model, "--svg", model}, 2, "--svg " + model + ": would overwrite the input file"},
+		{[]string{"bode", model, "-o", model}, 2, "-o " + model + ": would overwrite the input file"},
+		{[]string{"bode", model, "--points", "1"}, 2, "--points: must be 2 to 100000, got 1"},
+		{[]string{"bode", model, "--from", "10 Hz", "--to", "1 Hz"}, 2, "--to (1 Hz) must be above --from (10 Hz)"},
+		{[]string{"bode", model, "--from", "-1"}, 2, `"-1" is not a positive finite frequency`},
+		{[]string{"bode", model, "--to", "3 m"}, 2, `unit "m" is a length; frequency needs Hz`},
+		{[]string{"bode", model, "--at", "1", "--initial"}, 2, "--at and --initial: give one of them"},
+		{[]string{"bode", model}, 1, "needs at least one <input> and one <output> for a frequency response"},
 		{[]string{"pack", model, "-o", model}, 2, "-o " + model + ": would overwrite the input file"},
 		{[]string{"export", model, model}, 2, "would overwrite the input file"},
 		{[]string{"cosim", cosimFile, "-o", filepath.Join(cosimDir, "model.xml")}, 2, "would overwrite the input file"},
@@ -236,7 +244,7 @@ func TestRefusals(t *testing.T) {
 // help shows no "\x00"; static and eigen do not offer the time options
 // (eigen offers -q, for the progress of --at).
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"check", "simulate", "kinematics", "static", "eigen", "pack", "export", "cosim", "bench"} {
+	for _, cmd := range []string{"check", "simulate", "kinematics", "static", "eigen", "bode", "pack", "export", "cosim", "bench"} {
 		r := run(t, ".", cmd, "-h")
 		if r.code != 0 || !strings.HasPrefix(r.stdout, "usage: mbfmu "+cmd) || r.stderr != "" {
 			t.Errorf("%s -h: exit %d, stdout %q, stderr %q", cmd, r.code, r.stdout, r.stderr)

@@ -37,57 +37,15 @@ func cmdEigen(args []string) error {
 	if *abcd == "-" {
 		return usagef("--abcd: give a file name")
 	}
-	st := m.Settings()
-	if !math.IsNaN(*at) {
-		if *noStatic {
-			return usagef("--at and --initial: give one of them")
-		}
-		if *at < st.Start {
-			return usagef("--at: must be at or after the start time %g s, got %g s", st.Start, *at)
-		}
-		if *at > st.Start {
-			if _, msg := solver.TimeGridProblem(st.Start, *at, st.Step, st.OutputStep, st.Adaptive); msg != "" {
-				return usagef("--at: %s", msg)
-			}
-		}
+	if err := checkAt(m, *at, *noStatic); err != nil {
+		return err
 	}
 	stop := catchQuit(o.out, o.xlsx, *abcd)
 	defer stop.Stop()
 	wall := time.Now()
-	s := m.NewState()
-	if err := m.Init(s); err != nil {
+	s, point, err := operatingPoint(m, "eigen", *at, *noStatic, o.quiet)
+	if err != nil {
 		return err
-	}
-	point := "static equilibrium"
-	switch {
-	case !math.IsNaN(*at):
-		// in chunks of whole steps (the same steps as one call: the grid
-		// is anchored at the start), with progress on a long way
-		pr := newProgress("eigen --at", o.quiet)
-		st := m.Settings()
-		chunk := st.Step * math.Max(1, math.Round(st.OutputStep/st.Step))
-		for k := 1; ; k++ {
-			t := st.Start + float64(k)*chunk
-			if t >= *at || st.Adaptive {
-				t = *at
-			}
-			if err := m.AdvanceTo(s, t); err != nil {
-				pr.done()
-				return err
-			}
-			pr.update(t, st.Start, *at)
-			if t == *at {
-				break
-			}
-		}
-		pr.done()
-		point = fmt.Sprintf("state at t = %g s", *at)
-	case *noStatic:
-		point = "initial state"
-	default:
-		if err := m.Static(s); err != nil {
-			return fmt.Errorf("eigen: %w (use --initial to linearise about the initial state)", err)
-		}
 	}
 	lin, err := m.Linearize(s)
 	if err != nil {
@@ -153,6 +111,68 @@ func cmdEigen(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "summary: %d modes, wall time %s%s\n", len(lin.Modes), time.Since(wall).Round(time.Microsecond), to)
 	return nil
+}
+
+// checkAt checks the operating-point flags of eigen and bode: --at (NaN:
+// not given) within the model's time grid, not with --initial.
+func checkAt(m *solver.Model, at float64, initial bool) error {
+	st := m.Settings()
+	if math.IsNaN(at) {
+		return nil
+	}
+	if initial {
+		return usagef("--at and --initial: give one of them")
+	}
+	if at < st.Start {
+		return usagef("--at: must be at or after the start time %g s, got %g s", st.Start, at)
+	}
+	if at > st.Start {
+		if _, msg := solver.TimeGridProblem(st.Start, at, st.Step, st.OutputStep, st.Adaptive); msg != "" {
+			return usagef("--at: %s", msg)
+		}
+	}
+	return nil
+}
+
+// operatingPoint returns the state to linearise the model about: its
+// state at time at of a dynamic simulation with the model's settings
+// (at not NaN; with progress unless quiet), its initial state (initial),
+// or its static equilibrium; and the point's description.
+func operatingPoint(m *solver.Model, cmd string, at float64, initial, quiet bool) (*solver.State, string, error) {
+	s := m.NewState()
+	if err := m.Init(s); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case !math.IsNaN(at):
+		// in chunks of whole steps (the same steps as one call: the grid
+		// is anchored at the start), with progress on a long way
+		pr := newProgress(cmd+" --at", quiet)
+		st := m.Settings()
+		chunk := st.Step * math.Max(1, math.Round(st.OutputStep/st.Step))
+		for k := 1; ; k++ {
+			t := st.Start + float64(k)*chunk
+			if t >= at || st.Adaptive {
+				t = at
+			}
+			if err := m.AdvanceTo(s, t); err != nil {
+				pr.done()
+				return nil, "", err
+			}
+			pr.update(t, st.Start, at)
+			if t == at {
+				break
+			}
+		}
+		pr.done()
+		return s, fmt.Sprintf("state at t = %g s", at), nil
+	case initial:
+		return s, "initial state", nil
+	}
+	if err := m.Static(s); err != nil {
+		return nil, "", fmt.Errorf("%s: %w (use --initial to linearise about the initial state)", cmd, err)
+	}
+	return s, "static equilibrium", nil
 }
 
 func writeModesCSV(w io.Writer, lin *solver.Linear) error {

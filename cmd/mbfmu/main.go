@@ -35,6 +35,7 @@ commands:
   kinematics model.xml [-o r.csv] kinematic analysis of a fully driven mechanism
   static model.xml [-o r.csv]     static equilibrium
   eigen model.xml [-o modes.csv]  linearisation: eigenvalues, mode shapes, state-space (A, B, C, D)
+  bode model.xml [-o bode.csv]    frequency response of the outputs to the inputs (--xlsx, --svg, --from, --to)
   pack model.xml [-o m.fmu]       pack an FMI 2.0 Co-Simulation FMU
   export results.csv out.xlsx     convert a results file to a spreadsheet with charts
   cosim config.xml                run a co-simulation (plants, controllers, FMUs) [--rt for real time]
@@ -65,6 +66,8 @@ func main() {
 	case "eigen", "linearize", "linearise":
 		cmd = "eigen"
 		err = cmdEigen(args)
+	case "bode":
+		err = cmdBode(args)
 	case "pack":
 		err = cmdPack(args)
 	case "export":

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/cmplx"
+	"os"
+	"strings"
+	"time"
+
+	"mbfmu/atomicfile"
+	"mbfmu/results"
+	"mbfmu/solver"
+	"mbfmu/xml"
+)
+
+// freqFlag is a frequency in Hz given with an optional unit ("10", "10 Hz",
+// "2 1/s"); it must be finite and positive.
+type freqFlag struct{ v *float64 }
+
+func (f freqFlag) String() string {
+	if f.v == nil || *f.v == 0 || math.IsNaN(*f.v) {
+		return ""
+	}
+	return fmt.Sprint(*f.v)
+}
+
+func (f freqFlag) Set(s string) error {
+	v, err := xml.ParseQuantity(s, xml.Frequency)
+	if err != nil {
+		return err
+	}
+	if !(v > 0) || math.IsInf(v, 0) || v > solver.MaxNumber {
+		return fmt.Errorf("%q is not a positive finite frequency", s)
+	}
+	*f.v = v
+	return nil
+}
+
+func cmdBode(args []string) error {
+	var at, from, to float64
+	var noStatic *bool
+	var points *int
+	var svg *string
+	var direct float64
+	m, model, o, err := modelCommand("bode", "usage: mbfmu bode model.xml [-o bode.csv] [--xlsx bode.xlsx] [--svg bode.svg] [--from f] [--to f] [--points n] [--direct amplitude] [--at t | --initial] [--param name=value]\n\n"+
+		"Frequency response of the model's outputs to its inputs, from its linearisation (about its static\n"+
+		"equilibrium, its initial state, or its state at a time of a dynamic simulation): for each\n"+
+		"input–output pair the magnitude (output unit per input unit) and the phase (degrees) at\n"+
+		"log-spaced frequencies. With --direct, also by time integration with a harmonic input of that\n"+
+		"amplitude: where the two differ, the plant is nonlinear at that amplitude.",
+		optOut|optParam|optQuiet, "_bode.csv", args, func(fs *flag.FlagSet) {
+			timeVar(fs, &at, "at", math.NaN(), "linearise at this `time` of a dynamic simulation with the model's settings (s, or with a unit; default: about the static equilibrium)")
+			noStatic = fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
+			fs.Var(freqFlag{&from}, "from", "lowest `frequency` (Hz, or with a unit; default: a decade below the lowest mode, rounded to a decade)")
+			fs.Var(freqFlag{&to}, "to", "highest `frequency` (Hz, or with a unit; default: a decade above the highest mode, rounded to a decade)")
+			points = fs.Int("points", 200, "`number` of frequencies, log-spaced from --from to --to")
+			svg = fs.String("svg", "", "also draw the Bode plots to this SVG `file`")
+			fs.Float64Var(&direct, "direct", 0, "also compute the direct frequency response by time integration, each input in turn a sine of this `amplitude` (in the input's SI unit) about its operating value (default --points 20)")
+		})
+	if err != nil {
+		return err
+	}
+	if err := checkOutputs([]string{model}, outputFlag{"-o", o.out}, outputFlag{"--xlsx", o.xlsx}, outputFlag{"--svg", *svg}); err != nil {
+		return err
+	}
+	if *svg == "-" {
+		return usagef("--svg: give a file name")
+	}
+	if !(direct >= 0) || math.IsInf(direct, 0) {
+		return usagef("--direct: the amplitude must be a positive number, got %g", direct)
+	}
+	if direct > 0 && !o.set("points") {
+		*points = 20
+	}
+	if *points < 2 || *points > 100000 {
+		return usagef("--points: must be 2 to 100000, got %d", *points)
+	}
+	if from > 0 && to > 0 && !(to > from) {
+		return usagef("--to (%g Hz) must be above --from (%g Hz)", to, from)
+	}
+	if err := checkAt(m, at, *noStatic); err != nil {
+		return err
+	}
+	if len(m.InputInfo()) == 0 || len(m.OutputInfo()) == 0 {
+		return fmt.Errorf("%s: the model needs at least one <input> and one <output> for a frequency response (it has %d and %d)", model, len(m.InputInfo()), len(m.OutputInfo()))
+	}
+	stop := catchQuit(o.out, o.xlsx, *svg)
+	defer stop.Stop()
+	wall := time.Now()
+	s, point, err := operatingPoint(m, "bode", at, *noStatic, o.quiet)
+	if err != nil {
+		return err
+	}
+	lin, err := m.Linearize(s)
+	if err != nil {
+		return err
+	}
+	lo, hi := freqRange(lin)
+	if from > 0 {
+		lo = from
+	}
+	if to > 0 {
+		hi = to
+	}
+	if !(hi > lo) {
+		hi = 1000 * lo
+	}
+	freq := solver.LogSpace(lo, hi, *points)
+	H, err := lin.Response(freq)
+	if err != nil {
+		return fmt.Errorf("%s: %w (choose --from and --to around it)", model, err)
+	}
+	ins, outs := m.InputInfo(), m.OutputInfo()
+	nu := len(ins)
+	// the direct response: every input in turn, at every frequency
+	var HD [][][]complex128 // [input][frequency][output]
+	if direct > 0 {
+		pr := newProgress("bode --direct", o.quiet)
+		opt := solver.DirectOptions{Amplitude: direct, Settle: lin.SettleTime(), Lin: lin}
+		if opt.Settle == 0 {
+			fmt.Fprintf(os.Stderr, "%s: warning: no mode of the linearisation decays: the direct response measures after 5 cycles, with the transient still in it\n", model)
+		}
+		HD = make([][][]complex128, nu)
+		for ii := range ins {
+			HD[ii] = make([][]complex128, len(freq))
+			for k, f := range freq {
+				if HD[ii][k], err = m.DirectResponse(s, ii, f, opt); err != nil {
+					pr.done()
+					return fmt.Errorf("%s: input %s: %w", model, ins[ii].Name, err)
+				}
+				pr.update(float64(ii*len(freq)+k+1), 0, float64(nu*len(freq)))
+			}
+		}
+		pr.done()
+	}
+	cols := []results.Column{{Name: "frequency", Unit: "Hz", Group: results.GroupTime, Description: "frequency of the harmonic input"}}
+	var pairs, directPairs []results.BodePair
+	for oi, y := range outs {
+		for ii, u := range ins {
+			name := y.Name + "/" + u.Name
+			unit := perUnit(y.Unit, u.Unit)
+			cols = append(cols,
+				results.Column{Name: name + " magnitude", Unit: unit, Group: results.GroupMagnitude, Description: "amplitude of output " + y.Name + " per unit amplitude of input " + u.Name},
+				results.Column{Name: name + " phase", Unit: "deg", Group: results.GroupPhase, Description: "phase of output " + y.Name + " against input " + u.Name})
+			h := make([]complex128, len(freq))
+			mag := make([]float64, len(freq))
+			for k := range freq {
+				h[k] = H[k][oi*nu+ii]
+				mag[k] = cmplx.Abs(h[k])
+			}
+			pairs = append(pairs, results.BodePair{Name: name, Unit: unit, Mag: mag, Phase: solver.Phases(h)})
+		}
+	}
+	if HD != nil {
+		for oi, y := range outs {
+			for ii, u := range ins {
+				lp := pairs[oi*nu+ii]
+				name := lp.Name + " direct"
+				cols = append(cols,
+					results.Column{Name: name + " magnitude", Unit: lp.Unit, Group: results.GroupMagnitude, Description: fmt.Sprintf("amplitude of output %s per unit amplitude of input %s, by time integration with a sine of amplitude %g", y.Name, u.Name, direct)},
+					results.Column{Name: name + " phase", Unit: "deg", Group: results.GroupPhase, Description: "phase of output " + y.Name + " against input " + u.Name + ", by time integration"})
+				mag, ph := make([]float64, len(freq)), make([]float64, len(freq))
+				for k := range freq {
+					z := HD[ii][k][oi]
+					mag[k] = cmplx.Abs(z)
+					p := cmplx.Phase(z) * 180 / math.Pi
+					ph[k] = p + 360*math.Round((lp.Phase[k]-p)/360) // the turn of the linear phase
+				}
+				directPairs = append(directPairs, results.BodePair{Name: name, Unit: lp.Unit, Mag: mag, Phase: ph})
+			}
+		}
+	}
+	var outsW results.Outputs
+	defer outsW.RemoveTemps()
+	if o.out == "-" {
+		outsW.AddStream(results.NewCSVWriterDigits(os.Stdout, 17), "standard output")
+	} else if o.out != "" {
+		if err := results.MakeParentDirs(o.out); err != nil {
+			return err
+		}
+		if err := outsW.AddCSV(o.out); err != nil {
+			return err
+		}
+	}
+	if o.xlsx != "" {
+		if err := results.MakeParentDirs(o.xlsx); err != nil {
+			return err
+		}
+		xw, err := outsW.AddXLSX(o.xlsx)
+		if err != nil {
+			return err
+		}
+		xw.SetLogX()
+		var ri results.RunInfo
+		ri.Add("model file", model)
+		ri.Add("analysis", "frequency response of the linearisation about the "+point)
+		ri.Add("frequencies", fmt.Sprintf("%d, log-spaced from %g Hz to %g Hz", len(freq), lo, hi))
+		xw.SetRunInfo(ri)
+	}
+	if err := outsW.Header(cols); err != nil {
+		outsW.Abort()
+		return err
+	}
+	row := make([]float64, len(cols))
+	for k, f := range freq {
+		row[0] = f
+		for p, pr := range append(pairs[:len(pairs):len(pairs)], directPairs...) {
+			row[1+2*p], row[2+2*p] = pr.Mag[k], pr.Phase[k]
+		}
+		if err := outsW.Row(row); err != nil {
+			outsW.Abort()
+			return err
+		}
+	}
+	if err := outsW.Close(); err != nil {
+		return err
+	}
+	written := outsW.Written()
+	if *svg != "" {
+		if err := results.MakeParentDirs(*svg); err != nil {
+			return err
+		}
+		title := fmt.Sprintf("%s: frequency response about the %s", m.Name(), point)
+		note := "line: from the linearisation"
+		sp := append([]results.BodePair(nil), pairs...)
+		if directPairs != nil {
+			note += fmt.Sprintf("; circles: by time integration with inputs of amplitude %g", direct)
+			for p := range sp {
+				sp[p].DMag, sp[p].DPhase = directPairs[p].Mag, directPairs[p].Phase
+			}
+		}
+		if err := atomicfile.WriteFile(*svg, func(w io.Writer) error { return results.WriteBodeSVG(w, title, note, freq, sp) }); err != nil {
+			return err
+		}
+		written = append(written, *svg)
+	}
+	table := io.Writer(os.Stdout)
+	if o.out == "-" {
+		table = os.Stderr
+	}
+	fmt.Fprintf(table, "%s: frequency response about the %s, %d frequencies from %g Hz to %g Hz\n", m.Name(), point, len(freq), lo, hi)
+	fmt.Fprintf(table, "%-30s %16s %14s %16s %14s\n", "output/input", "|H| at "+shortHz(lo), "phase (deg)", "|H| at "+shortHz(hi), "phase (deg)")
+	for _, pr := range append(pairs, directPairs...) {
+		n := len(freq) - 1
+		fmt.Fprintf(table, "%-30s %16.6g %14.2f %16.6g %14.2f\n", pr.Name, pr.Mag[0], pr.Phase[0], pr.Mag[n], pr.Phase[n])
+	}
+	if directPairs != nil {
+		worst, at, which := 0.0, 0.0, ""
+		for p, dp := range directPairs {
+			for k := range freq {
+				if d := math.Abs(dp.Mag[k]/pairs[p].Mag[k] - 1); d > worst {
+					worst, at, which = d, freq[k], pairs[p].Name
+				}
+			}
+		}
+		fmt.Fprintf(table, "direct against linear: largest magnitude difference %.3g %% (%s at %.4g Hz)\n", 100*worst, which, at)
+	}
+	to2 := ""
+	if len(written) > 0 {
+		to2 = " → " + strings.Join(written, ", ")
+	}
+	fmt.Fprintf(os.Stderr, "summary: %d input–output pairs × %d frequencies, wall time %s%s\n", len(pairs), len(freq), time.Since(wall).Round(time.Microsecond), to2)
+	return nil
+}
+
+func shortHz(f float64) string { return fmt.Sprintf("%.4g Hz", f) }
+
+// perUnit is the unit of an output per unit of an input: "m/N",
+// "rad/(N*m)", "(m/s)/N"; an empty unit is 1.
+func perUnit(out, in string) string {
+	if in == "" || in == "1" {
+		return out
+	}
+	if strings.ContainsAny(in, "*/ ") {
+		in = "(" + in + ")"
+	}
+	if out == "" {
+		out = "1"
+	}
+	if strings.Contains(out, "/") {
+		out = "(" + out + ")"
+	}
+	return out + "/" + in
+}
+
+// freqRange is the default frequency range of a Bode plot: from a decade
+// below the lowest mode with a nonzero frequency to a decade above the
+// highest, each rounded outwards to a decade (0.1–100 Hz for a model
+// without such modes).
+func freqRange(lin *solver.Linear) (lo, hi float64) {
+	lo, hi = math.Inf(1), 0
+	for _, md := range lin.Modes {
+		if md.Freq > 1e-9 {
+			lo, hi = math.Min(lo, md.Freq), math.Max(hi, md.Freq)
+		}
+	}
+	if hi == 0 {
+		return 0.1, 100
+	}
+	return math.Pow(10, math.Floor(math.Log10(lo))-1), math.Pow(10, math.Ceil(math.Log10(hi))+1)
+}
