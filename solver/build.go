@@ -59,6 +59,9 @@ func (c *compiler) elements() {
 		for _, f := range ms.Forces {
 			rigid.SpatialForce(c, f)
 		}
+		for _, d := range ms.Drives {
+			rigid.Drive(c, d)
+		}
 		flex.Compile(c, ms) // refuses beams in spatial models
 		contacts.CompileSpatial(c, ms)
 		return
@@ -76,6 +79,9 @@ func (c *compiler) elements() {
 		if !flex.Refers(c, ms, f.I) && !flex.Refers(c, ms, f.J) {
 			rigid.PlanarForce(c, f)
 		}
+	}
+	for _, d := range ms.Drives {
+		rigid.Drive(c, d)
 	}
 	flex.Compile(c, ms)
 	contacts.Compile(c, ms)

@@ -28,7 +28,8 @@ const (
 	chJFX
 	chJFY
 	chJT
-	chJR // spatial reaction: sub 0–5 world force, torque; 6–11 in marker i's frame
+	chCoupler // a coupler's effort on joint i's (sub 0) or j's (sub 1) coordinate
+	chJR      // spatial reaction: sub 0–5 world force, torque; 6–11 in marker i's frame
 	chJCoord
 	chJRate
 	chDValue
@@ -181,6 +182,18 @@ func (c *compiler) channels() {
 	}
 	none := mech.Marker{}
 	for i, j := range m.joints {
+		if j.Kind == "coupler" {
+			ce := &m.cons[m.rowCon[m.jrows[i].r0]]
+			_, units := ce.c.(mech.Coupling).Coefficients()
+			for k, side := range []string{"i", "j"} {
+				u := "N"
+				if units[k] == "rad" {
+					u = "N*m"
+				}
+				c.addChan(j.Name+".effort-"+side, u, "force", "coupler "+j.Name+" effort on joint "+side+"'s coordinate (torque or force)", chCoupler, none, i, k)
+			}
+			continue
+		}
 		if j.Kind == "driver" {
 			c.addChan(j.Name+".value", driverUnit(j.Driver), "position", "driver "+j.Name+" prescribed value", chDValue, none, i, 0)
 			c.addChan(j.Name+".force", driverForceUnit(j.Driver), "force", "driver "+j.Name+" effort (force or torque it applies)", chDForce, none, i, 0)
@@ -498,6 +511,10 @@ func (m *Model) evalChannel(s *State, k int) float64 {
 		return -s.lam[rr.r0]
 	case chDValue:
 		return m.joints[ch.idx].Value.Get(x)
+	case chCoupler:
+		rr := m.jrows[ch.idx]
+		a, _ := m.cons[m.rowCon[rr.r0]].c.(mech.Coupling).Coefficients()
+		return -a[ch.sub] * s.lam[rr.r0]
 	case chForce:
 		return m.forces[ch.idx].(mech.Channeler).Channel(x, ch.sub)
 	case chEKin:

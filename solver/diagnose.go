@@ -455,11 +455,12 @@ type elemRef struct {
 }
 
 // indexElements fills m.elems, the index of where: the forces, drivers,
-// joints, contacts, beams and bodies of the model file by name (the first
+// joints, contacts, beams, bodies, couplers and stops of the model file by
+// name (the first
 // of a name in that order keeps it).
 func (m *Model) indexElements() {
 	ms := m.spec
-	m.elems = make(map[string]elemRef, len(ms.Forces)+len(ms.Drivers)+len(ms.Joints)+len(ms.Contacts)+len(ms.Beams)+len(ms.Bodies))
+	m.elems = make(map[string]elemRef, len(ms.Forces)+len(ms.Drivers)+len(ms.Joints)+len(ms.Contacts)+len(ms.Beams)+len(ms.Bodies)+len(ms.Drives))
 	add := func(name, kind string, pos spec.Pos) {
 		if _, dup := m.elems[name]; !dup {
 			m.elems[name] = elemRef{kind, pos}
@@ -482,6 +483,9 @@ func (m *Model) indexElements() {
 	}
 	for _, b := range ms.Bodies {
 		add(b.Name, "body", b.Pos)
+	}
+	for _, d := range ms.Drives {
+		add(d.Name, map[bool]string{true: "stop", false: "coupler"}[d.Kind == "stop"], d.Pos)
 	}
 }
 

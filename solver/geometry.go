@@ -20,8 +20,8 @@ func (m *Model) Geometry() *mech.Geometry {
 	}
 	for _, j := range m.joints {
 		switch j.Kind {
-		case "driver", "beam-pin", "beam-clamp":
-			continue // joints to beam nodes are drawn with the beam
+		case "driver", "beam-pin", "beam-clamp", "coupler":
+			continue // joints to beam nodes are drawn with the beam; drivers and couplers act on coordinates
 		}
 		l := mech.GeomLink{Kind: j.Kind, Name: j.Name}
 		l.BodyA, l.PA, l.PA3 = m.framePoint(j.I)

@@ -94,6 +94,7 @@ type Model struct {
 	Forces    []Force
 	Beams     []Beam
 	Contacts  []Contact
+	Drives    []Drive
 	Outputs   []Output
 }
 
@@ -311,6 +312,18 @@ type Beam struct {
 type Contact struct {
 	Kind string
 	Name string
+	Pos  Pos
+	Attr map[string]Expr
+}
+
+// Drive is a drive-train element on joint coordinates: a coupler (Kind
+// gear, belt, rack, screw or linear) between the coordinates of joints I
+// and J, or end stops (Kind "stop") on the coordinate of joint I. Attr
+// holds its other attributes by name (solver/rigid/drivetrain.go).
+type Drive struct {
+	Kind string
+	Name string
+	I, J string
 	Pos  Pos
 	Attr map[string]Expr
 }

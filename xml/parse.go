@@ -180,6 +180,8 @@ func (p *parser) element(def *elemDef, n *Node, parent any) {
 					o.Kind = k
 				case *spec.Contact:
 					o.Kind = k
+				case *spec.Drive:
+					o.Kind = k
 				}
 			}
 		}
@@ -418,6 +420,8 @@ func setPos(obj any, pos spec.Pos) {
 		o.Pos = pos
 	case *spec.Contact:
 		o.Pos = pos
+	case *spec.Drive:
+		o.Pos = pos
 	case *spec.Output:
 		o.Pos = pos
 	}
@@ -592,6 +596,8 @@ func (p *parser) put(obj any, ad *attrDef, v any, pos spec.Pos) {
 	case *spec.Beam:
 		m = o.Attr
 	case *spec.Contact:
+		m = o.Attr
+	case *spec.Drive:
 		m = o.Attr
 	default:
 		return

@@ -436,12 +436,13 @@ func schema() *elemDef {
 		},
 		check: (*parser).checkOutput,
 	}
+	coupler, stop := driveElems()
 	return &elemDef{
 		name:  "model",
 		attrs: modelAttrs(),
 		children: []*elemDef{settings, parameter, input, table, ground, body,
 			joint("revolute"), joint("translational"), joint("fixed"),
-			driver, pointForce, torque, spring, rspring, beam, contact, output},
+			driver, pointForce, torque, spring, rspring, beam, contact, coupler, stop, output},
 		check: (*parser).checkModel,
 	}
 }
@@ -533,6 +534,61 @@ func contactKinds() []kindDef {
 			attrDef{name: "radius-j", kind: vExpr, dim: Length, req: true},
 		)},
 	}
+}
+
+// driveElems are <coupler> (kinds gear, belt, rack, screw, linear) and
+// <stop>, planar or spatial (solver/rigid/drivetrain.go).
+func driveElems() (coupler, stop *elemDef) {
+	add := func(parent, obj any) {
+		s := parent.(*spec.Model)
+		s.Drives = append(s.Drives, *obj.(*spec.Drive))
+	}
+	coord := func(name string) attrDef {
+		return attrDef{name: name, kind: vEnum, enum: []string{"angle", "disp"}}
+	}
+	common := func(extra ...attrDef) []attrDef {
+		return append(extra,
+			coord("coord-i"), coord("coord-j"),
+			attrDef{name: "stiffness", kind: vExpr, dim: Any, positive: true},
+			attrDef{name: "damping", kind: vExpr, dim: Any},
+			attrDef{name: "backlash", kind: vExpr, dim: Any},
+		)
+	}
+	ratio := attrDef{name: "ratio", kind: vExpr, dim: Dimensionless, req: true, positive: true}
+	coupler = &elemDef{
+		name: "coupler", family: "coupler", ns: nsElement,
+		attrs: []attrDef{
+			{name: "kind", kind: vEnum, req: true}, // read first, by element
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Drive).Name }},
+			{name: "i", kind: vElemRef, req: true, field: func(o any) any { return &o.(*spec.Drive).I }},
+			{name: "j", kind: vElemRef, req: true, field: func(o any) any { return &o.(*spec.Drive).J }},
+		},
+		kinds: []kindDef{
+			{name: "gear", attrs: common(ratio, attrDef{name: "internal", kind: vBool})},
+			{name: "belt", attrs: common(ratio)},
+			{name: "rack", attrs: common(attrDef{name: "radius", kind: vExpr, dim: Length, req: true})},
+			{name: "screw", attrs: common(attrDef{name: "lead", kind: vExpr, dim: Length, req: true})},
+			{name: "linear", attrs: common(attrDef{name: "ratio", kind: vExpr, dim: Any, req: true})},
+		},
+		new: func(any) any { return &spec.Drive{Attr: map[string]spec.Expr{}} },
+		add: add,
+	}
+	stop = &elemDef{
+		name: "stop", family: "coupler", ns: nsElement,
+		attrs: []attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Drive).Name }},
+			{name: "joint", kind: vElemRef, req: true, field: func(o any) any { return &o.(*spec.Drive).I }},
+			coord("coord"),
+			{name: "lower", kind: vExpr, dim: Any},
+			{name: "upper", kind: vExpr, dim: Any},
+			{name: "k", kind: vExpr, dim: Any, req: true, positive: true},
+			{name: "c", kind: vExpr, dim: Any},
+			{name: "exponent", kind: vExpr, dim: Dimensionless, positive: true},
+		},
+		new: func(any) any { return &spec.Drive{Kind: "stop", Attr: map[string]spec.Expr{}} },
+		add: add,
+	}
+	return coupler, stop
 }
 
 // contactLaw lists the force-law and friction attributes every contact

@@ -128,6 +128,15 @@ type Constraint interface {
 	Hess(x *Ctx, lam []float64, h []float64)
 }
 
+// Coupling is implemented by a one-row constraint element that couples two
+// joint coordinates, Φ = a_i (q_i − q_i0) + a_j (q_j − q_j0) (a gear, a
+// belt, a rack, a screw): Coefficients returns a_i, a_j and the
+// coordinates' units ("rad" or "m"); the effort it applies to coordinate k
+// is −a_k λ.
+type Coupling interface {
+	Coefficients() (a [2]float64, units [2]string)
+}
+
 // ChannelInfo describes a result channel.
 type ChannelInfo struct {
 	Name, Unit, Group, Description string

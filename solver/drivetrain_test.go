@@ -1,0 +1,250 @@
+package solver
+
+import (
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"mbfmu/xml"
+)
+
+// loadDrive compiles and initialises a model written as XML text.
+func loadDrive(t *testing.T, text string) (*Model, *State) {
+	t.Helper()
+	m, _ := loadText(t, text)
+	return m, mustInit(t, m)
+}
+
+// chanAt reads channel name at the state.
+func chanAt(t *testing.T, m *Model, s *State, name string) float64 {
+	t.Helper()
+	k, ok := m.ChannelIndex(name)
+	if !ok {
+		t.Fatalf("no channel %q", name)
+	}
+	out := make([]float64, len(m.channels))
+	m.EvalChannels(s, out)
+	return out[k]
+}
+
+const gearPlanar = `<model name="g"><settings end="1 s" step="1 ms" gravity="0 0"/>
+  <ground><marker name="A"/><marker name="B" at="0.3 0"/><marker name="rail" at="0 -0.2"/></ground>
+  <body name="pinion" mass="1" inertia="0.01"/>
+  <body name="wheel" mass="2" inertia="0.08" at="0.3 0"/>
+  <body name="rack" mass="2" inertia="0.01" at="0 -0.2"><marker name="c"/></body>
+  <revolute name="pa" i="ground.A" j="pinion"/>
+  <revolute name="pb" i="ground.B" j="wheel"/>
+  <translational name="slide" i="ground.rail" j="rack.c"/>
+  %s
+</model>`
+
+const gearSpatial = `<model name="g3" dimension="3"><settings end="1 s" step="1 ms" gravity="0 0 0"/>
+  <ground><marker name="A"/><marker name="B" at="0.3 0 0" x-axis="0 1 0" z-axis="1 0 0"/><marker name="C" at="0 0.5 0"/></ground>
+  <body name="pinion" mass="1" inertia="0.01 0.01 0.02"/>
+  <body name="wheel" mass="2" inertia="0.08 0.05 0.05" at="0.3 0 0"><marker name="hub" x-axis="0 1 0" z-axis="1 0 0"/></body>
+  <body name="screw" mass="3" inertia="0.004 0.004 0.002" at="0 0.5 0"/>
+  <body name="rack" mass="2" inertia="0.01 0.01 0.01" at="0 -0.2 0"><marker name="c" x-axis="0 1 0" z-axis="1 0 0"/></body>
+  <revolute name="pa" i="ground.A" j="pinion"/>
+  <revolute name="pb" i="ground.B" j="wheel.hub"/>
+  <cylindrical name="cyl" i="ground.C" j="screw"/>
+  <prismatic name="slide" i="ground.B" j="rack.c"/>
+  %s
+</model>`
+
+func fill(tmpl, elems string) string { return strings.Replace(tmpl, "%s", elems, 1) }
+
+// Every coupler and stop, planar and spatial, exact and compliant, has
+// its Jacobian, γ, Hessian and tangent checked against finite
+// differences at random states (the stops and the backlash in contact).
+func TestDriveDerivatives(t *testing.T) {
+	for _, c := range []struct{ tmpl, elems string }{
+		{gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3"/><coupler kind="rack" name="r" i="pa" j="slide" radius="0.05"/>`},
+		{gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3" stiffness="1e4" damping="2" backlash="0.001"/>
+		  <stop name="s" joint="slide" lower="-0.01" upper="0.01" k="1e5" c="30" exponent="1.5"/><stop name="s2" joint="pb" upper="0" k="100" c="1"/>`},
+		{gearSpatial, `<coupler kind="gear" name="bevel" i="pa" j="pb" ratio="2" internal="true"/>
+		  <coupler kind="screw" name="sc" i="cyl" coord-i="angle" j="cyl" coord-j="disp" lead="10 mm"/>
+		  <coupler kind="rack" name="r" i="pa" j="slide" radius="0.05"/>`},
+		{gearSpatial, `<coupler kind="belt" name="bevel" i="pa" j="pb" ratio="2" stiffness="1e3" damping="1" backlash="0.002"/>
+		  <stop name="s" joint="cyl" coord="disp" upper="0" k="1e4" c="10"/><stop name="s2" joint="slide" lower="0" k="1e4" exponent="2"/>`},
+	} {
+		m, _ := loadText(t, fill(c.tmpl, c.elems))
+		s := m.NewState()
+		rng := rand.New(rand.NewSource(3))
+		for trial := 0; trial < 3; trial++ {
+			copy(s.q, m.q0)
+			for i := range s.v {
+				s.v[i] = rng.NormFloat64()
+				s.dq[i] = 0.05 * rng.NormFloat64()
+			}
+			m.addTo(s.q, s.dq, 1)
+			s.setTime(0.2)
+			checkElementDerivatives(t, m, s, rng)
+		}
+	}
+}
+
+// A torque drives a pinion meshed with a wheel (ratio 3, external) and a
+// rack (radius 0.05 m): the coordinates keep their ratios to round-off,
+// the pinion accelerates as T over the inertia reduced to it, J1 + J2/9 +
+// m r², and the efforts are in the ratio of the coefficients.
+func TestGearTrainPlanar(t *testing.T) {
+	m, s := loadDrive(t, fill(gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3"/>
+	  <coupler kind="rack" name="r" i="pa" j="slide" radius="0.05"/><torque name="T" i="pinion" t="1"/>`))
+	if err := m.AdvanceTo(s, 1); err != nil {
+		t.Fatal(err)
+	}
+	jeq := 0.01 + 0.08/9 + 2*0.05*0.05
+	alpha := 1 / jeq
+	th1, th2, x := chanAt(t, m, s, "pa.angle"), chanAt(t, m, s, "pb.angle"), chanAt(t, m, s, "slide.disp")
+	if e := math.Abs(th1-alpha/2) / (alpha / 2); e > 1e-9 {
+		t.Errorf("pinion at 1 s: %.12g rad, want %.12g (relative %.2g)", th1, alpha/2, e)
+	}
+	if e := math.Abs(th1 + 3*th2); e > 1e-12 {
+		t.Errorf("θ1 + 3 θ2 = %.3g (want round-off)", e)
+	}
+	if e := math.Abs(x - 0.05*th1); e > 1e-12 {
+		t.Errorf("x − r θ1 = %.3g (want round-off)", e)
+	}
+	// efforts: on the wheel J2 α2 = J2 (−α/3); through the gear on the pinion 3 times less and opposite
+	ei, ej := chanAt(t, m, s, "g.effort-i"), chanAt(t, m, s, "g.effort-j")
+	if want := 0.08 * (-alpha / 3); math.Abs(ej-want) > 1e-8*math.Abs(want) || math.Abs(ej/ei-3) > 1e-8 {
+		t.Errorf("gear efforts %.10g on the pinion, %.10g on the wheel; want %.10g on the wheel, ratio 3", ei, ej, want)
+	}
+	if want := 2 * 0.05 * alpha; math.Abs(chanAt(t, m, s, "r.effort-j")-want) > 1e-7*want {
+		t.Errorf("rack effort %.10g N, want m r α = %.10g", chanAt(t, m, s, "r.effort-j"), want)
+	}
+}
+
+// Backlash: the pinion turns at 2 rad/s through half the 0.02 rad gap
+// while the wheel stays exactly at rest (5 ms), then the mesh engages
+// elastically: no energy is lost (no damping), and after the contact the
+// wheel turns.
+func TestGearBacklash(t *testing.T) {
+	text := strings.Replace(fill(gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3" stiffness="100" backlash="0.02"/>`),
+		`<body name="pinion" mass="1" inertia="0.01"/>`, `<body name="pinion" mass="1" inertia="0.01" omega="2"/>`, 1)
+	text = strings.Replace(text, `step="1 ms"`, `step="0.1 ms" rho-inf="1"`, 1) // no numerical dissipation
+	m, s := loadDrive(t, text)
+	e0 := chanAt(t, m, s, "energy.total")
+	if err := m.AdvanceTo(s, 0.0049); err != nil {
+		t.Fatal(err)
+	}
+	if w := chanAt(t, m, s, "pb.angle"); w != 0 {
+		t.Errorf("wheel moved %.3g rad inside the backlash", w)
+	}
+	if err := m.AdvanceTo(s, 0.2); err != nil {
+		t.Fatal(err)
+	}
+	if w := chanAt(t, m, s, "pb.angle"); !(w < -1e-3) {
+		t.Errorf("wheel at %.3g rad after the mesh engaged, want turning negative", w)
+	}
+	if e := chanAt(t, m, s, "energy.total"); math.Abs(e-e0) > 1e-5*e0 {
+		t.Errorf("energy %.10g, was %.10g", e, e0)
+	}
+}
+
+// A rotor at 1 rad/s hits a linear stop (k = 100 N·m/rad, no damping) at
+// 0.1 rad: it stays in contact for π √(J/k), goes in by ω √(J/k) and comes
+// back at −1 rad/s.
+func TestStopRebound(t *testing.T) {
+	m, s := loadDrive(t, strings.Replace(fill(gearPlanar, `<stop name="s" joint="pa" upper="0.1" k="100"/>`),
+		`<body name="pinion" mass="1" inertia="0.01"/>`, `<body name="pinion" mass="1" inertia="0.01" omega="1"/>`, 1)+"")
+	m.settings.Step = 1e-4
+	s.h = 1e-4
+	maxTh := 0.0
+	for k := 1; k <= 2000; k++ {
+		if err := m.AdvanceTo(s, float64(k)*1e-4); err != nil {
+			t.Fatal(err)
+		}
+		maxTh = math.Max(maxTh, chanAt(t, m, s, "pa.angle"))
+	}
+	tc := math.Pi * math.Sqrt(0.01/100)
+	want := 0.1 - (0.2 - 0.1 - tc)
+	th, om := chanAt(t, m, s, "pa.angle"), chanAt(t, m, s, "pinion.omega")
+	if math.Abs(th-want) > 2e-5 || math.Abs(om+1) > 1e-4 {
+		t.Errorf("at 0.2 s: %.8g rad at %.8g rad/s, want %.8g at −1", th, om, want)
+	}
+	if pen := maxTh - 0.1; math.Abs(pen-0.01) > 1e-4 {
+		t.Errorf("went %.6g rad past the stop, want ω√(J/k) = 0.01", pen)
+	}
+}
+
+// Spatial: a bevel pair (axes at right angles, internal: same sense, ratio
+// 2) driven by a torque turns the pinion through many whole turns with
+// the ratio held; a screw on a cylindrical joint advances lead/2π per
+// radian under a torque: α = T/(J + m p²).
+func TestGearScrewSpatial(t *testing.T) {
+	m, s := loadDrive(t, fill(gearSpatial, `<coupler kind="gear" name="bevel" i="pa" j="pb" ratio="2" internal="true"/>
+	  <coupler kind="screw" name="sc" i="cyl" coord-i="angle" j="cyl" coord-j="disp" lead="10 mm"/>
+	  <torque name="T" i="pinion" tz="1"/><torque name="Ts" i="screw" tz="0.01"/>
+	  <stop name="keep" joint="slide" upper="1" k="1"/>`))
+	if err := m.AdvanceTo(s, 1); err != nil {
+		t.Fatal(err)
+	}
+	jeq := 0.02 + 0.08/4
+	want := 0.5 / jeq // θ at 1 s
+	th1, th2 := chanAt(t, m, s, "pa.angle"), chanAt(t, m, s, "pb.angle")
+	if math.Abs(th1-want) > 1e-7*want || math.Abs(th1-2*th2) > 1e-9*want {
+		t.Errorf("pinion %.10g rad (want %.10g, %.1f turns), wheel %.10g (want half)", th1, want, want/(2*math.Pi), th2)
+	}
+	p := 0.01 / (2 * math.Pi)
+	as := 0.01 / (0.002 + 3*p*p)
+	ang, disp := chanAt(t, m, s, "cyl.angle"), chanAt(t, m, s, "cyl.disp")
+	if math.Abs(ang-as/2) > 1e-7*as || math.Abs(disp-p*ang) > 1e-11 {
+		t.Errorf("screw turned %.10g rad (want %.10g), advanced %.10g m (want %.10g)", ang, as/2, disp, p*ang)
+	}
+}
+
+// Bad input: each refused with its attribute named.
+func TestDriveRefusals(t *testing.T) {
+	for _, c := range []struct{ elems, want string }{
+		{`<coupler kind="gear" name="g" i="pa" j="nope" ratio="3"/>`, `j: coupler "g": unknown joint "nope"`},
+		{`<coupler kind="gear" name="g" i="pa" j="slide" ratio="3"/>`, `couples an angle at i to an angle at j; got rad and m`},
+		{`<coupler kind="gear" name="g" i="pa" j="pb" ratio="0"/>`, `ratio: must be > 0`},
+		{`<coupler kind="gear" name="g" i="pa" j="pb" ratio="2" backlash="0.1"/>`, `backlash: coupler "g": backlash needs a stiffness`},
+		{`<coupler kind="gear" name="g" i="pa" j="pa" ratio="2"/>`, `couples a coordinate of "pa" to itself`},
+		{`<stop name="s" joint="pa" k="1"/>`, `needs a lower or an upper limit`},
+		{`<stop name="s" joint="pa" lower="1" upper="0" k="1"/>`, `upper limit 0 must be above the lower 1`},
+		{`<stop name="s" joint="pa" upper="1" k="-1"/>`, `k: must be > 0`},
+		{`<stop name="s" joint="pa" upper="1" k="1" c="-1"/>`, `c: must not be negative`},
+	} {
+		_, err := compileDrive(fill(gearPlanar, c.elems))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.elems, err, c.want)
+		}
+	}
+}
+
+// compileDrive parses and compiles a model written as XML text.
+func compileDrive(text string) (*Model, error) {
+	ms, err := xml.Parse([]byte(text), "model.xml")
+	if err != nil {
+		return nil, err
+	}
+	return Compile(ms, CompileOptions{})
+}
+
+// Couplers and stops allocate nothing in a step.
+func TestDriveStepAllocatesNothing(t *testing.T) {
+	for _, text := range []string{
+		fill(gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3"/><coupler kind="rack" name="r" i="pa" j="slide" radius="0.05" stiffness="1e4" backlash="1e-3"/>
+		  <stop name="s" joint="pb" upper="0.01" k="1e3" c="1"/><torque name="T" i="pinion" t="1"/>`),
+		fill(gearSpatial, `<coupler kind="gear" name="bevel" i="pa" j="pb" ratio="2"/><coupler kind="screw" name="sc" i="cyl" coord-i="angle" j="cyl" coord-j="disp" lead="10 mm" stiffness="1e3"/>
+		  <stop name="s" joint="slide" lower="-0.01" k="1e3"/><torque name="T" i="pinion" tz="1"/>`),
+	} {
+		m, s := loadDrive(t, text)
+		if err := m.AdvanceTo(s, 0.01); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]float64, len(m.channels))
+		allocs := testing.AllocsPerRun(50, func() {
+			if err := m.AdvanceTo(s, s.T+0.002); err != nil {
+				t.Fatal(err)
+			}
+			m.EvalChannels(s, out)
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per AdvanceTo", m.Name(), allocs)
+		}
+	}
+}

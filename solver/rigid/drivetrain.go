@@ -1,0 +1,520 @@
+package rigid
+
+import (
+	"math"
+
+	"mbfmu/solver/mech"
+	"mbfmu/spec"
+)
+
+// Drive-train elements on joint coordinates (<coupler>, <stop>), planar
+// and spatial.
+//
+// A coupler relates the coordinates of two joints (angles or
+// displacements), q_i and q_j, measured from their initial values:
+//
+//	Φ = a_i (q_i − q_i0) + a_j (q_j − q_j0) = 0
+//
+//	gear   a = (1, ±ratio)      external (−): the two turn in opposite senses; internal="true": the same
+//	belt   a = (1, −ratio)      pulleys turning the same way, ratio = r_j / r_i
+//	rack   a = (−radius, 1)     q_j = radius · q_i: pinion revolute i, rack translational j
+//	screw  a = (−lead/2π, 1)    q_j = lead/2π · q_i: the turn of i advances j
+//	linear a = (−ratio, 1)      q_j = ratio · q_i, any coordinates
+//
+// (for a gear and a belt, q_i = −(±ratio) q_j: ratio is the speed ratio
+// ω_i/ω_j, the teeth of j over those of i). It is an exact constraint: the
+// effort it applies to joint k's coordinate is −a_k λ (channels
+// name.effort-i, name.effort-j: a torque for an angle, a force for a
+// displacement). With a stiffness it is compliant instead: a force
+// element on the mismatch δ = (q_i − q_i0) + (a_j/a_i)(q_j − q_j0),
+// measured at joint i, with a dead band of ±backlash/2 (a gap: no effort
+// inside it, the contact law outside, damping only while in contact and
+// never pulling), its effort s = k (|δ| − b/2) + c δ̇ on joint i and
+// (a_j/a_i) s on joint j.
+//
+// A stop holds a joint coordinate between lower and upper limits by the
+// contact law s = k δᵉ + c δ̇ (δ the penetration past a limit; never
+// pulling), a force element (channel name.effort).
+//
+// Both evaluate a joint's coordinate with the same constraint row a driver
+// of it uses (its gradient, the velocity term of its second derivative
+// and its Hessian), and its value and rate from the joint's coordinate
+// (an angle counting whole turns). Adding another element of this kind is
+// one more case in Drive and, if it needs attributes, a kind in
+// xml.driveElems.
+
+// jcoord is a joint coordinate as the drive-train elements use it.
+type jcoord struct {
+	co mech.Coordinate
+	pl *rowSet // planar: one row
+	sp *joint3 // spatial: one row
+	u  string  // "rad" or "m"
+}
+
+// dofs returns the coordinate's row's dofs (6 planar, 12 spatial).
+func (c *jcoord) dofs() []int {
+	if c.pl != nil {
+		return c.pl.d[:]
+	}
+	return c.sp.d[:]
+}
+
+// eval writes the gradient of the coordinate into jac (len(dofs)) and
+// returns its value (whole turns counted), its rate jac·v and (vel) γ,
+// with q̈_coord = jac·q̈ − γ.
+func (c *jcoord) eval(x *mech.Ctx, vel bool, jac []float64) (v, rate, gamma float64) {
+	var phi, phit, gam [1]float64
+	out := mech.Rows{Phi: phi[:], Phit: phit[:], Gamma: gam[:], Jac: jac}
+	if c.pl != nil {
+		c.pl.Eval(x, out, vel)
+	} else {
+		c.sp.Eval(x, out, vel)
+	}
+	v, _ = c.co.Value(x)
+	// the rate as the gradient gives it (the joint's own rate formula
+	// agrees on the joint's constraints, not off them)
+	for k, i := range c.dofs() {
+		if i >= 0 {
+			rate += jac[k] * x.V[i]
+		}
+	}
+	return v, rate, gam[0]
+}
+
+// hess adds s ∂²q_coord/∂q² into h (len(dofs)²).
+func (c *jcoord) hess(x *mech.Ctx, s float64, h []float64) {
+	lam := [1]float64{s}
+	if c.pl != nil {
+		c.pl.Hess(x, lam[:], h)
+	} else {
+		c.sp.Hess(x, lam[:], h)
+	}
+}
+
+// jointCoord makes the coordinate coord ("", "angle" or "disp") of the
+// joint named name, reporting problems at the element's attribute field.
+func jointCoord(b mech.Builder, d *spec.Drive, name, field, coord string) (*jcoord, bool) {
+	elem := "coupler"
+	if d.Kind == "stop" {
+		elem = "stop"
+	}
+	jt, _, ok := b.Joint(name)
+	if !ok || jt.Kind == "driver" || jt.Kind == "coupler" {
+		b.Errorf(d.Pos, field, "%s %q: unknown joint %q", elem, d.Name, name)
+		return nil, false
+	}
+	if b.Dim() == 2 {
+		pi, pj := jt.I.P, jt.J.P
+		switch {
+		case jt.Kind == "revolute" && (coord == "" || coord == "angle"):
+			return &jcoord{co: jt.Coord, u: "rad", pl: newRowSet(row{kind: rowAngle, pi: pi, pj: pj, c0: pi.Ang - pj.Ang})}, true
+		case jt.Kind == "translational" && (coord == "" || coord == "disp"):
+			return &jcoord{co: jt.Coord, u: "m", pl: newRowSet(row{kind: rowProj, pi: pi, pj: pj, psi: pi.Ang})}, true
+		}
+		b.Errorf(d.Pos, field, "%s %q: joint %q is a %s joint: a coupler or stop takes the angle of a revolute or the displacement of a translational joint", elem, d.Name, name, jt.Kind)
+		return nil, false
+	}
+	fi, fj := jt.I.F, jt.J.F
+	if jt.Kind == "cylindrical" && coord == "" {
+		b.Errorf(d.Pos, field, "%s %q: joint %q is cylindrical, with two coordinates: say which (coord-i, coord-j or coord = \"angle\" or \"disp\")", elem, d.Name, name)
+		return nil, false
+	}
+	switch {
+	case (jt.Kind == "revolute" && (coord == "" || coord == "angle")) || (jt.Kind == "cylindrical" && coord == "angle"):
+		return &jcoord{co: jt.Coord, u: "rad", sp: newJoint3(fi, fj, prim{kind: pAngle})}, true
+	case (jt.Kind == "prismatic" && (coord == "" || coord == "disp")) || (jt.Kind == "cylindrical" && coord == "disp"):
+		co := jt.Coord
+		if jt.Kind == "cylindrical" {
+			co = jt.Coord2
+		}
+		return &jcoord{co: co, u: "m", sp: newJoint3(fi, fj, prim{kind: pDot2, a: wZi})}, true
+	}
+	b.Errorf(d.Pos, field, "%s %q: joint %q is a %s joint: a coupler or stop takes the angle of a revolute or cylindrical joint or the displacement of a prismatic or cylindrical joint", elem, d.Name, name, jt.Kind)
+	return nil, false
+}
+
+// union is the dofs of two coordinates together, with each coordinate's
+// local index mapped into it (−1 for ground).
+type union struct {
+	d      []int
+	mi, mj [12]int
+}
+
+func newUnion(ci, cj []int) union {
+	var u union
+	at := map[int]int{}
+	put := func(ds []int, m *[12]int) {
+		for k, i := range ds {
+			m[k] = -1
+			if i < 0 {
+				continue
+			}
+			p, ok := at[i]
+			if !ok {
+				p = len(u.d)
+				at[i] = p
+				u.d = append(u.d, i)
+			}
+			m[k] = p
+		}
+	}
+	put(ci, &u.mi)
+	put(cj, &u.mj)
+	return u
+}
+
+// Drive compiles a <coupler> or <stop>.
+func Drive(b mech.Builder, d spec.Drive) {
+	b.Claim(d.Name, d.Pos, d.Kind)
+	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
+	if d.Kind == "stop" {
+		c, ok := jointCoord(b, &d, d.I, "joint", d.Attr["coord"].Src)
+		if !ok {
+			return
+		}
+		st := &stop{name: d.Name, c: c, k: run("k", 0), cd: run("c", 0), e: run("exponent", 1),
+			lo: run("lower", math.Inf(-1)), hi: run("upper", math.Inf(1))}
+		if !d.Attr["lower"].Given() && !d.Attr["upper"].Given() {
+			b.Errorf(d.Pos, "upper", "stop %q needs a lower or an upper limit (or both)", d.Name)
+		}
+		if lo, hi := st.lo, st.hi; lo.P == nil && hi.P == nil && !(lo.C < hi.C) {
+			b.Errorf(d.Pos, "upper", "stop %q: upper limit %g must be above the lower %g", d.Name, hi.C, lo.C)
+		}
+		nonNeg(b, st.cd, d.Attr["c"])
+		b.AddForce(d.Name, st)
+		return
+	}
+	ci, ok1 := jointCoord(b, &d, d.I, "i", d.Attr["coord-i"].Src)
+	cj, ok2 := jointCoord(b, &d, d.J, "j", d.Attr["coord-j"].Src)
+	if !ok1 || !ok2 {
+		return
+	}
+	if d.I == d.J && d.Attr["coord-i"].Src == d.Attr["coord-j"].Src {
+		b.Errorf(d.Pos, "j", "coupler %q couples a coordinate of %q to itself", d.Name, d.I)
+		return
+	}
+	cst := func(name string) float64 { return b.Const(d.Attr[name], 0) }
+	var ai, aj float64
+	switch d.Kind {
+	case "gear":
+		ai, aj = 1, cst("ratio")
+		if b.Const(d.Attr["internal"], 0) == 0 {
+			// external: q_i = −ratio q_j
+		} else {
+			aj = -aj
+		}
+	case "belt":
+		ai, aj = 1, -cst("ratio")
+	case "rack":
+		ai, aj = -cst("radius"), 1
+	case "screw":
+		ai, aj = -cst("lead")/(2*math.Pi), 1
+	case "linear":
+		ai, aj = -cst("ratio"), 1
+	}
+	want := map[string][2]string{"gear": {"rad", "rad"}, "belt": {"rad", "rad"}, "rack": {"rad", "m"}, "screw": {"rad", "m"}}
+	if w, ok := want[d.Kind]; ok && (ci.u != w[0] || cj.u != w[1]) {
+		b.Errorf(d.Pos, "j", "coupler %q (%s) couples an angle at i to %s at j; got %s and %s", d.Name, d.Kind,
+			map[string]string{"rad": "an angle", "m": "a displacement"}[w[1]], ci.u, cj.u)
+		return
+	}
+	if ai == 0 || aj == 0 {
+		b.Errorf(d.Pos, map[bool]string{true: "ratio", false: d.Kind}[d.Kind != "rack" && d.Kind != "screw"], "coupler %q: a zero ratio couples nothing", d.Name)
+		return
+	}
+	x0 := &mech.Ctx{Q: b.Q0(), V: b.V0()}
+	qi0, _ := ci.co.Value(x0)
+	qj0, _ := cj.co.Value(x0)
+	u := newUnion(ci.dofs(), cj.dofs())
+	if d.Attr["stiffness"].Given() {
+		cf := &compliantCoupler{name: d.Name, ci: ci, cj: cj, r: aj / ai, qi0: qi0, qj0: qj0, u: u,
+			k: run("stiffness", 0), c: run("damping", 0), b: run("backlash", 0)}
+		nonNeg(b, cf.c, d.Attr["damping"])
+		nonNeg(b, cf.b, d.Attr["backlash"])
+		b.AddForce(d.Name, cf)
+		return
+	}
+	for _, a := range []string{"damping", "backlash"} {
+		if d.Attr[a].Given() {
+			b.Errorf(d.Pos, a, "coupler %q: %s needs a stiffness (an exact coupler has no compliance)", d.Name, a)
+		}
+	}
+	none := mech.Marker{P: mech.Point{Body: -1}, F: mech.Frame{Body: -1, Q: -1, V: -1, R: mech.Ident}}
+	owner := b.AddJoint(mech.JointInfo{Name: d.Name, Kind: "coupler", I: none, J: none})
+	b.AddConstraint(&coupler{ci: ci, cj: cj, a: [2]float64{ai, aj}, q0: [2]float64{qi0, qj0}, u: u}, owner)
+}
+
+// coupler is the exact constraint Φ = a_i (q_i − q_i0) + a_j (q_j − q_j0).
+type coupler struct {
+	ci, cj *jcoord
+	a, q0  [2]float64
+	u      union
+}
+
+func (e *coupler) Dofs() []int { return e.u.d }
+func (e *coupler) Rows() int   { return 1 }
+
+// Coefficients returns a_i, a_j and the coordinates' units
+// (mech.Coupling): the effort on coordinate k is −a_k λ.
+func (e *coupler) Coefficients() (a [2]float64, units [2]string) {
+	return e.a, [2]string{e.ci.u, e.cj.u}
+}
+
+func (e *coupler) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
+	var ji, jj [12]float64
+	vi, _, gi := e.ci.eval(x, vel, ji[:len(e.ci.dofs())])
+	vj, _, gj := e.cj.eval(x, vel, jj[:len(e.cj.dofs())])
+	out.Phi[0] = e.a[0]*(vi-e.q0[0]) + e.a[1]*(vj-e.q0[1])
+	out.Phit[0] = 0
+	out.Gamma[0] = e.a[0]*gi + e.a[1]*gj
+	jac := out.Jac[:len(e.u.d)]
+	clear(jac)
+	for k, p := range e.u.mi[:len(e.ci.dofs())] {
+		if p >= 0 {
+			jac[p] += e.a[0] * ji[k]
+		}
+	}
+	for k, p := range e.u.mj[:len(e.cj.dofs())] {
+		if p >= 0 {
+			jac[p] += e.a[1] * jj[k]
+		}
+	}
+}
+
+func (e *coupler) Hess(x *mech.Ctx, lam []float64, h []float64) {
+	addHess2(x, e.ci, e.cj, &e.u, e.a[0]*lam[0], e.a[1]*lam[0], h)
+}
+
+// addHess2 adds si ∂²q_i/∂q² + sj ∂²q_j/∂q² into h (union dofs²).
+func addHess2(x *mech.Ctx, ci, cj *jcoord, u *union, si, sj float64, h []float64) {
+	n := len(u.d)
+	for side, c := range [2]*jcoord{ci, cj} {
+		s, m := si, &u.mi
+		if side == 1 {
+			s, m = sj, &u.mj
+		}
+		if s == 0 {
+			continue
+		}
+		var hl [144]float64
+		nd := len(c.dofs())
+		c.hess(x, s, hl[:nd*nd])
+		for a := 0; a < nd; a++ {
+			pa := m[a]
+			if pa < 0 {
+				continue
+			}
+			for bb := 0; bb < nd; bb++ {
+				if pb := m[bb]; pb >= 0 {
+					h[pa*n+pb] += hl[a*nd+bb]
+				}
+			}
+		}
+	}
+}
+
+// compliantCoupler is a coupler with mesh (or belt) stiffness, damping and
+// backlash: a force element on δ = (q_i − q_i0) + r (q_j − q_j0), r =
+// a_j/a_i.
+type compliantCoupler struct {
+	name     string
+	ci, cj   *jcoord
+	r        float64
+	qi0, qj0 float64
+	u        union
+	k, c, b  mech.Param
+}
+
+func (e *compliantCoupler) Dofs() []int           { return e.u.d }
+func (e *compliantCoupler) Params() []*mech.Param { return []*mech.Param{&e.k, &e.c, &e.b} }
+
+// state returns δ's gradient (grad, union dofs), δ, δ̇ and the effort s
+// with its derivatives kk = ∂s/∂δ, cc = ∂s/∂δ̇.
+func (e *compliantCoupler) state(x *mech.Ctx, grad []float64) (del, rate, s, kk, cc float64) {
+	var ji, jj [12]float64
+	vi, wi, _ := e.ci.eval(x, false, ji[:len(e.ci.dofs())])
+	vj, wj, _ := e.cj.eval(x, false, jj[:len(e.cj.dofs())])
+	del = vi - e.qi0 + e.r*(vj-e.qj0)
+	rate = wi + e.r*wj
+	clear(grad)
+	for k, p := range e.u.mi[:len(e.ci.dofs())] {
+		if p >= 0 {
+			grad[p] += ji[k]
+		}
+	}
+	for k, p := range e.u.mj[:len(e.cj.dofs())] {
+		if p >= 0 {
+			grad[p] += e.r * jj[k]
+		}
+	}
+	s, kk, cc = contactLaw(del, rate, e.b.Get(x)/2, e.k.Get(x), 1, e.c.Get(x))
+	return
+}
+
+// contactLaw is the effort of a gap of half-width g on the value δ with
+// rate δ̇: 0 for |δ| ≤ g, else sign(δ) (k pᵉ + c |δ̇|-signed damping) with
+// p = |δ| − g, never pulling; with ∂s/∂δ and ∂s/∂δ̇.
+func contactLaw(del, rate, g, k, e, c float64) (s, kk, cc float64) {
+	sg := 1.0
+	if del < 0 {
+		sg, del, rate = -1, -del, -rate
+	}
+	p := del - g
+	if !(p > 0) {
+		return 0, 0, 0
+	}
+	pe := math.Pow(p, e)
+	s = k*pe + c*rate
+	if s <= 0 {
+		return 0, 0, 0
+	}
+	return sg * s, k * e * pe / p, c
+}
+
+func (e *compliantCoupler) Eval(x *mech.Ctx, f, k, c []float64) {
+	n := len(e.u.d)
+	var grad [24]float64
+	del, _, s, kk, cc := e.state(x, grad[:n])
+	_ = del
+	for a := 0; a < n; a++ {
+		f[a] -= s * grad[a]
+	}
+	if k == nil || (s == 0 && kk == 0) {
+		return
+	}
+	scalarTangent(x, e.ci, e.cj, &e.u, 1, e.r, grad[:n], s, kk, cc, k, c)
+}
+
+// scalarTangent adds the tangent of the generalized force Q = −s ∇δ, δ =
+// wi q_i + wj q_j and s(δ, δ̇): K += ∇δ (kk ∇δ + cc ∂δ̇/∂q)ᵀ + s Hδ with
+// ∂δ̇/∂q = Hδ v, C += cc ∇δ ∇δᵀ (Hδ = wi H_i + wj H_j).
+func scalarTangent(x *mech.Ctx, ci, cj *jcoord, u *union, wi, wj float64, grad []float64, s, kk, cc float64, k, c []float64) {
+	n := len(u.d)
+	var H [576]float64
+	addHess2(x, ci, cj, u, wi, wj, H[:n*n])
+	var hv [24]float64
+	for bb := 0; bb < n; bb++ {
+		for a, i := range u.d {
+			if i >= 0 {
+				hv[bb] += H[a*n+bb] * x.V[i]
+			}
+		}
+	}
+	for a := 0; a < n; a++ {
+		for bb := 0; bb < n; bb++ {
+			k[a*n+bb] += grad[a]*(kk*grad[bb]+cc*hv[bb]) + s*H[a*n+bb]
+			c[a*n+bb] += cc * grad[a] * grad[bb]
+		}
+	}
+}
+
+func (e *compliantCoupler) Potential(x *mech.Ctx) float64 {
+	var grad [24]float64
+	del, _, _, _, _ := e.state(x, grad[:len(e.u.d)])
+	p := math.Abs(del) - e.b.Get(x)/2
+	if p <= 0 {
+		return 0
+	}
+	return 0.5 * e.k.Get(x) * p * p
+}
+
+// Channels lists the compliant coupler's channels (mech.Channeler).
+func (e *compliantCoupler) Channels(name string) []mech.ChannelInfo {
+	return []mech.ChannelInfo{
+		{Name: name + ".effort-i", Unit: effortUnit(e.ci.u), Group: "force", Description: "coupler " + name + " effort on joint i's coordinate (torque or force)"},
+		{Name: name + ".effort-j", Unit: effortUnit(e.cj.u), Group: "force", Description: "coupler " + name + " effort on joint j's coordinate (torque or force)"},
+		{Name: name + ".mismatch", Unit: e.ci.u, Group: "position", Description: "coupler " + name + " mismatch δ at joint i (backlash and mesh deflection)"},
+	}
+}
+
+// Channel evaluates channel sub (mech.Channeler).
+func (e *compliantCoupler) Channel(x *mech.Ctx, sub int) float64 {
+	var grad [24]float64
+	del, _, s, _, _ := e.state(x, grad[:len(e.u.d)])
+	switch sub {
+	case 0:
+		return -s
+	case 1:
+		return -e.r * s
+	}
+	return del
+}
+
+func effortUnit(u string) string {
+	if u == "rad" {
+		return "N*m"
+	}
+	return "N"
+}
+
+// stop holds a joint coordinate between lower and upper limits.
+type stop struct {
+	name     string
+	c        *jcoord
+	k, cd, e mech.Param
+	lo, hi   mech.Param
+}
+
+func (e *stop) Dofs() []int           { return e.c.dofs() }
+func (e *stop) Params() []*mech.Param { return []*mech.Param{&e.k, &e.cd, &e.e, &e.lo, &e.hi} }
+
+// state returns the coordinate's gradient (grad) and the stop's effort on
+// the coordinate, −s with s ≥ 0 at the upper limit and ≤ 0 at the lower,
+// with ∂s/∂q_coord and ∂s/∂q̇_coord.
+func (e *stop) state(x *mech.Ctx, grad []float64) (s, kk, cc float64) {
+	v, rate, _ := e.c.eval(x, false, grad)
+	k, c, ex := e.k.Get(x), e.cd.Get(x), e.e.Get(x)
+	if hi := e.hi.Get(x); v > hi {
+		return contactLaw(v-hi, rate, 0, k, ex, c)
+	}
+	if lo := e.lo.Get(x); v < lo {
+		return contactLaw(v-lo, rate, 0, k, ex, c)
+	}
+	return 0, 0, 0
+}
+
+func (e *stop) Eval(x *mech.Ctx, f, k, c []float64) {
+	n := len(e.c.dofs())
+	var grad [12]float64
+	s, kk, cc := e.state(x, grad[:n])
+	if s == 0 {
+		return
+	}
+	for a := 0; a < n; a++ {
+		f[a] -= s * grad[a]
+	}
+	if k == nil {
+		return
+	}
+	u := union{d: e.c.dofs()}
+	for a := range u.mi {
+		u.mi[a], u.mj[a] = a, -1
+	}
+	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], s, kk, cc, k, c)
+}
+
+func (e *stop) Potential(x *mech.Ctx) float64 {
+	var grad [12]float64
+	v, _, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+	p := 0.0
+	if hi := e.hi.Get(x); v > hi {
+		p = v - hi
+	} else if lo := e.lo.Get(x); v < lo {
+		p = lo - v
+	}
+	ex := e.e.Get(x)
+	return e.k.Get(x) * math.Pow(p, ex+1) / (ex + 1)
+}
+
+// Channels lists the stop's channel (mech.Channeler).
+func (e *stop) Channels(name string) []mech.ChannelInfo {
+	return []mech.ChannelInfo{{Name: name + ".effort", Unit: effortUnit(e.c.u), Group: "force",
+		Description: "stop " + name + " effort on the joint's coordinate (torque or force; negative at the upper limit)"}}
+}
+
+// Channel evaluates channel sub (mech.Channeler).
+func (e *stop) Channel(x *mech.Ctx, sub int) float64 {
+	var grad [12]float64
+	s, _, _ := e.state(x, grad[:len(e.c.dofs())])
+	return -s
+}
