@@ -175,6 +175,7 @@ func (m *Model) Kinematics(s *State, t float64) error {
 	s.restartHistory()
 	s.initialized = true
 	m.updateTurns(s)
+	m.commitStates(s, mech.CommitStep)
 	s.stats.Steps++
 	return nil
 }
@@ -189,6 +190,7 @@ func (m *Model) Static(s *State) error {
 	clear(s.v)
 	clear(s.a)
 	clear(s.aa)
+	m.commitStates(s, mech.CommitSteady) // element states at rest (a motor's current V/R)
 	mu := 1e-2
 	prev := math.Inf(1)
 	small := false // the last Newton correction was at round-off level
@@ -565,6 +567,9 @@ func nullSpace(J *mat.Dense, rows, nv int) (N, Pinv *mat.Dense, rank int, err er
 // B's tangent. Eigenvalues and mode shapes are computed and sorted by
 // frequency. The state is left as it was.
 func (m *Model) Linearize(s *State) (*Linear, error) {
+	if len(m.stateful) > 0 {
+		return nil, errorf("the model has elements with states of their own (a motor's current): their dynamics are not in the linearisation yet, so it is refused rather than given without them")
+	}
 	nv, nc := m.nv, m.nc
 	save := append([]float64(nil), s.core...)
 	defer func() { copy(s.core, save); s.linValid = false }()

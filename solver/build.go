@@ -251,6 +251,13 @@ func (c *compiler) TurnSlot(co mech.Coordinate) int {
 	return len(c.m.turnCoords) - 1
 }
 
+// StateSlots reserves element state slots (mech.Builder).
+func (c *compiler) StateSlots(e mech.Stateful, n int) int {
+	c.m.stateful = append(c.m.stateful, e)
+	c.m.nes += n
+	return c.m.nes - n
+}
+
 // AddConstraint adds a constraint element of joint owner (mech.Builder).
 func (c *compiler) AddConstraint(k mech.Constraint, owner int) {
 	c.addCon(k, owner)

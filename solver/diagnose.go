@@ -485,7 +485,11 @@ func (m *Model) indexElements() {
 		add(b.Name, "body", b.Pos)
 	}
 	for _, d := range ms.Drives {
-		add(d.Name, map[bool]string{true: "stop", false: "coupler"}[d.Kind == "stop"], d.Pos)
+		kind := "coupler"
+		if d.Kind == "stop" || d.Kind == "motor" {
+			kind = d.Kind
+		}
+		add(d.Name, kind, d.Pos)
 	}
 }
 

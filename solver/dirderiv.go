@@ -44,8 +44,15 @@ type StateVar struct {
 }
 
 // StateVars describes the positions (NumCoords) and velocities
-// (NumVelocities) as continuous states, in storage order.
+// (NumVelocities) as continuous states, in storage order; none (nil) for
+// a model whose elements have states of their own (a motor).
 func (m *Model) StateVars() (q, v []StateVar) {
+	if m.nes > 0 {
+		// elements with states of their own (a motor's current): the
+		// positions and velocities are not the whole state, so none is
+		// declared rather than an incomplete set
+		return nil, nil
+	}
 	names := m.CoordNames()
 	units := m.coordUnits(names)
 	q, v = make([]StateVar, m.nq), make([]StateVar, m.nv)

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/solver/mech"
 	"sort"
 	"strings"
 )
@@ -58,6 +59,7 @@ func (m *Model) init(s *State) error {
 	if err := m.assembleVelocities(s, m.v0); err != nil {
 		return err
 	}
+	m.commitStates(s, mech.CommitInit)
 	if err := m.checkRedundant(s); err != nil {
 		return err
 	}

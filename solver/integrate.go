@@ -960,6 +960,7 @@ func (m *Model) step(s *State, h float64, depth int) error {
 	}
 	if err == nil {
 		m.updateTurns(s)
+		m.commitStates(s, mech.CommitStep)
 		s.stats.Steps++
 		if h < m.settings.Step*(1-gridTol) && !m.settings.Adaptive {
 			s.stats.Short++
@@ -979,6 +980,14 @@ func (m *Model) step(s *State, h float64, depth int) error {
 		return err
 	}
 	return m.step(s, h/2, depth+1)
+}
+
+// commitStates has the elements with states of their own store them at
+// the state (mech.Stateful).
+func (m *Model) commitStates(s *State, mode mech.CommitMode) {
+	for _, e := range m.stateful {
+		e.Commit(&s.x, mode)
+	}
 }
 
 // updateTurns stores the whole-turn angles of the state's positions as

@@ -21,6 +21,10 @@ type Model struct {
 	// turnCoords are the angles that count whole turns (mech.Builder's
 	// TurnSlot), their references in State.turns
 	turnCoords []mech.Coordinate
+	// stateful are the elements with states of their own, nes the
+	// number of their slots in State.es (mech.Builder's StateSlots)
+	stateful []mech.Stateful
+	nes      int
 
 	// Coordinates: nq positions q, nv velocities v (and accelerations,
 	// Newton increments). A planar body or a beam's nodal coordinates are

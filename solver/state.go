@@ -28,6 +28,7 @@ type State struct {
 	cs                       []float64 // contact discrete state (contacts.go)
 	csAt                     int       // where cs starts in core
 	turns                    []float64 // the whole-turn angles at the last accepted step (Model.turnCoords)
+	es                       []float64 // the element states at the last accepted step (Model.stateful)
 	ulast                    []float64 // parameters and inputs at the end of the last step (restart.go)
 	ramp                     []float64 // input ramps: values at tref, first and second derivatives, tref (ramp.go)
 	ph                       []float64 // predictor memory (predict.go)
@@ -96,7 +97,7 @@ func (m *Model) NewState() *State {
 	nu := m.vars - 1
 	ni := len(m.inputs)
 	nt := len(m.turnCoords)
-	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nt+nu+3*ni+1+predLen(nv, nc, len(m.rots)))
+	s.core = make([]float64, 2*nq+4*nv+nc+ncs+nt+m.nes+nu+3*ni+1+predLen(nv, nc, len(m.rots)))
 	c := s.core
 	take := func(n int) []float64 { x := c[:n:n]; c = c[n:]; return x }
 	s.q, s.v, s.a, s.aa = take(nq), take(nv), take(nv), take(nv)
@@ -104,6 +105,7 @@ func (m *Model) NewState() *State {
 	s.csAt = len(s.core) - len(c)
 	s.cs = take(ncs)
 	s.turns = take(nt)
+	s.es = take(m.nes)
 	s.ulast = take(nu)
 	s.ramp = take(3*ni + 1)
 	s.ph = c
@@ -162,7 +164,7 @@ func (m *Model) NewState() *State {
 		}
 		nw = max(nw, n)
 	}
-	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw), Turns: s.turns}
+	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw), Turns: s.turns, ES: s.es}
 	copy(s.ulast, s.vars[1:])
 	s.cw = m.newContactWork()
 	if nc > 0 {

@@ -436,13 +436,13 @@ func schema() *elemDef {
 		},
 		check: (*parser).checkOutput,
 	}
-	coupler, stop := driveElems()
+	coupler, stop, motor := driveElems()
 	return &elemDef{
 		name:  "model",
 		attrs: modelAttrs(),
 		children: []*elemDef{settings, parameter, input, table, ground, body,
 			joint("revolute"), joint("translational"), joint("fixed"),
-			driver, pointForce, torque, spring, rspring, beam, contact, coupler, stop, output},
+			driver, pointForce, torque, spring, rspring, beam, contact, coupler, stop, motor, output},
 		check: (*parser).checkModel,
 	}
 }
@@ -536,9 +536,9 @@ func contactKinds() []kindDef {
 	}
 }
 
-// driveElems are <coupler> (kinds gear, belt, rack, screw, linear) and
-// <stop>, planar or spatial (solver/rigid/drivetrain.go).
-func driveElems() (coupler, stop *elemDef) {
+// driveElems are <coupler> (kinds gear, belt, rack, screw, linear),
+// <stop> and <motor>, planar or spatial (solver/rigid/drivetrain.go).
+func driveElems() (coupler, stop, motor *elemDef) {
 	add := func(parent, obj any) {
 		s := parent.(*spec.Model)
 		s.Drives = append(s.Drives, *obj.(*spec.Drive))
@@ -588,7 +588,25 @@ func driveElems() (coupler, stop *elemDef) {
 		new: func(any) any { return &spec.Drive{Kind: "stop", Attr: map[string]spec.Expr{}} },
 		add: add,
 	}
-	return coupler, stop
+	motor = &elemDef{
+		name: "motor", family: "coupler", ns: nsElement,
+		attrs: []attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Drive).Name }},
+			{name: "joint", kind: vElemRef, req: true, field: func(o any) any { return &o.(*spec.Drive).I }},
+			coord("coord"),
+			{name: "voltage", kind: vExpr, dim: Any, req: true},
+			{name: "resistance", kind: vExpr, dim: Any, req: true, positive: true},
+			{name: "inductance", kind: vExpr, dim: Any},
+			{name: "kt", kind: vExpr, dim: Any, req: true, positive: true},
+			{name: "ke", kind: vExpr, dim: Any},
+			{name: "rotor-inertia", kind: vExpr, dim: Any},
+			{name: "current-limit", kind: vExpr, dim: Any, positive: true},
+			{name: "current", kind: vExpr, dim: Any},
+		},
+		new: func(any) any { return &spec.Drive{Kind: "motor", Attr: map[string]spec.Expr{}} },
+		add: add,
+	}
+	return coupler, stop, motor
 }
 
 // contactLaw lists the force-law and friction attributes every contact

@@ -86,6 +86,10 @@ type Builder interface {
 	// reference. (An angle that turns more than π in one step cannot be
 	// followed.)
 	TurnSlot(c Coordinate) int
+	// StateSlots reserves n slots of element state for the element e
+	// (a Stateful force) and returns the first: its values at the last
+	// accepted step are Ctx.ES[first : first+n].
+	StateSlots(e Stateful, n int) int
 }
 
 // BodyInfo describes a rigid body.

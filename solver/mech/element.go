@@ -32,6 +32,9 @@ type Ctx struct {
 	// value at the last accepted step: the reference from which the angle
 	// counts whole turns (nil outside a run: the reference is 0).
 	Turns []float64
+	// ES holds the element states (Builder.StateSlots) at the last
+	// accepted step (or the initial state).
+	ES []float64
 }
 
 // Unwrap returns the angle a + 2πk nearest to ref: an angle measured in
@@ -127,6 +130,31 @@ type Constraint interface {
 	Eval(x *Ctx, out Rows, vel bool)
 	Hess(x *Ctx, lam []float64, h []float64)
 }
+
+// Stateful is implemented by a force element with continuous state
+// variables of its own (a motor's current). The engine keeps them in the
+// state (Ctx.ES, saved and restored with it) at the last accepted step;
+// within a step the element integrates them itself from those values to
+// the evaluation time (an L-stable exponential or implicit local update),
+// so that its force is a function of the configuration at that time and
+// its tangent includes the states' dependence on it: the states are
+// condensed into the element, as a finite element condenses its internal
+// variables, and every integrator takes them as they are. Commit stores
+// the states at the end of an accepted step (init: at the initial state;
+// steady: at rest in a static equilibrium).
+type Stateful interface {
+	Commit(x *Ctx, mode CommitMode)
+}
+
+// CommitMode says where Stateful.Commit is called.
+type CommitMode uint8
+
+// The commit modes.
+const (
+	CommitInit   CommitMode = iota // the initial state: the states take their initial values
+	CommitStep                     // the end of an accepted step
+	CommitSteady                   // a static equilibrium: the states at their steady values
+)
 
 // Coupling is implemented by a one-row constraint element that couples two
 // joint coordinates, Φ = a_i (q_i − q_i0) + a_j (q_j − q_j0) (a gear, a

@@ -36,6 +36,18 @@ import (
 // contact law s = k δᵉ + c δ̇ (δ the penetration past a limit; never
 // pulling), a force element (channel name.effort).
 //
+// A motor is a DC motor on a joint coordinate: armature voltage V (an
+// expression: an input, a function of time or of measures), resistance R,
+// inductance L, torque constant k_t, back-EMF constant k_e, with its
+// current i a state of its own: L di/dt = V − R i − k_e q̇, torque k_t i on
+// the coordinate (a force for a linear motor on a displacement), |i| at
+// most the current limit, the rotor's inertia added to the coordinate.
+// Within a step the current follows the exact solution of its equation
+// for a forcing f = (V − k_e q̇)/R that varies linearly from the step's
+// start (an exponential integrator: L-stable, second order, exact when
+// the speed and voltage change linearly), so the torque is a function of
+// the speed at the evaluation time and its tangent is a damping.
+//
 // Both evaluate a joint's coordinate with the same constraint row a driver
 // of it uses (its gradient, the velocity term of its second derivative
 // and its Hessian), and its value and rate from the joint's coordinate
@@ -95,8 +107,8 @@ func (c *jcoord) hess(x *mech.Ctx, s float64, h []float64) {
 // joint named name, reporting problems at the element's attribute field.
 func jointCoord(b mech.Builder, d *spec.Drive, name, field, coord string) (*jcoord, bool) {
 	elem := "coupler"
-	if d.Kind == "stop" {
-		elem = "stop"
+	if d.Kind == "stop" || d.Kind == "motor" {
+		elem = d.Kind
 	}
 	jt, _, ok := b.Joint(name)
 	if !ok || jt.Kind == "driver" || jt.Kind == "coupler" {
@@ -163,10 +175,14 @@ func newUnion(ci, cj []int) union {
 	return u
 }
 
-// Drive compiles a <coupler> or <stop>.
+// Drive compiles a <coupler>, <stop> or <motor>.
 func Drive(b mech.Builder, d spec.Drive) {
 	b.Claim(d.Name, d.Pos, d.Kind)
 	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
+	if d.Kind == "motor" {
+		newMotor(b, &d)
+		return
+	}
 	if d.Kind == "stop" {
 		c, ok := jointCoord(b, &d, d.I, "joint", d.Attr["coord"].Src)
 		if !ok {
@@ -517,4 +533,172 @@ func (e *stop) Channel(x *mech.Ctx, sub int) float64 {
 	var grad [12]float64
 	s, _, _ := e.state(x, grad[:len(e.c.dofs())])
 	return -s
+}
+
+// motor is a DC motor on a joint coordinate (see the comment at the top).
+// Its state slots: the time, the current and the forcing f at the last
+// accepted step.
+type motor struct {
+	name                 string
+	c                    *jcoord
+	slot                 int
+	v, r, l, kt, ke, lim mech.Param
+	i0                   float64 // initial current
+}
+
+func newMotor(b mech.Builder, d *spec.Drive) {
+	c, ok := jointCoord(b, d, d.I, "joint", d.Attr["coord"].Src)
+	if !ok {
+		return
+	}
+	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
+	e := &motor{name: d.Name, c: c, v: run("voltage", 0), r: run("resistance", 1), l: run("inductance", 0),
+		kt: run("kt", 0), lim: run("current-limit", math.Inf(1)), i0: b.Const(d.Attr["current"], 0)}
+	e.ke = e.kt
+	if d.Attr["ke"].Given() {
+		e.ke = run("ke", 0)
+	}
+	nonNeg(b, e.l, d.Attr["inductance"])
+	nonNeg(b, e.ke, d.Attr["ke"])
+	if lim := e.lim; lim.P == nil && math.Abs(e.i0) > lim.C {
+		b.Errorf(d.Pos, "current", "motor %q: the initial current %g A is above the current limit %g A", d.Name, e.i0, lim.C)
+	}
+	if d.Attr["rotor-inertia"].Given() {
+		jr := b.Const(d.Attr["rotor-inertia"], 0)
+		switch {
+		case b.Dim() == 3:
+			b.Errorf(d.Pos, "rotor-inertia", "motor %q: a spatial motor has no rotor-inertia: model the rotor as a body on the joint", d.Name)
+		case jr < 0:
+			b.Errorf(d.Pos, "rotor-inertia", "must not be negative, got %g", jr)
+		case jr > 0:
+			// the rotor turns with the joint's angle (θj − θi): ½ Jr (θ̇j − θ̇i)²
+			ds := c.pl.d
+			var dofs []int
+			var sg []float64
+			if ds[2] >= 0 {
+				dofs, sg = append(dofs, ds[2]), append(sg, -1)
+			}
+			if ds[5] >= 0 {
+				dofs, sg = append(dofs, ds[5]), append(sg, 1)
+			}
+			mm := make([]float64, len(dofs)*len(dofs))
+			for a := range dofs {
+				for bb := range dofs {
+					mm[a*len(dofs)+bb] = jr * sg[a] * sg[bb]
+				}
+			}
+			if c.u != "rad" {
+				b.Errorf(d.Pos, "rotor-inertia", "motor %q: rotor-inertia belongs to a rotary motor on a revolute joint", d.Name)
+			} else if len(dofs) > 0 {
+				b.AddMassBlock(dofs, mm)
+			}
+		}
+	}
+	e.slot = b.StateSlots(e, 3)
+	b.AddForce(d.Name, e)
+}
+
+func (e *motor) Dofs() []int           { return e.c.dofs() }
+func (e *motor) Params() []*mech.Param { return []*mech.Param{&e.v, &e.r, &e.l, &e.kt, &e.ke, &e.lim} }
+
+// forcing returns f = (V − k_e q̇)/R and ∂f/∂q̇ at x (grad: the
+// coordinate's gradient).
+func (e *motor) forcing(x *mech.Ctx, grad []float64) (f, dfdw float64) {
+	_, w, _ := e.c.eval(x, false, grad)
+	r := e.r.Get(x)
+	return (e.v.Get(x) - e.ke.Get(x)*w) / r, -e.ke.Get(x) / r
+}
+
+// current returns the current at x and ∂i/∂q̇, from the state at the last
+// accepted step.
+func (e *motor) current(x *mech.Ctx, grad []float64) (i, didw float64) {
+	es := x.ES[e.slot : e.slot+3]
+	t0, i0, f0 := es[0], es[1], es[2]
+	f1, df := e.forcing(x, grad)
+	l, dt := e.l.Get(x), x.Time()-t0
+	switch {
+	case l == 0:
+		i, didw = f1, df
+	case dt == 0:
+		i = i0
+	default:
+		a := dt * e.r.Get(x) / l
+		ea := math.Exp(-a)
+		// φ = 1 − (1 − e^−a)/a, the weight of the forcing's change
+		phi := 1 - (1-ea)/a
+		if math.Abs(a) < 1e-4 { // (also backwards in time: output derivatives)
+			phi = a/2 - a*a/6 + a*a*a/24
+		}
+		i = ea*i0 + (1-ea)*f0 + (f1-f0)*phi
+		didw = phi * df
+	}
+	if lim := e.lim.Get(x); math.Abs(i) > lim {
+		i, didw = math.Copysign(lim, i), 0
+	}
+	return i, didw
+}
+
+func (e *motor) Eval(x *mech.Ctx, f, k, c []float64) {
+	n := len(e.c.dofs())
+	var grad [12]float64
+	i, didw := e.current(x, grad[:n])
+	tq := e.kt.Get(x) * i
+	for a := 0; a < n; a++ {
+		f[a] += tq * grad[a]
+	}
+	if k == nil {
+		return
+	}
+	u := union{d: e.c.dofs()}
+	for a := range u.mi {
+		u.mi[a], u.mj[a] = a, -1
+	}
+	// Q = −s ∇q with s = −k_t i(q̇): ∂s/∂q̇ = −k_t ∂i/∂q̇ (a damping)
+	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], -tq, 0, -e.kt.Get(x)*didw, k, c)
+}
+
+// Commit stores the time, the current and the forcing at x
+// (mech.Stateful).
+func (e *motor) Commit(x *mech.Ctx, mode mech.CommitMode) {
+	var grad [12]float64
+	n := len(e.c.dofs())
+	es := x.ES[e.slot : e.slot+3]
+	var i float64
+	switch mode {
+	case mech.CommitInit:
+		i = e.i0
+	case mech.CommitSteady:
+		i, _ = e.forcing(x, grad[:n])
+		if lim := e.lim.Get(x); math.Abs(i) > lim {
+			i = math.Copysign(lim, i)
+		}
+	default:
+		i, _ = e.current(x, grad[:n])
+	}
+	f, _ := e.forcing(x, grad[:n])
+	es[0], es[1], es[2] = x.Time(), i, f
+}
+
+func (e *motor) Potential(x *mech.Ctx) float64 { return 0 }
+
+// Channels lists the motor's channels (mech.Channeler).
+func (e *motor) Channels(name string) []mech.ChannelInfo {
+	return []mech.ChannelInfo{
+		{Name: name + ".current", Unit: "A", Group: "other", Description: "motor " + name + " armature current"},
+		{Name: name + ".torque", Unit: effortUnit(e.c.u), Group: "force", Description: "motor " + name + " torque (or force) on the joint's coordinate, k_t i"},
+		{Name: name + ".voltage", Unit: "V", Group: "input", Description: "motor " + name + " armature voltage"},
+	}
+}
+
+// Channel evaluates channel sub (mech.Channeler).
+func (e *motor) Channel(x *mech.Ctx, sub int) float64 {
+	var grad [12]float64
+	i, _ := e.current(x, grad[:len(e.c.dofs())])
+	switch sub {
+	case 0:
+		return i
+	case 1:
+		return e.kt.Get(x) * i
+	}
+	return e.v.Get(x)
 }

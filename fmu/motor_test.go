@@ -1,0 +1,115 @@
+package fmu
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mbfmu/solver"
+	"mbfmu/xml"
+)
+
+// A DC motor's current is a state of its own: through the FMU the run
+// equals the engine's bit for bit, a saved and restored FMU state replays
+// bit for bit, and the modelDescription (valid against the XSD) declares
+// no continuous states, since the positions and velocities are not the
+// whole state.
+const motorModel = `<model name="servo"><settings end="1 s" step="1 ms" gravity="0 0"/>
+  <input name="V" start="12" description="armature voltage, V"/>
+  <ground><marker name="A"/></ground>
+  <body name="wheel" mass="1" inertia="0.008"/>
+  <revolute name="shaft" i="ground.A" j="wheel"/>
+  <motor name="m" joint="shaft" voltage="V" resistance="1" inductance="0.01" kt="0.1" rotor-inertia="0.002"/>
+  <output name="omega" channel="wheel.omega"/>
+  <output name="i" channel="m.current"/>
+</model>
+`
+
+func TestMotorThroughFMU(t *testing.T) {
+	in, _ := instantiateText(t, motorModel)
+	startInstance(t, in)
+	vr := func(name string) uint32 {
+		for _, v := range in.desc.Variables {
+			if v.Name == name {
+				return v.VR
+			}
+		}
+		t.Fatalf("no variable %q", name)
+		return 0
+	}
+	uV, yW, yI := vr("V"), vr("omega"), vr("i")
+	read := func() [2]float64 {
+		var y [2]float64
+		if st := in.GetReal([]uint32{yW, yI}, y[:]); st != OK {
+			t.Fatalf("GetReal: %s", st)
+		}
+		return y
+	}
+	for k := 0; k < 200; k++ {
+		if st := in.DoStep(float64(k)*1e-3, 1e-3, true); st != OK {
+			t.Fatalf("doStep %d: %s", k, st)
+		}
+	}
+	snap, st := in.GetFMUState(nil)
+	if st != OK {
+		t.Fatal(st)
+	}
+	in.SetReal([]uint32{uV}, []float64{6})
+	for k := 200; k < 400; k++ {
+		in.DoStep(float64(k)*1e-3, 1e-3, true)
+	}
+	want := read()
+	if st := in.SetFMUState(snap); st != OK {
+		t.Fatal(st)
+	}
+	in.SetReal([]uint32{uV}, []float64{6})
+	for k := 200; k < 400; k++ {
+		in.DoStep(float64(k)*1e-3, 1e-3, true)
+	}
+	if got := read(); math.Float64bits(got[0]) != math.Float64bits(want[0]) || math.Float64bits(got[1]) != math.Float64bits(want[1]) {
+		t.Errorf("replay from the saved state: %v, want %v bit for bit", got, want)
+	}
+	// the engine alone, the same steps
+	ms, err := xml.Parse([]byte(motorModel), "model.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := solver.Compile(ms, solver.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.NewState()
+	if err := m.Init(s); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 400; k++ {
+		if k == 200 {
+			s.SetInput(0, 6)
+		}
+		if err := m.Step(s, 1e-3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	y := make([]float64, 2)
+	m.EvalOutputs(s, y)
+	if math.Float64bits(y[0]) != math.Float64bits(want[0]) || math.Float64bits(y[1]) != math.Float64bits(want[1]) {
+		t.Errorf("FMU %v, engine %v", want, y)
+	}
+	// no continuous states declared; the description is valid
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.xml")
+	if err := os.WriteFile(path, []byte(motorModel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Describe(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(d.XML())
+	if strings.Contains(md, "<Derivatives>") || strings.Contains(md, `causality="local"`) {
+		t.Errorf("the description declares continuous states of a model with a motor:\n%s", md)
+	}
+	validateXSD(t, d.XML())
+}
