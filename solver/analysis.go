@@ -267,17 +267,21 @@ func (m *Model) Static(s *State) error {
 // Linear is a linear model about an operating point in minimal
 // (independent) coordinates z of the tangent space, q ≈ q₀ ⊕ N z:
 //
-//	ẋ = A x + B u,  y = C x + D u,  x = (z, w),  w = Nᵀ v,
+//	ẋ = A x + B u,  y = C x + D u,  x = (z, w, e),  w = Nᵀ v,
 //
-// u the model inputs and y the declared outputs (or nothing). For a
-// state at rest w = ż.
+// u the model inputs and y the declared outputs (or nothing), e the
+// elements' own continuous states (a motor's current; none in most
+// models). For a state at rest w = ż.
 type Linear struct {
 	A, B, C, D *mat.Dense
 	N          *mat.Dense // nv × nf orthonormal basis of the constraint null space
 	Inputs     []string
 	Outputs    []string
 	Coords     []string // names of the nv velocity coordinates (rows of N)
-	Modes      []Mode
+	// States names the elements' own continuous states (a motor's
+	// current), the last len(States) entries of the state vector
+	States []string
+	Modes  []Mode
 }
 
 // Mode is one eigenmode of a Linear model.
@@ -567,9 +571,6 @@ func nullSpace(J *mat.Dense, rows, nv int) (N, Pinv *mat.Dense, rank int, err er
 // B's tangent. Eigenvalues and mode shapes are computed and sorted by
 // frequency. The state is left as it was.
 func (m *Model) Linearize(s *State) (*Linear, error) {
-	if len(m.stateful) > 0 {
-		return nil, errorf("the model has elements with states of their own (a motor's current): their dynamics are not in the linearisation yet, so it is refused rather than given without them")
-	}
 	nv, nc := m.nv, m.nc
 	save := append([]float64(nil), s.core...)
 	defer func() { copy(s.core, save); s.linValid = false }()
@@ -737,9 +738,42 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	type dir struct {
 		dq, dv, da *mat.VecDense
 		dmu        []float64
+		es         int // an element state moved by 1 (its slot in s.es), or -1
+	}
+	// the elements' own continuous states (a motor's current), after z
+	// and w in the state vector: their slots and their rates (the rates
+	// of every element, in the order of ess)
+	var ess []mech.StateInfo
+	for _, e := range m.stateful {
+		ess = append(ess, e.States()...)
+	}
+	ne := len(ess)
+	nx := 2*nf + ne
+	rv := make([]float64, ne)
+	rates := func(dst []float64) {
+		off := 0
+		for _, e := range m.stateful {
+			k := len(e.States())
+			e.Rates(&s.x, dst[off:off+k])
+			off += k
+		}
+	}
+	rp, rm := make([]float64, ne), make([]float64, ne)
+	ratesDiff := func(move func(sg float64), h float64) []float64 {
+		base := append([]float64(nil), s.core...)
+		move(h)
+		rates(rp)
+		copy(s.core, base)
+		move(-h)
+		rates(rm)
+		copy(s.core, base)
+		for k := range rv {
+			rv[k] = (rp[k] - rm[k]) / (2 * h)
+		}
+		return rv
 	}
 	sdirs := make([]dir, 2*nf)
-	A := mat.NewDense(2*nf, 2*nf, nil)
+	A := mat.NewDense(nx, nx, nil)
 	for j := 0; j < 2*nf; j++ {
 		dq, dv := dirs(j)
 		// ż = Nᵀ (δv + ½ δθ × ω on rotations: θ̇ = T(θ)⁻¹ ω)
@@ -753,7 +787,17 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 			}
 		}
 		da, dmu := accel(dq, dv, nil, nil)
-		sdirs[j] = dir{dq, dv, da, dmu}
+		sdirs[j] = dir{dq, dv, da, dmu, -1}
+		if ne > 0 {
+			for k, r := range ratesDiff(func(sg float64) {
+				m.addTo(s.q, dq.RawVector().Data, sg)
+				for i := 0; i < nv; i++ {
+					s.v[i] += sg * dv.AtVec(i)
+				}
+			}, 1e-6) {
+				A.Set(2*nf+k, j, r)
+			}
+		}
 		var zz, ww mat.VecDense
 		if j < nf {
 			zz.MulVec(N.T(), dz)
@@ -768,9 +812,12 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		}
 	}
 	L := &Linear{A: A, N: N, Coords: m.CoordNames()}
+	for _, e := range ess {
+		L.States = append(L.States, e.Name)
+	}
 	// inputs: ∂Q/∂u and ∂γ/∂u by central differences
 	nu := len(m.inputs)
-	L.B = mat.NewDense(2*nf, max(nu, 1), nil)
+	L.B = mat.NewDense(nx, max(nu, 1), nil)
 	fp, gp, gm := make([]float64, nv), make([]float64, nr), make([]float64, nr)
 	df, dg := make([]float64, nv), make([]float64, nr)
 	rhs := func(g []float64) {
@@ -800,11 +847,46 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 			dg[r] = (gp[r] - gm[r]) / (2 * du)
 		}
 		da, dmu := accel(zero, zero, df, dg)
-		udirs[k] = dir{zero, zero, da, dmu}
+		udirs[k] = dir{zero, zero, da, dmu, -1}
 		var ww mat.VecDense
 		ww.MulVec(N.T(), da)
 		for i := 0; i < nf; i++ {
 			L.B.Set(nf+i, k, ww.AtVec(i))
+		}
+		if ne > 0 {
+			for r, v := range ratesDiff(func(sg float64) { s.SetInput(k, u0+sg) }, du) {
+				L.B.Set(2*nf+r, k, v)
+			}
+		}
+	}
+	// element states: the forces they apply (as the inputs) and their
+	// rates, by central differences
+	edirs := make([]dir, ne)
+	for k, e := range ess {
+		e0 := s.es[e.Slot]
+		de := 1e-6 * math.Max(1, math.Abs(e0))
+		s.es[e.Slot] = e0 + de
+		rhs(gp)
+		copy(fp, s.fq)
+		s.es[e.Slot] = e0 - de
+		rhs(gm)
+		s.es[e.Slot] = e0
+		for i := range df {
+			df[i] = (fp[i] - s.fq[i]) / (2 * de)
+		}
+		for r := range dg {
+			dg[r] = (gp[r] - gm[r]) / (2 * de)
+		}
+		da, dmu := accel(zero, zero, df, dg)
+		edirs[k] = dir{zero, zero, da, dmu, e.Slot}
+		var ww mat.VecDense
+		ww.MulVec(N.T(), da)
+		for i := 0; i < nf; i++ {
+			A.Set(nf+i, 2*nf+k, ww.AtVec(i))
+		}
+		slot := e.Slot
+		for r, v := range ratesDiff(func(sg float64) { s.es[slot] += sg }, de) {
+			A.Set(2*nf+r, 2*nf+k, v)
 		}
 	}
 	m.evalCons(s, true)
@@ -817,7 +899,7 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	// for those with large third derivatives (a stiff beam's strain
 	// energy).
 	ny := len(m.outputs)
-	L.C = mat.NewDense(max(ny, 1), 2*nf, nil)
+	L.C = mat.NewDense(max(ny, 1), nx, nil)
 	L.D = mat.NewDense(max(ny, 1), max(nu, 1), nil)
 	if ny > 0 {
 		base := append([]float64(nil), s.core...)
@@ -838,6 +920,9 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 					m.addMultipliers(s, stick, d.dmu, sg)
 					if u >= 0 {
 						s.SetInput(u, u0+sg)
+					}
+					if d.es >= 0 {
+						s.es[d.es] += sg
 					}
 					m.EvalOutputs(s, dst)
 					copy(s.core, base)
@@ -864,6 +949,11 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		for k, d := range udirs {
 			for o, c := range diff(d, k, 1e-5*math.Max(1, math.Abs(s.Input(k)))) {
 				L.D.Set(o, k, c)
+			}
+		}
+		for k, d := range edirs {
+			for o, c := range diff(d, -1, 1e-5*math.Max(1, math.Abs(s.es[d.es]))) {
+				L.C.Set(o, 2*nf+k, c)
 			}
 		}
 		for _, o := range m.outputs {

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"math/cmplx"
 	"math/rand"
 	"strings"
 	"testing"
@@ -315,9 +316,6 @@ func TestMotorCurrentLimit(t *testing.T) {
 	if w, i := chanAt(t, m, s, "wheel.omega"), chanAt(t, m, s, "m.current"); math.Abs(w-2) > 1e-9 || i != 2 {
 		t.Errorf("at 0.1 s: ω = %.12g rad/s (want 2), i = %g A (want the limit 2)", w, i)
 	}
-	if _, err := m.Linearize(s); err == nil || !strings.Contains(err.Error(), "states of their own") {
-		t.Errorf("linearising a model with a motor: %v", err)
-	}
 }
 
 // The motor's current is in the state: a state saved at 0.3 s and
@@ -346,5 +344,48 @@ func TestMotorStateReplay(t *testing.T) {
 	}
 	if got := chanAt(t, m, s2, "m.current"); math.Float64bits(got) != math.Float64bits(want) {
 		t.Errorf("replayed current %.17g, want %.17g", got, want)
+	}
+}
+
+// The motor's current is a state of the linearisation: x = (θ, ω, i),
+// eigenvalues 0 and those of J ω̇ = k i, L i̇ = V − R i − k ω, and the
+// frequency responses ω/V = k/(J L s² + J R s + k²) and
+// i/V = J s/(J L s² + J R s + k²) to 1e-8.
+func TestMotorLinearised(t *testing.T) {
+	const J, R, L, k = 0.01, 1.0, 0.01, 0.1
+	m, s := loadDrive(t, strings.Replace(motorModel(""), "</model>", `<output name="w" channel="wheel.omega"/><output name="i" channel="m.current"/></model>`, 1))
+	lin, err := m.Linearize(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := lin.A.Dims(); r != 3 || c != 3 || len(lin.States) != 1 || lin.States[0] != "m.current" {
+		t.Fatalf("A is %d×%d with element states %v; want 3×3 with m.current", r, c, lin.States)
+	}
+	p, q := R/L, k*k/(J*L)
+	want := []float64{0, (-p + math.Sqrt(p*p-4*q)) / 2, (-p - math.Sqrt(p*p-4*q)) / 2}
+	for _, w := range want {
+		found := false
+		for _, md := range lin.Modes {
+			if math.Abs(real(md.Eig)-w) <= 1e-6*math.Max(1, math.Abs(w)) && math.Abs(imag(md.Eig)) < 1e-6 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no eigenvalue %.8g among %v", w, lin.Modes)
+		}
+	}
+	f := []float64{0.3, 3, 30}
+	H, err := lin.Response(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, fr := range f {
+		sj := complex(0, 2*math.Pi*fr)
+		den := J*L*sj*sj + J*R*sj + k*k
+		for o, ref := range []complex128{k / den, J * sj / den} {
+			if e := cmplx.Abs(H[n][o]/ref - 1); e > 1e-8 {
+				t.Errorf("output %d at %g Hz: %v, want %v (relative %.2g)", o, fr, H[n][o], ref, e)
+			}
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math/cmplx"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mbfmu/solver/mech"
 )
 
 // Response returns the frequency response of the linear model at the
@@ -239,7 +241,7 @@ func (m *Model) startHarmonic(s *State, lin *Linear, i int, f, a float64) error 
 		return err
 	}
 	n, _ := lin.A.Dims()
-	nf := n / 2
+	nf := lin.DOF()
 	// Re(X (−j a)) = a Im X
 	dq, dv := make([]float64, m.nv), make([]float64, m.nv)
 	for r := 0; r < m.nv; r++ {
@@ -259,6 +261,16 @@ func (m *Model) startHarmonic(s *State, lin *Linear, i int, f, a float64) error 
 	if err := m.assembleVelocities(s, s.v); err != nil {
 		return err
 	}
+	// the elements' own states (after z and w), around their values as
+	// committed at the moved state
+	m.commitStates(s, mech.CommitStep)
+	k := 2 * nf
+	for _, e := range m.stateful {
+		for _, st := range e.States() {
+			s.es[st.Slot] += a * X.At(n+k, i)
+			k++
+		}
+	}
 	if err := m.accelerations(s, s.a, false); err != nil {
 		return err
 	}
@@ -270,4 +282,12 @@ func (m *Model) startHarmonic(s *State, lin *Linear, i int, f, a float64) error 
 	s.restartHistory()
 	s.needFactor, s.reuseHold, s.reuseLen, s.hasAnchor = true, 0, 0, false
 	return nil
+}
+
+// DOF returns the number of degrees of freedom f of the linear model (the
+// columns of N): the state vector is (z, w, e) with f entries each in z
+// and w.
+func (l *Linear) DOF() int {
+	_, nf := l.N.Dims()
+	return nf
 }

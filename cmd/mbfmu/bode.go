@@ -120,6 +120,9 @@ func cmdBode(args []string) error {
 	if direct > 0 {
 		pr := newProgress("bode --direct", o.quiet)
 		opt := solver.DirectOptions{Amplitude: direct, Settle: lin.SettleTime(), Lin: lin}
+		if point != "static equilibrium" {
+			fmt.Fprintf(os.Stderr, "%s: warning: the direct response is taken about the %s, not a static equilibrium: it means something only where that state is at rest or moves periodically at the excitation frequency\n", model, point)
+		}
 		if opt.Settle == 0 {
 			fmt.Fprintf(os.Stderr, "%s: warning: no mode of the linearisation decays: the direct response measures after 5 cycles, with the transient still in it\n", model)
 		}

@@ -56,7 +56,7 @@ func cmdEigen(args []string) error {
 	if o.out == "-" {
 		table = os.Stderr
 	}
-	fmt.Fprintf(table, "%s: linearised about the %s, %d degrees of freedom\n", m.Name(), point, len(lin.A.RawMatrix().Data)/max(1, lin.A.RawMatrix().Rows)/2)
+	fmt.Fprintf(table, "%s: linearised about the %s, %d degrees of freedom\n", m.Name(), point, lin.DOF())
 	fmt.Fprintf(table, "%4s %16s %16s %12s %24s\n", "mode", "frequency (Hz)", "damped (Hz)", "damping", "eigenvalue (1/s)")
 	for i, md := range lin.Modes {
 		fmt.Fprintf(table, "%4d %16.8g %16.8g %12.6g %24s\n", i+1, md.Freq, md.DampedHz, md.Damping, fmt.Sprintf("%.6g%+.6gi", real(md.Eig), imag(md.Eig)))
@@ -218,5 +218,8 @@ func writeABCD(w io.Writer, lin *solver.Linear) error {
 		}
 	}
 	fmt.Fprintf(f, "# inputs: %s\n# outputs: %s\n# coordinates: %s\n", strings.Join(lin.Inputs, ", "), strings.Join(lin.Outputs, ", "), strings.Join(lin.Coords, ", "))
+	if len(lin.States) > 0 {
+		fmt.Fprintf(f, "# element states: %s\n", strings.Join(lin.States, ", "))
+	}
 	return f.Flush()
 }

@@ -142,8 +142,20 @@ type Constraint interface {
 // variables, and every integrator takes them as they are. Commit stores
 // the states at the end of an accepted step (init: at the initial state;
 // steady: at rest in a static equilibrium).
+//
+// States lists the continuous states (their slots in Ctx.ES, names and
+// units) and Rates writes their time derivatives at x, the states as
+// stored in x.ES: the linearisation takes them into its state vector.
 type Stateful interface {
 	Commit(x *Ctx, mode CommitMode)
+	States() []StateInfo
+	Rates(x *Ctx, dst []float64)
+}
+
+// StateInfo describes a continuous state of an element.
+type StateInfo struct {
+	Slot       int // in Ctx.ES
+	Name, Unit string
 }
 
 // CommitMode says where Stateful.Commit is called.

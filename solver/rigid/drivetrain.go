@@ -542,8 +542,9 @@ type motor struct {
 	name                 string
 	c                    *jcoord
 	slot                 int
-	v, r, l, kt, ke, lim mech.Param
-	i0                   float64 // initial current
+	v, r, kt, ke, lim mech.Param
+	l                 float64 // inductance (0: the current follows the voltage at once, no state)
+	i0                float64 // initial current
 }
 
 func newMotor(b mech.Builder, d *spec.Drive) {
@@ -552,13 +553,15 @@ func newMotor(b mech.Builder, d *spec.Drive) {
 		return
 	}
 	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
-	e := &motor{name: d.Name, c: c, v: run("voltage", 0), r: run("resistance", 1), l: run("inductance", 0),
+	e := &motor{name: d.Name, c: c, v: run("voltage", 0), r: run("resistance", 1), l: b.Const(d.Attr["inductance"], 0),
 		kt: run("kt", 0), lim: run("current-limit", math.Inf(1)), i0: b.Const(d.Attr["current"], 0)}
 	e.ke = e.kt
 	if d.Attr["ke"].Given() {
 		e.ke = run("ke", 0)
 	}
-	nonNeg(b, e.l, d.Attr["inductance"])
+	if e.l < 0 {
+		b.Errorf(d.Pos, "inductance", "must not be negative, got %g", e.l)
+	}
 	nonNeg(b, e.ke, d.Attr["ke"])
 	if lim := e.lim; lim.P == nil && math.Abs(e.i0) > lim.C {
 		b.Errorf(d.Pos, "current", "motor %q: the initial current %g A is above the current limit %g A", d.Name, e.i0, lim.C)
@@ -599,7 +602,33 @@ func newMotor(b mech.Builder, d *spec.Drive) {
 }
 
 func (e *motor) Dofs() []int           { return e.c.dofs() }
-func (e *motor) Params() []*mech.Param { return []*mech.Param{&e.v, &e.r, &e.l, &e.kt, &e.ke, &e.lim} }
+func (e *motor) Params() []*mech.Param { return []*mech.Param{&e.v, &e.r, &e.kt, &e.ke, &e.lim} }
+
+// States lists the current as a continuous state when the motor has an
+// inductance (mech.Stateful).
+func (e *motor) States() []mech.StateInfo {
+	if e.l == 0 {
+		return nil
+	}
+	return []mech.StateInfo{{Slot: e.slot + 1, Name: e.name + ".current", Unit: "A"}}
+}
+
+// Rates writes di/dt = (V − R i − k_e q̇)/L at x, the current as stored
+// (0 where the current limit holds it and the rate would push it
+// further) (mech.Stateful).
+func (e *motor) Rates(x *mech.Ctx, dst []float64) {
+	if e.l == 0 {
+		return
+	}
+	var grad [12]float64
+	i := x.ES[e.slot+1]
+	f, _ := e.forcing(x, grad[:len(e.c.dofs())])
+	r := (f - i) * e.r.Get(x) / e.l
+	if lim := e.lim.Get(x); math.Abs(i) >= lim && r*i > 0 {
+		r = 0
+	}
+	dst[0] = r
+}
 
 // forcing returns f = (V − k_e q̇)/R and ∂f/∂q̇ at x (grad: the
 // coordinate's gradient).
@@ -615,7 +644,7 @@ func (e *motor) current(x *mech.Ctx, grad []float64) (i, didw float64) {
 	es := x.ES[e.slot : e.slot+3]
 	t0, i0, f0 := es[0], es[1], es[2]
 	f1, df := e.forcing(x, grad)
-	l, dt := e.l.Get(x), x.Time()-t0
+	l, dt := e.l, x.Time()-t0
 	switch {
 	case l == 0:
 		i, didw = f1, df
