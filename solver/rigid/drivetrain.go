@@ -539,9 +539,9 @@ func (e *stop) Channel(x *mech.Ctx, sub int) float64 {
 // Its state slots: the time, the current and the forcing f at the last
 // accepted step.
 type motor struct {
-	name                 string
-	c                    *jcoord
-	slot                 int
+	name              string
+	c                 *jcoord
+	slot              int
 	v, r, kt, ke, lim mech.Param
 	l                 float64 // inductance (0: the current follows the voltage at once, no state)
 	i0                float64 // initial current
