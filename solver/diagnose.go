@@ -486,7 +486,7 @@ func (m *Model) indexElements() {
 	}
 	for _, d := range ms.Drives {
 		kind := "coupler"
-		if d.Kind == "stop" || d.Kind == "motor" {
+		if d.Kind != "" && d.Kind != "gear" && d.Kind != "belt" && d.Kind != "rack" && d.Kind != "screw" && d.Kind != "linear" {
 			kind = d.Kind
 		}
 		add(d.Name, kind, d.Pos)

@@ -63,13 +63,15 @@ func TestDriveDerivatives(t *testing.T) {
 		{gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3"/><coupler kind="rack" name="r" i="pa" j="slide" radius="0.05"/>`},
 		{gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3" stiffness="1e4" damping="2" backlash="0.001"/>
 		  <stop name="s" joint="slide" lower="-0.01" upper="0.01" k="1e5" c="30" exponent="1.5"/><stop name="s2" joint="pb" upper="0" k="100" c="1"/>
-		  <motor name="mot" joint="pa" voltage="12" resistance="1" inductance="0.01" kt="0.1"/><motor name="lin" joint="slide" voltage="3" resistance="2" kt="5" ke="4"/>`},
+		  <motor name="mot" joint="pa" voltage="12" resistance="1" inductance="0.01" kt="0.1"/><motor name="lin" joint="slide" voltage="3" resistance="2" kt="5" ke="4"/>
+		  <friction name="fr" joint="pb" preload="0.3" viscous="0.01" bristle-stiffness="1e3" bristle-damping="2" mu-static="0"/>`},
 		{gearSpatial, `<coupler kind="gear" name="bevel" i="pa" j="pb" ratio="2" internal="true"/>
 		  <coupler kind="screw" name="sc" i="cyl" coord-i="angle" j="cyl" coord-j="disp" lead="10 mm"/>
 		  <coupler kind="rack" name="r" i="pa" j="slide" radius="0.05"/>`},
 		{gearSpatial, `<coupler kind="belt" name="bevel" i="pa" j="pb" ratio="2" stiffness="1e3" damping="1" backlash="0.002"/>
 		  <stop name="s" joint="cyl" coord="disp" upper="0" k="1e4" c="10"/><stop name="s2" joint="slide" lower="0" k="1e4" exponent="2"/>
-		  <motor name="mot" joint="pb" voltage="12" resistance="1" inductance="0.01" kt="0.1"/>`},
+		  <motor name="mot" joint="pb" voltage="12" resistance="1" inductance="0.01" kt="0.1"/>
+		  <friction name="fr" joint="slide" preload="2" viscous="0.5" bristle-stiffness="1e4" bristle-damping="20"/>`},
 	} {
 		m, _ := loadText(t, fill(c.tmpl, c.elems))
 		s := m.NewState()
@@ -210,6 +212,13 @@ func TestDriveRefusals(t *testing.T) {
 		{`<stop name="s" joint="pa" lower="1" upper="0" k="1"/>`, `upper limit 0 must be above the lower 1`},
 		{`<stop name="s" joint="pa" upper="1" k="-1"/>`, `k: must be > 0`},
 		{`<stop name="s" joint="pa" upper="1" k="1" c="-1"/>`, `c: must not be negative`},
+		{`<friction name="f" joint="slide" mu-kinetic="-0.1" normal="10"/>`, `mu-kinetic: must not be negative`},
+		{`<friction name="f" joint="slide" mu-static="0.1" mu-kinetic="0.3" normal="10"/>`, `the static coefficient 0.1 is below the kinetic 0.3`},
+		{`<friction name="f" joint="pa" mu-kinetic="0.3" normal="10"/>`, `needs the radius it acts at`},
+		{`<friction name="f" joint="pa"/>`, `needs a preload, a normal load`},
+		{`<friction name="f" joint="slide" preload="1" radius="0.01"/>`, `radius (the arm of the friction force) belongs to a rotary joint`},
+		{`<motor name="m" joint="pa" voltage="1" resistance="0" kt="1"/>`, `resistance: must be > 0`},
+		{`<motor name="m" joint="pa" voltage="1" resistance="1" kt="1" inductance="-1"/>`, `inductance: must not be negative`},
 	} {
 		_, err := compileDrive(fill(gearPlanar, c.elems))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -232,7 +241,8 @@ func TestDriveStepAllocatesNothing(t *testing.T) {
 	for _, text := range []string{
 		fill(gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3"/><coupler kind="rack" name="r" i="pa" j="slide" radius="0.05" stiffness="1e4" backlash="1e-3"/>
 		  <stop name="s" joint="pb" upper="0.01" k="1e3" c="1"/><torque name="T" i="pinion" t="1"/>
-		  <motor name="mot" joint="pa" voltage="12" resistance="1" inductance="0.01" kt="0.1" rotor-inertia="0.001"/>`),
+		  <motor name="mot" joint="pa" voltage="12" resistance="1" inductance="0.01" kt="0.1" rotor-inertia="0.001"/>
+		  <friction name="fr" joint="pb" preload="0.1" bristle-damping="10"/>`),
 		fill(gearSpatial, `<coupler kind="gear" name="bevel" i="pa" j="pb" ratio="2"/><coupler kind="screw" name="sc" i="cyl" coord-i="angle" j="cyl" coord-j="disp" lead="10 mm" stiffness="1e3"/>
 		  <stop name="s" joint="slide" lower="-0.01" k="1e3"/><torque name="T" i="pinion" tz="1"/>`),
 	} {
@@ -387,5 +397,70 @@ func TestMotorLinearised(t *testing.T) {
 				t.Errorf("output %d at %g Hz: %v, want %v (relative %.2g)", o, fr, H[n][o], ref, e)
 			}
 		}
+	}
+}
+
+// A flywheel at 10 rad/s with Coulomb bearing friction (0.1 N·m, LuGre
+// bristles) decelerates at 10 rad/s² to rest at 1 s, after 5 rad, and
+// stays there: no creep, to round-off, from 2 s to 10 s.
+func TestFrictionFlywheelStops(t *testing.T) {
+	m, s := loadDrive(t, `<model name="fw"><settings end="10 s" step="1 ms" gravity="0 0"/>
+  <ground><marker name="A"/></ground>
+  <body name="wheel" mass="1" inertia="0.01" omega="10"/>
+  <revolute name="shaft" i="ground.A" j="wheel"/>
+  <friction name="bearing" joint="shaft" preload="0.1 N*m" bristle-stiffness="1e5" bristle-damping="63"/>
+</model>`)
+	if err := m.AdvanceTo(s, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	if w := chanAt(t, m, s, "wheel.omega"); math.Abs(w-5) > 1e-5 {
+		t.Errorf("ω at 0.5 s: %.9g rad/s, want 5", w)
+	}
+	if err := m.AdvanceTo(s, 2); err != nil {
+		t.Fatal(err)
+	}
+	th2 := chanAt(t, m, s, "shaft.angle")
+	if math.Abs(th2-5) > 1e-4 {
+		t.Errorf("stopped at %.9g rad, want 5", th2)
+	}
+	if err := m.AdvanceTo(s, 10); err != nil {
+		t.Fatal(err)
+	}
+	if th, w := chanAt(t, m, s, "shaft.angle"), chanAt(t, m, s, "wheel.omega"); math.Abs(th-th2) > 1e-12 || math.Abs(w) > 1e-10 {
+		t.Errorf("from 2 s to 10 s it moved %.3g rad (ω %.3g rad/s): friction must hold it", th-th2, w)
+	}
+}
+
+// A 1 kg block on a 20° incline, its friction from the rail's reaction
+// (normal = |reaction|): with μ = 0.5 > tan 20° it stays put, to
+// round-off, from 1 s to 10 s; with μ = 0.2 it slides at
+// g (sin α − μ cos α).
+func TestFrictionIncline(t *testing.T) {
+	model := func(mu string) string {
+		return `<model name="incline"><settings end="10 s" step="1 ms"/>
+  <ground><marker name="rail" angle="-20 deg"/></ground>
+  <body name="block" mass="1" inertia="0.01"><marker name="c"/></body>
+  <translational name="slide" i="ground.rail" j="block.c"/>
+  <friction name="f" joint="slide" mu-static="` + mu + `" mu-kinetic="` + mu + `" normal="sqrt(fx(slide)^2 + fy(slide)^2)" bristle-stiffness="1e5" bristle-damping="632"/>
+</model>`
+	}
+	m, s := loadDrive(t, model("0.5"))
+	if err := m.AdvanceTo(s, 1); err != nil {
+		t.Fatal(err)
+	}
+	x1 := chanAt(t, m, s, "slide.disp")
+	if err := m.AdvanceTo(s, 10); err != nil {
+		t.Fatal(err)
+	}
+	if x := chanAt(t, m, s, "slide.disp"); math.Abs(x-x1) > 1e-12 || math.Abs(x1) > 1e-4 {
+		t.Errorf("μ = 0.5: at %.6g m at 1 s, moved %.3g m by 10 s (want pre-sliding only, then nothing)", x1, x-x1)
+	}
+	m, s = loadDrive(t, model("0.2"))
+	if err := m.AdvanceTo(s, 1); err != nil {
+		t.Fatal(err)
+	}
+	a := 9.81 * (math.Sin(20*math.Pi/180) - 0.2*math.Cos(20*math.Pi/180))
+	if x := chanAt(t, m, s, "slide.disp"); math.Abs(x-a/2) > 1e-4*a/2 {
+		t.Errorf("μ = 0.2: slid %.8g m in 1 s, want g(sin α − μ cos α)/2 = %.8g", x, a/2)
 	}
 }

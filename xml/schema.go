@@ -436,13 +436,13 @@ func schema() *elemDef {
 		},
 		check: (*parser).checkOutput,
 	}
-	coupler, stop, motor := driveElems()
+	coupler, stop, motor, fric := driveElems()
 	return &elemDef{
 		name:  "model",
 		attrs: modelAttrs(),
 		children: []*elemDef{settings, parameter, input, table, ground, body,
 			joint("revolute"), joint("translational"), joint("fixed"),
-			driver, pointForce, torque, spring, rspring, beam, contact, coupler, stop, motor, output},
+			driver, pointForce, torque, spring, rspring, beam, contact, coupler, stop, motor, fric, output},
 		check: (*parser).checkModel,
 	}
 }
@@ -538,7 +538,7 @@ func contactKinds() []kindDef {
 
 // driveElems are <coupler> (kinds gear, belt, rack, screw, linear),
 // <stop> and <motor>, planar or spatial (solver/rigid/drivetrain.go).
-func driveElems() (coupler, stop, motor *elemDef) {
+func driveElems() (coupler, stop, motor, fric *elemDef) {
 	add := func(parent, obj any) {
 		s := parent.(*spec.Model)
 		s.Drives = append(s.Drives, *obj.(*spec.Drive))
@@ -606,7 +606,26 @@ func driveElems() (coupler, stop, motor *elemDef) {
 		new: func(any) any { return &spec.Drive{Kind: "motor", Attr: map[string]spec.Expr{}} },
 		add: add,
 	}
-	return coupler, stop, motor
+	fric = &elemDef{
+		name: "friction", family: "coupler", ns: nsElement,
+		attrs: []attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Drive).Name }},
+			{name: "joint", kind: vElemRef, req: true, field: func(o any) any { return &o.(*spec.Drive).I }},
+			coord("coord"),
+			{name: "preload", kind: vExpr, dim: Any},
+			{name: "mu-static", kind: vExpr, dim: Dimensionless},
+			{name: "mu-kinetic", kind: vExpr, dim: Dimensionless},
+			{name: "normal", kind: vExpr, dim: Force},
+			{name: "radius", kind: vExpr, dim: Length},
+			{name: "v-stribeck", kind: vExpr, dim: Any, positive: true},
+			{name: "viscous", kind: vExpr, dim: Any},
+			{name: "bristle-stiffness", kind: vExpr, dim: Any, positive: true},
+			{name: "bristle-damping", kind: vExpr, dim: Any},
+		},
+		new: func(any) any { return &spec.Drive{Kind: "friction", Attr: map[string]spec.Expr{}} },
+		add: add,
+	}
+	return coupler, stop, motor, fric
 }
 
 // contactLaw lists the force-law and friction attributes every contact

@@ -107,7 +107,7 @@ func (c *jcoord) hess(x *mech.Ctx, s float64, h []float64) {
 // joint named name, reporting problems at the element's attribute field.
 func jointCoord(b mech.Builder, d *spec.Drive, name, field, coord string) (*jcoord, bool) {
 	elem := "coupler"
-	if d.Kind == "stop" || d.Kind == "motor" {
+	if d.Kind == "stop" || d.Kind == "motor" || d.Kind == "friction" {
 		elem = d.Kind
 	}
 	jt, _, ok := b.Joint(name)
@@ -175,12 +175,16 @@ func newUnion(ci, cj []int) union {
 	return u
 }
 
-// Drive compiles a <coupler>, <stop> or <motor>.
+// Drive compiles a <coupler>, <stop>, <motor> or <friction>.
 func Drive(b mech.Builder, d spec.Drive) {
 	b.Claim(d.Name, d.Pos, d.Kind)
 	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
-	if d.Kind == "motor" {
+	switch d.Kind {
+	case "motor":
 		newMotor(b, &d)
+		return
+	case "friction":
+		newFriction(b, &d)
 		return
 	}
 	if d.Kind == "stop" {
@@ -730,4 +734,197 @@ func (e *motor) Channel(x *mech.Ctx, sub int) float64 {
 		return e.kt.Get(x) * i
 	}
 	return e.v.Get(x)
+}
+
+// friction is joint friction on a joint coordinate by the LuGre model
+// (Canudas de Wit et al., 1995): bristles of stiffness σ0 and damping σ1
+// whose mean deflection z is a state of the element,
+//
+//	ż = q̇ − σ0 |q̇| z / g(q̇),  g(q̇) = F_c + (F_s − F_c) e^{−(q̇/v_s)²},
+//	effort −(σ0 z + σ1 e^{−(q̇/v_s)²} ż + σ2 q̇) on the coordinate,
+//
+// with the Coulomb and static levels F_c = preload + radius μ_k N and
+// F_s = preload + radius μ_s N (N the normal load, an expression: a
+// joint reaction read by fx(joint), fy(joint), ...), the Stribeck speed
+// v_s and the viscous coefficient σ2. At rest z stays where it is: a
+// body held by friction keeps its place exactly (no creep), after a
+// pre-sliding deflection F/σ0; in steady sliding the effort is g(q̇) +
+// σ2 q̇; a joint that starts moving starts with the steady deflection.
+// Within a step z follows the exact solution of its equation with
+// the speed of the evaluation time held (an exponential update:
+// L-stable for the stiff bristles).
+type friction struct {
+	name                  string
+	c                     *jcoord
+	slot                  int
+	pre, muS, muK, normal mech.Param
+	radius                float64
+	vs, s0, s1, s2        mech.Param
+}
+
+func newFriction(b mech.Builder, d *spec.Drive) {
+	c, ok := jointCoord(b, d, d.I, "joint", d.Attr["coord"].Src)
+	if !ok {
+		return
+	}
+	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
+	e := &friction{name: d.Name, c: c, pre: run("preload", 0), muK: run("mu-kinetic", 0), normal: run("normal", 0),
+		radius: 1, vs: run("v-stribeck", 1e-2), s0: run("bristle-stiffness", 1e5), s1: run("bristle-damping", 0), s2: run("viscous", 0)}
+	e.muS = e.muK
+	if d.Attr["mu-static"].Given() {
+		e.muS = run("mu-static", 0)
+	}
+	if d.Attr["radius"].Given() {
+		if c.u != "rad" {
+			b.Errorf(d.Pos, "radius", "friction %q: radius (the arm of the friction force) belongs to a rotary joint", d.Name)
+		}
+		e.radius = b.Const(d.Attr["radius"], 1)
+		if !(e.radius > 0) {
+			b.Errorf(d.Pos, "radius", "must be > 0, got %g", e.radius)
+		}
+	} else if c.u == "rad" && d.Attr["normal"].Given() {
+		b.Errorf(d.Pos, "radius", "friction %q: a rotary joint's friction from a normal load needs the radius it acts at (pin or bearing radius)", d.Name)
+	}
+	for _, a := range []string{"preload", "mu-kinetic", "mu-static", "normal", "viscous", "bristle-damping"} {
+		nonNeg(b, b.Run(d.Attr[a], 0), d.Attr[a])
+	}
+	if p, k := e.muS, e.muK; p.P == nil && k.P == nil && p.C < k.C {
+		b.Errorf(d.Pos, "mu-static", "friction %q: the static coefficient %g is below the kinetic %g", d.Name, p.C, k.C)
+	}
+	if !d.Attr["preload"].Given() && !d.Attr["normal"].Given() && !d.Attr["viscous"].Given() {
+		b.Errorf(d.Pos, "preload", "friction %q needs a preload, a normal load (with mu-kinetic) or a viscous coefficient", d.Name)
+	}
+	e.slot = b.StateSlots(e, 2)
+	b.AddForce(d.Name, e)
+}
+
+func (e *friction) Dofs() []int { return e.c.dofs() }
+func (e *friction) Params() []*mech.Param {
+	return []*mech.Param{&e.pre, &e.muS, &e.muK, &e.normal, &e.vs, &e.s0, &e.s1, &e.s2}
+}
+
+// g returns the Stribeck curve at the speed w.
+func (e *friction) g(x *mech.Ctx, w float64) float64 {
+	n := math.Abs(e.normal.Get(x)) * e.radius
+	fc := e.pre.Get(x) + e.muK.Get(x)*n
+	fs := e.pre.Get(x) + e.muS.Get(x)*n
+	r := w / e.vs.Get(x)
+	return fc + (fs-fc)*math.Exp(-r*r)
+}
+
+// damping is the bristles' damping at the speed w, σ1 e^{−(w/v_s)²}:
+// full in pre-sliding, gone in sliding, where ż would otherwise add σ1 ż
+// spikes to the Coulomb level (the dissipative LuGre variant).
+func (e *friction) damping(x *mech.Ctx, w float64) float64 {
+	r := w / e.vs.Get(x)
+	return e.s1.Get(x) * math.Exp(-r*r)
+}
+
+// bristle returns z and ż at the speed w after dt from z0.
+func (e *friction) bristle(x *mech.Ctx, z0, dt, w float64) (z, zd float64) {
+	g := e.g(x, w)
+	s0 := e.s0.Get(x)
+	a := 0.0
+	if g > 0 {
+		a = s0 * math.Abs(w) / g
+	} else if w != 0 {
+		a = math.Inf(1) // no friction level: the bristles follow at once
+	}
+	switch {
+	case math.IsInf(a, 1):
+		z = 0
+	case a*dt < 1e-8:
+		z = z0 + (w-a*z0)*dt
+	default:
+		ea := math.Exp(-a * dt)
+		z = ea*z0 + (1-ea)*w/a
+	}
+	return z, w - a*z
+}
+
+// effort returns the friction effort s (acting as −s on the coordinate)
+// and ∂s/∂q̇ at x, with the coordinate's gradient in grad.
+func (e *friction) effort(x *mech.Ctx, grad []float64) (s, ds float64) {
+	_, w, _ := e.c.eval(x, false, grad)
+	es := x.ES[e.slot : e.slot+2]
+	dt := x.Time() - es[0]
+	at := func(w float64) float64 {
+		z, zd := e.bristle(x, es[1], dt, w)
+		return e.s0.Get(x)*z + e.damping(x, w)*zd + e.s2.Get(x)*w
+	}
+	s = at(w)
+	h := 1e-7 * math.Max(1e-3, math.Abs(w))
+	return s, (at(w+h) - at(w-h)) / (2 * h)
+}
+
+func (e *friction) Eval(x *mech.Ctx, f, k, c []float64) {
+	n := len(e.c.dofs())
+	var grad [12]float64
+	s, ds := e.effort(x, grad[:n])
+	for a := 0; a < n; a++ {
+		f[a] -= s * grad[a]
+	}
+	if k == nil {
+		return
+	}
+	u := union{d: e.c.dofs()}
+	for a := range u.mi {
+		u.mi[a], u.mj[a] = a, -1
+	}
+	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], s, 0, ds, k, c)
+}
+
+// Commit stores the time and the bristle deflection (mech.Stateful).
+func (e *friction) Commit(x *mech.Ctx, mode mech.CommitMode) {
+	es := x.ES[e.slot : e.slot+2]
+	switch mode {
+	case mech.CommitInit:
+		// the steady deflection at the initial speed (at rest: none)
+		var grad [12]float64
+		_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+		es[1] = 0
+		if g := e.g(x, w); w != 0 && g > 0 {
+			es[1] = math.Copysign(g/e.s0.Get(x), w)
+		}
+	case mech.CommitStep:
+		var grad [12]float64
+		_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+		es[1], _ = e.bristle(x, es[1], x.Time()-es[0], w)
+	}
+	es[0] = x.Time()
+}
+
+// States lists the bristle deflection (mech.Stateful).
+func (e *friction) States() []mech.StateInfo {
+	return []mech.StateInfo{{Slot: e.slot + 1, Name: e.name + ".bristle", Unit: e.c.u}}
+}
+
+// Rates writes ż at x, z as stored (mech.Stateful).
+func (e *friction) Rates(x *mech.Ctx, dst []float64) {
+	var grad [12]float64
+	_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+	_, dst[0] = e.bristle(x, x.ES[e.slot+1], 0, w)
+}
+
+func (e *friction) Potential(x *mech.Ctx) float64 { return 0 }
+
+// Channels lists the friction's channels (mech.Channeler).
+func (e *friction) Channels(name string) []mech.ChannelInfo {
+	return []mech.ChannelInfo{
+		{Name: name + ".effort", Unit: effortUnit(e.c.u), Group: "force", Description: "friction " + name + " effort on the joint's coordinate (torque or force)"},
+		{Name: name + ".bristle", Unit: e.c.u, Group: "position", Description: "friction " + name + " bristle deflection z (pre-sliding)"},
+	}
+}
+
+// Channel evaluates channel sub (mech.Channeler).
+func (e *friction) Channel(x *mech.Ctx, sub int) float64 {
+	var grad [12]float64
+	if sub == 1 {
+		_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+		es := x.ES[e.slot : e.slot+2]
+		z, _ := e.bristle(x, es[1], x.Time()-es[0], w)
+		return z
+	}
+	s, _ := e.effort(x, grad[:len(e.c.dofs())])
+	return -s
 }
