@@ -51,6 +51,11 @@ if [ -f examples/furuta/cosim.xml ]; then
 	bin/mbfmu cosim examples/furuta/cosim.xml -o out/furuta.csv --xlsx out/furuta.xlsx
 	echo "results: out/furuta.xlsx and out/furuta.csv"
 fi
+if [ -f examples/servo-axis/cosim.xml ]; then
+	echo "== servo axis (DC motor, gearbox with backlash, flexible shaft, bearing friction, stops) under PID through dist/servo-axis.fmu"
+	bin/mbfmu cosim examples/servo-axis/cosim.xml -o out/servo-axis.csv --xlsx out/servo-axis.xlsx
+	echo "results: out/servo-axis.xlsx and out/servo-axis.csv"
+fi
 if [ -f examples/two-mass-bode/model.xml ]; then
 	echo "== frequency response of the two-mass plant (linearisation and direct, by time integration)"
 	bin/mbfmu bode examples/two-mass-bode/model.xml --direct 1 --points 40 -o out/two-mass-bode.csv --xlsx out/two-mass-bode.xlsx --svg out/two-mass-bode.svg -q

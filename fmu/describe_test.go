@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	modelxml "mbfmu/xml"
 )
 
 // mdXML is the subset of modelDescription.xml the structural check reads.
@@ -354,6 +356,9 @@ func TestDescribeRejectsDuplicates(t *testing.T) {
 
 // Every example model's modelDescription.xml, with its continuous states,
 // passes the structural and ModelStructure checks and the FMI 2.0.5 XSD.
+// A model whose elements have states of their own (a motor's current, a
+// friction's bristles) declares no continuous states and no derivatives
+// (docs/fmu.md).
 func TestExampleModelDescriptions(t *testing.T) {
 	models, err := filepath.Glob(filepath.Join("..", "examples", "*", "model.xml"))
 	if err != nil || len(models) == 0 {
@@ -368,8 +373,19 @@ func TestExampleModelDescriptions(t *testing.T) {
 			}
 			x := d.XML()
 			md := checkModelDescription(t, x)
-			if len(md.Derivs) == 0 {
+			ms, err := modelxml.LoadFile(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			own := false // elements with states of their own
+			for _, d := range ms.Drives {
+				own = own || d.Kind == "motor" || d.Kind == "friction"
+			}
+			if len(md.Derivs) == 0 && !own {
 				t.Errorf("no <Derivatives>")
+			}
+			if len(md.Derivs) > 0 && own {
+				t.Errorf("<Derivatives> declared for a model with element states")
 			}
 			validateXSD(t, x)
 		})

@@ -54,7 +54,12 @@ func panel(b *bufio.Writer, x0, y0, w, h, ml, mr, mt, mb float64, f, y, yd []flo
 	}
 	tr := func(v float64) float64 { return v }
 	if logY {
-		tr = func(v float64) float64 { return math.Log10(math.Max(v, 1e-300)) }
+		tr = func(v float64) float64 {
+			if !(v > 0) {
+				return math.NaN() // no response: not drawn on a log scale
+			}
+			return math.Log10(v)
+		}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range append(y[:len(y):len(y)], yd...) {

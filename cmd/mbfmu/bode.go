@@ -154,7 +154,13 @@ func cmdBode(args []string) error {
 				h[k] = H[k][oi*nu+ii]
 				mag[k] = cmplx.Abs(h[k])
 			}
-			pairs = append(pairs, results.BodePair{Name: name, Unit: unit, Mag: mag, Phase: solver.Phases(h)})
+			ph := solver.Phases(h)
+			for k := range ph {
+				if mag[k] == 0 {
+					ph[k] = math.NaN() // no response, no phase
+				}
+			}
+			pairs = append(pairs, results.BodePair{Name: name, Unit: unit, Mag: mag, Phase: ph})
 		}
 	}
 	if HD != nil {
@@ -170,7 +176,18 @@ func cmdBode(args []string) error {
 					z := HD[ii][k][oi]
 					mag[k] = cmplx.Abs(z)
 					p := cmplx.Phase(z) * 180 / math.Pi
-					ph[k] = p + 360*math.Round((lp.Phase[k]-p)/360) // the turn of the linear phase
+					// in the turn of the linear phase; where there is none,
+					// continuous along the frequency
+					ph[k] = p + 360*math.Round((lp.Phase[k]-p)/360)
+					if math.IsNaN(lp.Phase[k]) {
+						ph[k] = p
+						if k > 0 && !math.IsNaN(ph[k-1]) {
+							ph[k] = p + 360*math.Round((ph[k-1]-p)/360)
+						}
+					}
+					if mag[k] == 0 {
+						ph[k] = math.NaN()
+					}
 				}
 				directPairs = append(directPairs, results.BodePair{Name: name, Unit: lp.Unit, Mag: mag, Phase: ph})
 			}
@@ -252,14 +269,27 @@ func cmdBode(args []string) error {
 	}
 	if directPairs != nil {
 		worst, at, which := 0.0, 0.0, ""
+		var none []string // pairs the linearisation has no response for where the direct one has
 		for p, dp := range directPairs {
+			lost := false
 			for k := range freq {
-				if d := math.Abs(dp.Mag[k]/pairs[p].Mag[k] - 1); d > worst {
+				lm := pairs[p].Mag[k]
+				if lm == 0 {
+					lost = lost || dp.Mag[k] > 0
+					continue
+				}
+				if d := math.Abs(dp.Mag[k]/lm - 1); d > worst {
 					worst, at, which = d, freq[k], pairs[p].Name
 				}
 			}
+			if lost {
+				none = append(none, pairs[p].Name)
+			}
 		}
 		fmt.Fprintf(table, "direct against linear: largest magnitude difference %.3g %% (%s at %.4g Hz)\n", 100*worst, which, at)
+		if len(none) > 0 {
+			fmt.Fprintf(table, "direct against linear: the linearisation has no response of %s where the direct one has (a dead band: backlash, friction)\n", strings.Join(none, ", "))
+		}
 	}
 	to2 := ""
 	if len(written) > 0 {

@@ -372,8 +372,11 @@ func (e *compliantCoupler) state(x *mech.Ctx, grad []float64) (del, rate, s, kk,
 }
 
 // contactLaw is the effort of a gap of half-width g on the value δ with
-// rate δ̇: 0 for |δ| ≤ g, else sign(δ) (k pᵉ + c |δ̇|-signed damping) with
-// p = |δ| − g, never pulling; with ∂s/∂δ and ∂s/∂δ̇.
+// rate δ̇: 0 for |δ| ≤ g, else sign(δ) (k pᵉ + c r(p) ṗ) with p = |δ| − g
+// the penetration, never pulling; with ∂s/∂δ and ∂s/∂δ̇. The damping
+// comes in over the first contactRamp of penetration (r = min(1,
+// p/contactRamp)), so the effort is continuous where contact begins (a
+// jump there stalls Newton's iteration at every engagement).
 func contactLaw(del, rate, g, k, e, c float64) (s, kk, cc float64) {
 	sg := 1.0
 	if del < 0 {
@@ -384,12 +387,20 @@ func contactLaw(del, rate, g, k, e, c float64) (s, kk, cc float64) {
 		return 0, 0, 0
 	}
 	pe := math.Pow(p, e)
-	s = k*pe + c*rate
+	r, dr := 1.0, 0.0
+	if p < contactRamp {
+		r, dr = p/contactRamp, 1/contactRamp
+	}
+	s = k*pe + c*r*rate
 	if s <= 0 {
 		return 0, 0, 0
 	}
-	return sg * s, k * e * pe / p, c
+	return sg * s, k*e*pe/p + c*dr*rate, c * r
 }
+
+// contactRamp is the penetration (rad or m) over which a stop's or a
+// backlash's damping comes in.
+const contactRamp = 1e-4
 
 func (e *compliantCoupler) Eval(x *mech.Ctx, f, k, c []float64) {
 	n := len(e.u.d)
@@ -832,7 +843,7 @@ func (e *friction) bristle(x *mech.Ctx, z0, dt, w float64) (z, zd float64) {
 	}
 	switch {
 	case math.IsInf(a, 1):
-		z = 0
+		return 0, 0 // no friction level: nothing to deflect the bristles
 	case a*dt < 1e-8:
 		z = z0 + (w-a*z0)*dt
 	default:
