@@ -175,6 +175,16 @@ func newUnion(ci, cj []int) union {
 	return u
 }
 
+// own is the "union" of one coordinate: its own dofs, as they are (ground
+// included), for the tangent of an element on a single coordinate.
+func own(c *jcoord) union {
+	u := union{d: c.dofs()}
+	for a := range u.mi {
+		u.mi[a], u.mj[a] = a, -1
+	}
+	return u
+}
+
 // Drive compiles a <coupler>, <stop>, <motor> or <friction>.
 func Drive(b mech.Builder, d spec.Drive) {
 	b.Claim(d.Name, d.Pos, d.Kind)
@@ -517,10 +527,7 @@ func (e *stop) Eval(x *mech.Ctx, f, k, c []float64) {
 	if k == nil {
 		return
 	}
-	u := union{d: e.c.dofs()}
-	for a := range u.mi {
-		u.mi[a], u.mj[a] = a, -1
-	}
+	u := own(e.c)
 	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], s, kk, cc, k, c)
 }
 
@@ -693,10 +700,7 @@ func (e *motor) Eval(x *mech.Ctx, f, k, c []float64) {
 	if k == nil {
 		return
 	}
-	u := union{d: e.c.dofs()}
-	for a := range u.mi {
-		u.mi[a], u.mj[a] = a, -1
-	}
+	u := own(e.c)
 	// Q = −s ∇q with s = −k_t i(q̇): ∂s/∂q̇ = −k_t ∂i/∂q̇ (a damping)
 	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], -tq, 0, -e.kt.Get(x)*didw, k, c)
 }
@@ -878,10 +882,7 @@ func (e *friction) Eval(x *mech.Ctx, f, k, c []float64) {
 	if k == nil {
 		return
 	}
-	u := union{d: e.c.dofs()}
-	for a := range u.mi {
-		u.mi[a], u.mj[a] = a, -1
-	}
+	u := own(e.c)
 	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], s, 0, ds, k, c)
 }
 
