@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/cmplx"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,8 @@ func cmdBode(args []string) error {
 	var points *int
 	var svg *string
 	var direct float64
-	m, model, o, err := modelCommand("bode", "usage: mbfmu bode model.xml [-o bode.csv] [--xlsx bode.xlsx] [--svg bode.svg] [--from f] [--to f] [--points n] [--direct amplitude] [--at t | --initial] [--param name=value]\n\n"+
+	var inSel, outSel *string
+	m, model, o, err := modelCommand("bode", "usage: mbfmu bode model.xml [-o bode.csv] [--xlsx bode.xlsx] [--svg bode.svg] [--from f] [--to f] [--points n] [--inputs a,b] [--outputs y,z] [--direct amplitude] [--at t | --initial] [--param name=value]\n\n"+
 		"Frequency response of the model's outputs to its inputs, from its linearisation (about its static\n"+
 		"equilibrium, its initial state, or its state at a time of a dynamic simulation): for each\n"+
 		"input–output pair the magnitude (output unit per input unit) and the phase (degrees) at\n"+
@@ -58,6 +60,8 @@ func cmdBode(args []string) error {
 			fs.Var(freqFlag{&to}, "to", "highest `frequency` (Hz, or with a unit; default: a decade above the highest mode, rounded to a decade)")
 			points = fs.Int("points", 200, "`number` of frequencies, log-spaced from --from to --to")
 			svg = fs.String("svg", "", "also draw the Bode plots to this SVG `file`")
+			inSel = fs.String("inputs", "", "the `inputs` to excite, comma-separated (default: every input)")
+			outSel = fs.String("outputs", "", "the `outputs` to show, comma-separated (default: every output)")
 			fs.Float64Var(&direct, "direct", 0, "also compute the direct frequency response by time integration, each input in turn a sine of this `amplitude` (in the input's SI unit) about its operating value (default --points 20)")
 		})
 	if err != nil {
@@ -87,6 +91,14 @@ func cmdBode(args []string) error {
 	if len(m.InputInfo()) == 0 || len(m.OutputInfo()) == 0 {
 		return fmt.Errorf("%s: the model needs at least one <input> and one <output> for a frequency response (it has %d and %d)", model, len(m.InputInfo()), len(m.OutputInfo()))
 	}
+	selIn, err := selectVars("--inputs", *inSel, m.InputInfo(), "input")
+	if err != nil {
+		return err
+	}
+	selOut, err := selectVars("--outputs", *outSel, m.OutputInfo(), "output")
+	if err != nil {
+		return err
+	}
 	stop := catchQuit(o.out, o.xlsx, *svg)
 	defer stop.Stop()
 	wall := time.Now()
@@ -115,7 +127,7 @@ func cmdBode(args []string) error {
 	}
 	ins, outs := m.InputInfo(), m.OutputInfo()
 	nu := len(ins)
-	// the direct response: every input in turn, at every frequency
+	// the direct response: every selected input in turn, at every frequency
 	var HD [][][]complex128 // [input][frequency][output]
 	if direct > 0 {
 		pr := newProgress("bode --direct", o.quiet)
@@ -127,22 +139,23 @@ func cmdBode(args []string) error {
 			fmt.Fprintf(os.Stderr, "%s: warning: no mode of the linearisation decays: the direct response measures after 5 cycles, with the transient still in it\n", model)
 		}
 		HD = make([][][]complex128, nu)
-		for ii := range ins {
+		for n, ii := range selIn {
 			HD[ii] = make([][]complex128, len(freq))
 			for k, f := range freq {
 				if HD[ii][k], err = m.DirectResponse(s, ii, f, opt); err != nil {
 					pr.done()
 					return fmt.Errorf("%s: input %s: %w", model, ins[ii].Name, err)
 				}
-				pr.update(float64(ii*len(freq)+k+1), 0, float64(nu*len(freq)))
+				pr.update(float64(n*len(freq)+k+1), 0, float64(len(selIn)*len(freq)))
 			}
 		}
 		pr.done()
 	}
 	cols := []results.Column{{Name: "frequency", Unit: "Hz", Group: results.GroupTime, Description: "frequency of the harmonic input"}}
 	var pairs, directPairs []results.BodePair
-	for oi, y := range outs {
-		for ii, u := range ins {
+	for _, oi := range selOut {
+		for _, ii := range selIn {
+			y, u := outs[oi], ins[ii]
 			name := y.Name + "/" + u.Name
 			unit := perUnit(y.Unit, u.Unit)
 			cols = append(cols,
@@ -164,9 +177,10 @@ func cmdBode(args []string) error {
 		}
 	}
 	if HD != nil {
-		for oi, y := range outs {
-			for ii, u := range ins {
-				lp := pairs[oi*nu+ii]
+		for p, oi := range selOut {
+			for q, ii := range selIn {
+				y, u := outs[oi], ins[ii]
+				lp := pairs[p*len(selIn)+q]
 				name := lp.Name + " direct"
 				cols = append(cols,
 					results.Column{Name: name + " magnitude", Unit: lp.Unit, Group: results.GroupMagnitude, Description: fmt.Sprintf("amplitude of output %s per unit amplitude of input %s, by time integration with a sine of amplitude %g", y.Name, u.Name, direct)},
@@ -297,6 +311,33 @@ func cmdBode(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "summary: %d input–output pairs × %d frequencies, wall time %s%s\n", len(pairs), len(freq), time.Since(wall).Round(time.Microsecond), to2)
 	return nil
+}
+
+// selectVars returns the indices of the variables named in the
+// comma-separated list sel (all when sel is empty), refusing an unknown
+// name with the flag and the names there are.
+func selectVars(flag, sel string, vars []solver.VarInfo, what string) ([]int, error) {
+	if strings.TrimSpace(sel) == "" {
+		out := make([]int, len(vars))
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	}
+	var out []int
+	for _, n := range strings.Split(sel, ",") {
+		n = strings.TrimSpace(n)
+		k := slices.IndexFunc(vars, func(v solver.VarInfo) bool { return v.Name == n })
+		if k < 0 {
+			names := make([]string, len(vars))
+			for i, v := range vars {
+				names[i] = v.Name
+			}
+			return nil, usagef("%s: the model has no %s %q (it has %s)", flag, what, n, strings.Join(names, ", "))
+		}
+		out = append(out, k)
+	}
+	return out, nil
 }
 
 func shortHz(f float64) string { return fmt.Sprintf("%.4g Hz", f) }

@@ -113,3 +113,23 @@ func TestBodeTwoMassClosedForm(t *testing.T) {
 		t.Errorf("SVG has %d curves, want 6 (3 pairs × magnitude and phase)", lines)
 	}
 }
+
+// --inputs and --outputs choose the pairs; an unknown name is refused
+// with the names there are.
+func TestBodeSelection(t *testing.T) {
+	dir := t.TempDir()
+	model := abs(t, "../../examples/two-mass-bode/model.xml")
+	if r := run(t, dir, "bode", model, "--outputs", "x2", "--inputs", "F", "-o", "s.csv", "--points", "5"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "s.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head, _, _ := strings.Cut(string(raw), "\n"); head != "frequency [Hz],x2/F magnitude [m/N],x2/F phase [deg]" {
+		t.Errorf("header %q", head)
+	}
+	if r := run(t, dir, "bode", model, "--outputs", "x9"); r.code != 2 || !strings.Contains(r.stderr, `--outputs: the model has no output "x9" (it has x1, x2, v2)`) {
+		t.Errorf("unknown output: exit %d, %q", r.code, r.stderr)
+	}
+}
