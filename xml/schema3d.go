@@ -229,7 +229,18 @@ func schema3() *elemDef {
 // spatialContactKinds lists the contact kinds of spatial models, with the
 // force-law and friction attributes of the planar kinds.
 func spatialContactKinds() []kindDef {
-	common := func(extra ...attrDef) []attrDef { return append(extra, contactLaw()...) }
+	// the planar law and friction attributes, friction="lugre" besides
+	// (bristles as the contact's state: exact stick in a spatial contact)
+	law := contactLaw()
+	for k := range law {
+		if law[k].name == "friction" {
+			law[k].enum = []string{"none", "coulomb", "regularized", "lugre"}
+		}
+	}
+	law = append(law,
+		attrDef{name: "bristle-stiffness", kind: vExpr, dim: Stiffness, positive: true},
+		attrDef{name: "bristle-damping", kind: vExpr, dim: Damping})
+	common := func(extra ...attrDef) []attrDef { return append(extra, law...) }
 	i := attrDef{name: "i", kind: vRef, req: true}
 	j := attrDef{name: "j", kind: vRef, req: true}
 	return []kindDef{

@@ -393,7 +393,7 @@ func TestSpatialErrors(t *testing.T) {
 			`m.xml:5: kind: "circle-line" is a planar contact kind; a spatial model has sphere-plane and sphere-sphere`,
 			`m.xml:6: radius: required attribute of <contact> is missing`,
 			`m.xml:7: radius-j: must be > 0 (got -1)`,
-			`m.xml:7: friction: unknown value "viscous"; want one of none, coulomb, regularized`,
+			`m.xml:7: friction: unknown value "viscous"; want one of none, coulomb, regularized, lugre`,
 			`m.xml:8: kind: unknown <contact> kind "sphere-cylinder"; want one of sphere-plane, sphere-sphere`,
 			`m.xml:9: <beam>: beams are planar-only for now: a spatial model (dimension="3") cannot hold a <beam>`,
 		}},

@@ -54,6 +54,12 @@ type sphere struct {
 	mud    mech.Param
 	vs, vd float64
 	d      [12]int
+	// LuGre friction: bristle stiffness and damping, and the slots of
+	// the contact's state (time, bristle deflection z in the world
+	// frame); slot < 0 without
+	lugre  bool
+	s0, s1 mech.Param
+	slot   int
 }
 
 func newSphere(c mech.Builder, k *spec.Contact) *sphere {
@@ -64,7 +70,7 @@ func newSphere(c mech.Builder, k *spec.Contact) *sphere {
 		return nil
 	}
 	allowed := map[string]bool{}
-	for _, a := range append(attrs, contactCommon...) {
+	for _, a := range append(append(attrs, contactCommon...), "bristle-stiffness", "bristle-damping") {
 		allowed[a] = true
 	}
 	keys := make([]string, 0, len(k.Attr))
@@ -178,10 +184,23 @@ func newSphere(c mech.Builder, k *spec.Contact) *sphere {
 	case "none":
 	case "regularized", "regularised":
 		e.fric = true
+	case "lugre":
+		e.fric, e.lugre = true, true
 	case "coulomb":
-		c.Errorf(get("friction").Pos, "friction", "contact %q: exact Coulomb stick–slip is planar for now; spatial contacts take friction=\"regularized\" (a tanh of the slip speed over v-static)", k.Name)
+		c.Errorf(get("friction").Pos, "friction", "contact %q: event-located Coulomb stick–slip is planar for now; a spatial contact sticks exactly with friction=\"lugre\" (bristles in its state) or slips slowly with \"regularized\"", k.Name)
 	default:
-		c.Errorf(get("friction").Pos, "friction", "contact %q: unknown friction %q (none, regularized)", k.Name, fr)
+		c.Errorf(get("friction").Pos, "friction", "contact %q: unknown friction %q (none, regularized, lugre)", k.Name, fr)
+	}
+	e.slot = -1
+	if e.lugre {
+		e.s0, e.s1 = c.Run(get("bristle-stiffness"), 1e5), c.Run(get("bristle-damping"), 0)
+		e.slot = c.StateSlots(e, 4)
+	} else {
+		for _, a := range []string{"bristle-stiffness", "bristle-damping"} {
+			if get(a).Given() {
+				c.Errorf(get(a).Pos, a, "contact %q: %s belongs to friction=\"lugre\"", k.Name, a)
+			}
+		}
 	}
 	if e.fric {
 		if !hasMu {
@@ -275,12 +294,88 @@ func (e *sphere) forces(x *mech.Ctx, k *sphereKin) (fn float64, ft mech.Vec3) {
 	}
 	s := mech.Norm(k.vt)
 	mu, _ := contact.StribeckMu(s, e.mus.Get(x), e.mud.Get(x), e.vd)
+	if e.lugre {
+		z, zd := e.bristle(x, k, mu*fn)
+		r := s / e.vs
+		return fn, mech.Add(mech.Scale(-e.s0.Get(x), z), mech.Scale(-e.s1.Get(x)*math.Exp(-r*r), zd))
+	}
 	// −μ F_N tanh(s/vs) vt/s, smooth at s = 0 (tanh(s/vs)/s → 1/vs)
 	g := 1 / e.vs
 	if s > 1e-12*e.vs {
 		g = math.Tanh(s/e.vs) / s
 	}
 	return fn, mech.Scale(-mu*fn*g, k.vt)
+}
+
+// bristle returns the LuGre bristle deflection z and its rate ż at x
+// (world frame, in the tangent plane) for the friction level g = μ F_N:
+// from the stored deflection (projected onto the present tangent plane)
+// by the exact solution of ż = v_t − σ0 |v_t| z / g at the present slip
+// velocity over the time since the last accepted step.
+func (e *sphere) bristle(x *mech.Ctx, k *sphereKin, g float64) (z, zd mech.Vec3) {
+	return e.bristleAfter(x, k, g, x.Time()-x.ES[e.slot])
+}
+
+// bristleAfter is bristle dt after the last accepted step.
+func (e *sphere) bristleAfter(x *mech.Ctx, k *sphereKin, g, dt float64) (z, zd mech.Vec3) {
+	es := x.ES[e.slot : e.slot+4]
+	z0 := mech.Vec3{es[1], es[2], es[3]}
+	z0 = mech.Sub(z0, mech.Scale(mech.Dot(z0, k.n), k.n))
+	s := mech.Norm(k.vt)
+	if !(g > 0) {
+		return mech.Vec3{}, mech.Vec3{}
+	}
+	a := e.s0.Get(x) * s / g
+	switch {
+	case a*dt < 1e-8:
+		z = mech.Add(z0, mech.Scale(dt, mech.Sub(k.vt, mech.Scale(a, z0))))
+	default:
+		ea := math.Exp(-a * dt)
+		z = mech.Add(mech.Scale(ea, z0), mech.Scale((1-ea)/a, k.vt))
+	}
+	return z, mech.Sub(k.vt, mech.Scale(a, z))
+}
+
+// Commit stores the time and the bristle deflection (mech.Stateful).
+func (e *sphere) Commit(x *mech.Ctx, mode mech.CommitMode) {
+	es := x.ES[e.slot : e.slot+4]
+	if mode == mech.CommitInit {
+		es[1], es[2], es[3] = 0, 0, 0
+	} else if mode == mech.CommitStep {
+		var k sphereKin
+		e.kin(x, &k)
+		var z mech.Vec3
+		if k.delta > 0 {
+			l := e.law
+			l.K, l.C = e.k.Get(x), e.c.Get(x)
+			fn, _, _ := l.Force(k.delta, k.rate)
+			mu, _ := contact.StribeckMu(mech.Norm(k.vt), e.mus.Get(x), e.mud.Get(x), e.vd)
+			z, _ = e.bristle(x, &k, mu*fn)
+		}
+		es[1], es[2], es[3] = z[0], z[1], z[2]
+	}
+	es[0] = x.Time()
+}
+
+// States lists the bristle deflection's world components (mech.Stateful).
+func (e *sphere) States() []mech.StateInfo {
+	return []mech.StateInfo{{Slot: e.slot + 1, Name: e.name + ".bristle.x", Unit: "m"},
+		{Slot: e.slot + 2, Name: e.name + ".bristle.y", Unit: "m"}, {Slot: e.slot + 3, Name: e.name + ".bristle.z", Unit: "m"}}
+}
+
+// Rates writes ż at x, z as stored (mech.Stateful).
+func (e *sphere) Rates(x *mech.Ctx, dst []float64) {
+	var k sphereKin
+	e.kin(x, &k)
+	var zd mech.Vec3
+	if k.delta > 0 {
+		l := e.law
+		l.K, l.C = e.k.Get(x), e.c.Get(x)
+		fn, _, _ := l.Force(k.delta, k.rate)
+		mu, _ := contact.StribeckMu(mech.Norm(k.vt), e.mus.Get(x), e.mud.Get(x), e.vd)
+		_, zd = e.bristleAfter(x, &k, mu*fn, 0) // the stored deflection as it is
+	}
+	copy(dst, zd[:])
 }
 
 func (e *sphere) Eval(x *mech.Ctx, f, kk, cc []float64) {
