@@ -415,8 +415,7 @@ const contactRamp = 1e-4
 func (e *compliantCoupler) Eval(x *mech.Ctx, f, k, c []float64) {
 	n := len(e.u.d)
 	var grad [24]float64
-	del, _, s, kk, cc := e.state(x, grad[:n])
-	_ = del
+	_, _, s, kk, cc := e.state(x, grad[:n])
 	for a := 0; a < n; a++ {
 		f[a] -= s * grad[a]
 	}
