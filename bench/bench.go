@@ -362,6 +362,15 @@ func FMUDoStepBias(model, input string, bias float64, gain map[string]float64, h
 	return st, nil
 }
 
+// doStepRows adds the rows of an FMU's doStep times: the median against
+// the 3 µs target, the 99th percentile, the allocations.
+func doStepRows(label string, st StepTimes, add func(Row)) {
+	med, p99 := float64(st.Median)/1e3, float64(st.P99)/1e3
+	add(Row{label, "median per doStep", med, "µs", "≤ 3", "", pass(med <= 3)})
+	add(Row{label, "99th percentile", p99, "µs", "", "", ""})
+	add(Row{label, "allocations per doStep", st.Allocs, "", "0", "", pass(st.Allocs == 0)})
+}
+
 // Run measures every case and prints the table to w.
 func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 	rounds := 5
@@ -472,11 +481,7 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 		if err != nil {
 			return rows, err
 		}
-		const label = "furuta FMU doStep (h = 1 ms)"
-		med, p99 := float64(st.Median)/1e3, float64(st.P99)/1e3
-		add(Row{label, "median per doStep", med, "µs", "≤ 3", "", pass(med <= 3)})
-		add(Row{label, "99th percentile", p99, "µs", "", "", ""})
-		add(Row{label, "allocations per doStep", st.Allocs, "", "0", "", pass(st.Allocs == 0)})
+		doStepRows("furuta FMU doStep (h = 1 ms)", st, add)
 	} else if !os.IsNotExist(err) {
 		fmt.Fprintf(w, "# furuta: %v\n", err)
 	}
@@ -488,11 +493,7 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 		if err != nil {
 			return rows, err
 		}
-		const label = "servo-axis FMU doStep (h = 1 ms)"
-		med, p99 := float64(st.Median)/1e3, float64(st.P99)/1e3
-		add(Row{label, "median per doStep", med, "µs", "≤ 3", "", pass(med <= 3)})
-		add(Row{label, "99th percentile", p99, "µs", "", "", ""})
-		add(Row{label, "allocations per doStep", st.Allocs, "", "0", "", pass(st.Allocs == 0)})
+		doStepRows("servo-axis FMU doStep (h = 1 ms)", st, add)
 	}
 	return rows, nil
 }

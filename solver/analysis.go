@@ -744,18 +744,19 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 	// and w in the state vector: their slots and their rates (the rates
 	// of every element, in the order of ess)
 	var ess []mech.StateInfo
-	for _, e := range m.stateful {
-		ess = append(ess, e.States()...)
+	nst := make([]int, len(m.stateful)) // each element's count
+	for k, e := range m.stateful {
+		st := e.States()
+		ess, nst[k] = append(ess, st...), len(st)
 	}
 	ne := len(ess)
 	nx := 2*nf + ne
 	rv := make([]float64, ne)
 	rates := func(dst []float64) {
 		off := 0
-		for _, e := range m.stateful {
-			k := len(e.States())
-			e.Rates(&s.x, dst[off:off+k])
-			off += k
+		for k, e := range m.stateful {
+			e.Rates(&s.x, dst[off:off+nst[k]])
+			off += nst[k]
 		}
 	}
 	rp, rm := make([]float64, ne), make([]float64, ne)

@@ -247,17 +247,7 @@ func TestDriveStepAllocatesNothing(t *testing.T) {
 		  <stop name="s" joint="slide" lower="-0.01" k="1e3"/><torque name="T" i="pinion" tz="1"/>`),
 	} {
 		m, s := loadDrive(t, text)
-		if err := m.AdvanceTo(s, 0.01); err != nil {
-			t.Fatal(err)
-		}
-		out := make([]float64, len(m.channels))
-		allocs := testing.AllocsPerRun(50, func() {
-			if err := m.AdvanceTo(s, s.T+0.002); err != nil {
-				t.Fatal(err)
-			}
-			m.EvalChannels(s, out)
-		})
-		if allocs != 0 {
+		if allocs := stepAllocs(t, m, s); allocs != 0 {
 			t.Errorf("%s: %v allocations per AdvanceTo", m.Name(), allocs)
 		}
 	}

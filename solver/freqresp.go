@@ -271,17 +271,8 @@ func (m *Model) startHarmonic(s *State, lin *Linear, i int, f, a float64) error 
 			k++
 		}
 	}
-	if err := m.accelerations(s, s.a, false); err != nil {
-		return err
-	}
-	if err := m.startAlgorithmic(s); err != nil {
-		return err
-	}
-	copy(s.qp, s.q)
-	copy(s.vp, s.v)
 	s.restartHistory()
-	s.needFactor, s.reuseHold, s.reuseLen, s.hasAnchor = true, 0, 0, false
-	return nil
+	return m.startMotion(s)
 }
 
 // DOF returns the number of degrees of freedom f of the linear model (the

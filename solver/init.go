@@ -66,6 +66,18 @@ func (m *Model) init(s *State) error {
 	if m.contacts != nil {
 		m.contacts.begin(m, s) // contact modes (stickslip.go)
 	}
+	if err := m.startMotion(s); err != nil {
+		return err
+	}
+	s.initialized = true
+	return nil
+}
+
+// startMotion starts the integration from the assembled positions and
+// velocities of s: accelerations and algorithmic accelerations solved
+// there, the previous step's state set to it, the linear solver's factors
+// to be rebuilt.
+func (m *Model) startMotion(s *State) error {
 	if err := m.accelerations(s, s.a, false); err != nil {
 		return err
 	}
@@ -74,7 +86,6 @@ func (m *Model) init(s *State) error {
 	}
 	copy(s.qp, s.q)
 	copy(s.vp, s.v)
-	s.initialized = true
 	s.needFactor, s.reuseHold, s.reuseLen, s.hasAnchor = true, 0, 0, false
 	return nil
 }

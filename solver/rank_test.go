@@ -123,18 +123,7 @@ func TestRankInTheBand(t *testing.T) {
 		// the rank by a dense SVD of the Jacobian with every row
 		s.nred = 0
 		clear(s.red)
-		m.evalCons(s, false)
-		J := mat.NewDense(m.nc, m.nv, nil)
-		for _, ce := range m.cons {
-			nd := len(ce.d)
-			for r := 0; r < ce.nr; r++ {
-				for k, i := range ce.d {
-					if i >= 0 {
-						J.Set(ce.r0+r, i, J.At(ce.r0+r, i)+s.jac[ce.jo+r*nd+k])
-					}
-				}
-			}
-		}
+		J := m.constraintJacobian(s)
 		var svd mat.SVD
 		if !svd.Factorize(J, mat.SVDNone) {
 			t.Fatal("SVD failed")

@@ -54,8 +54,7 @@ func cmdBode(args []string) error {
 		"log-spaced frequencies. With --direct, also by time integration with a harmonic input of that\n"+
 		"amplitude: where the two differ, the plant is nonlinear at that amplitude.",
 		optOut|optParam|optQuiet, "_bode.csv", args, func(fs *flag.FlagSet) {
-			timeVar(fs, &at, "at", math.NaN(), "linearise at this `time` of a dynamic simulation with the model's settings (s, or with a unit; default: about the static equilibrium)")
-			noStatic = fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
+			noStatic = pointFlags(fs, &at)
 			fs.Var(freqFlag{&from}, "from", "lowest `frequency` (Hz, or with a unit; default: a decade below the lowest mode, rounded to a decade)")
 			fs.Var(freqFlag{&to}, "to", "highest `frequency` (Hz, or with a unit; default: a decade above the highest mode, rounded to a decade)")
 			points = fs.Int("points", 200, "`number` of frequencies, log-spaced from --from to --to")

@@ -24,8 +24,7 @@ func cmdEigen(args []string) error {
 		"of a dynamic simulation with the model's settings) and prints the eigenvalues and modes.",
 		optOut|optParam|optQuiet, "", args, func(fs *flag.FlagSet) {
 			at = new(float64)
-			timeVar(fs, at, "at", math.NaN(), "linearise at this `time` of a dynamic simulation with the model's settings (s, or with a unit; default: about the static equilibrium)")
-			noStatic = fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
+			noStatic = pointFlags(fs, at)
 			abcd = fs.String("abcd", "", "write the state-space matrices A, B, C, D to this CSV `file`")
 		})
 	if err != nil {
@@ -111,6 +110,13 @@ func cmdEigen(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "summary: %d modes, wall time %s%s\n", len(lin.Modes), time.Since(wall).Round(time.Microsecond), to)
 	return nil
+}
+
+// pointFlags registers the operating-point flags of eigen and bode: --at
+// (into at; NaN when not given) and --initial (returned).
+func pointFlags(fs *flag.FlagSet, at *float64) *bool {
+	timeVar(fs, at, "at", math.NaN(), "linearise at this `time` of a dynamic simulation with the model's settings (s, or with a unit; default: about the static equilibrium)")
+	return fs.Bool("initial", false, "linearise about the initial state instead of the static equilibrium")
 }
 
 // checkAt checks the operating-point flags of eigen and bode: --at (NaN:

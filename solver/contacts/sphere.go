@@ -283,17 +283,11 @@ func pointVel(k *mech.KinFrame, body bool, p mech.Vec3) mech.Vec3 {
 // forces returns the normal force and the friction force (world) on i.
 func (e *sphere) forces(x *mech.Ctx, k *sphereKin) (fn float64, ft mech.Vec3) {
 	e.kin(x, k)
-	if k.delta <= 0 {
-		return 0, ft
-	}
-	l := e.law
-	l.K, l.C = e.k.Get(x), e.c.Get(x)
-	fn, _, _ = l.Force(k.delta, k.rate)
-	if !e.fric || fn == 0 {
+	fn, mu := e.normal(x, k)
+	if fn == 0 || !e.fric {
 		return fn, ft
 	}
 	s := mech.Norm(k.vt)
-	mu, _ := contact.StribeckMu(s, e.mus.Get(x), e.mud.Get(x), e.vd)
 	if e.lugre {
 		z, zd := e.bristle(x, k, mu*fn)
 		r := s / e.vs
@@ -305,6 +299,21 @@ func (e *sphere) forces(x *mech.Ctx, k *sphereKin) (fn float64, ft mech.Vec3) {
 		g = math.Tanh(s/e.vs) / s
 	}
 	return fn, mech.Scale(-mu*fn*g, k.vt)
+}
+
+// normal returns the normal force at the geometry k (0 out of contact)
+// and, with friction, the friction coefficient at its slip speed.
+func (e *sphere) normal(x *mech.Ctx, k *sphereKin) (fn, mu float64) {
+	if k.delta <= 0 {
+		return 0, 0
+	}
+	l := e.law
+	l.K, l.C = e.k.Get(x), e.c.Get(x)
+	fn, _, _ = l.Force(k.delta, k.rate)
+	if e.fric && fn != 0 {
+		mu, _ = contact.StribeckMu(mech.Norm(k.vt), e.mus.Get(x), e.mud.Get(x), e.vd)
+	}
+	return fn, mu
 }
 
 // bristle returns the LuGre bristle deflection z and its rate ż at x
@@ -344,14 +353,8 @@ func (e *sphere) Commit(x *mech.Ctx, mode mech.CommitMode) {
 	} else if mode == mech.CommitStep {
 		var k sphereKin
 		e.kin(x, &k)
-		var z mech.Vec3
-		if k.delta > 0 {
-			l := e.law
-			l.K, l.C = e.k.Get(x), e.c.Get(x)
-			fn, _, _ := l.Force(k.delta, k.rate)
-			mu, _ := contact.StribeckMu(mech.Norm(k.vt), e.mus.Get(x), e.mud.Get(x), e.vd)
-			z, _ = e.bristle(x, &k, mu*fn)
-		}
+		fn, mu := e.normal(x, &k)
+		z, _ := e.bristle(x, &k, mu*fn) // (none out of contact)
 		es[1], es[2], es[3] = z[0], z[1], z[2]
 	}
 	es[0] = x.Time()
@@ -367,14 +370,8 @@ func (e *sphere) States() []mech.StateInfo {
 func (e *sphere) Rates(x *mech.Ctx, dst []float64) {
 	var k sphereKin
 	e.kin(x, &k)
-	var zd mech.Vec3
-	if k.delta > 0 {
-		l := e.law
-		l.K, l.C = e.k.Get(x), e.c.Get(x)
-		fn, _, _ := l.Force(k.delta, k.rate)
-		mu, _ := contact.StribeckMu(mech.Norm(k.vt), e.mus.Get(x), e.mud.Get(x), e.vd)
-		_, zd = e.bristleAfter(x, &k, mu*fn, 0) // the stored deflection as it is
-	}
+	fn, mu := e.normal(x, &k)
+	_, zd := e.bristleAfter(x, &k, mu*fn, 0) // the stored deflection as it is
 	copy(dst, zd[:])
 }
 

@@ -662,9 +662,15 @@ func (e *motor) forcing(x *mech.Ctx, grad []float64) (f, dfdw float64) {
 // current returns the current at x and ∂i/∂q̇, from the state at the last
 // accepted step.
 func (e *motor) current(x *mech.Ctx, grad []float64) (i, didw float64) {
+	f1, df := e.forcing(x, grad)
+	return e.update(x, f1, df)
+}
+
+// update returns the current at x and ∂i/∂q̇ for the forcing f1 there
+// (∂f/∂q̇ = df), from the state at the last accepted step.
+func (e *motor) update(x *mech.Ctx, f1, df float64) (i, didw float64) {
 	es := x.ES[e.slot : e.slot+3]
 	t0, i0, f0 := es[0], es[1], es[2]
-	f1, df := e.forcing(x, grad)
 	l, dt := e.l, x.Time()-t0
 	switch {
 	case l == 0:
@@ -710,19 +716,19 @@ func (e *motor) Commit(x *mech.Ctx, mode mech.CommitMode) {
 	var grad [12]float64
 	n := len(e.c.dofs())
 	es := x.ES[e.slot : e.slot+3]
+	f, df := e.forcing(x, grad[:n])
 	var i float64
 	switch mode {
 	case mech.CommitInit:
 		i = e.i0
 	case mech.CommitSteady:
-		i, _ = e.forcing(x, grad[:n])
+		i = f
 		if lim := e.lim.Get(x); math.Abs(i) > lim {
 			i = math.Copysign(lim, i)
 		}
 	default:
-		i, _ = e.current(x, grad[:n])
+		i, _ = e.update(x, f, df)
 	}
-	f, _ := e.forcing(x, grad[:n])
 	es[0], es[1], es[2] = x.Time(), i, f
 }
 
