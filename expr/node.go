@@ -124,6 +124,7 @@ type node struct {
 	slot  int       // opVar: vars slot; opMeasure: measure id
 	name  string    // opVar, opMeasure, opTable: the name as written
 	margs []string  // opMeasure: argument names
+	bare  bool      // opMeasure: a bare name (NameMeasurer), not a call
 	tbl   *Table    // opTable
 	args  []*node
 }

@@ -38,6 +38,15 @@ type NameLister interface {
 	Names() []string
 }
 
+// NameMeasurer may optionally be implemented by a Resolver whose bare
+// names may also stand for measured quantities (a model's user states and
+// variables, which change with the state): NameMeasure resolves such a
+// name to an id passed to Measurer.Measure, as Resolver.Measure does for a
+// call. It is asked after Resolver.Var declines a name.
+type NameMeasurer interface {
+	NameMeasure(name string) (id int, ok bool, err error)
+}
+
 // maxDepth bounds the nesting of an expression (parentheses, calls, unary
 // operators) so that a hostile input cannot exhaust the stack.
 const maxDepth = 200
@@ -232,6 +241,15 @@ func (p *parser) resolveName(t token) (*node, *Error) {
 	if p.r != nil {
 		if slot, ok := p.r.Var(t.text); ok {
 			return &node{op: opVar, slot: slot, name: t.text}, nil
+		}
+		if nm, ok := p.r.(NameMeasurer); ok {
+			id, ok, err := nm.NameMeasure(t.text)
+			if err != nil {
+				return nil, &Error{Col: t.col, Msg: err.Error(), Src: p.src, Err: err}
+			}
+			if ok {
+				return &node{op: opMeasure, slot: id, name: t.text, bare: true}, nil
+			}
 		}
 	}
 	if _, ok := lookupBuiltin(t.text); ok {

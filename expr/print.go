@@ -73,6 +73,9 @@ func writeNode(b *strings.Builder, n *node, minPrec int) {
 		b.WriteString(n.name)
 	case opMeasure:
 		b.WriteString(n.name)
+		if n.bare {
+			break
+		}
 		b.WriteByte('(')
 		b.WriteString(strings.Join(n.margs, ", "))
 		b.WriteByte(')')

@@ -12,6 +12,7 @@ type chanKind uint8
 const (
 	chTime chanKind = iota
 	chInput
+	chUser // a user state or variable: idx is its measure
 	// planar points
 	chPX
 	chPY
@@ -169,6 +170,14 @@ func (c *compiler) channels() {
 	c.addChan("time", "s", "time", "simulation time", chTime, mech.Marker{}, 0, 0)
 	for i, in := range m.inputs {
 		c.addChan(in.Name, in.Unit, "input", "input: "+in.Description, chInput, mech.Marker{}, i, 0)
+	}
+	if u := c.user; u != nil {
+		for k, st := range u.states {
+			c.addChan(st.Name, st.Unit, "state", "state: "+st.Description, chUser, mech.Marker{}, u.measureID(umState, k), 0)
+		}
+		for k, v := range u.vars {
+			c.addChan(v.Name, v.Unit, "variable", "variable: "+v.Description, chUser, mech.Marker{}, u.measureID(umVar, k), 0)
+		}
 	}
 	for _, b := range m.bodies {
 		chans := c.pointChans
@@ -433,6 +442,8 @@ func (m *Model) evalChannel(s *State, k int) float64 {
 		return s.T
 	case chInput:
 		return s.Input(ch.idx)
+	case chUser:
+		return m.measures[ch.idx].Eval(x)
 	case chPX, chPY, chPAngle, chPVX, chPVY, chPOmega, chPAX, chPAY, chPAlpha:
 		var kp mech.KinPoint
 		p := ch.mk.P

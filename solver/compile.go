@@ -41,6 +41,7 @@ type compiler struct {
 	names     map[string]spec.Pos // element names (joints, drivers, forces, outputs share one namespace)
 	bodyIndex map[string]int
 	jointIdx  map[string]int
+	user      *userVars // <state>s and <variable>s, or nil
 }
 
 // The compiler is the element packages' view of the model being built.
@@ -90,6 +91,12 @@ func (r runResolver) Var(name string) (int, bool) {
 func (r runResolver) Table(name string) (*expr.Table, bool) {
 	t, ok := r.c.tables[name]
 	return t, ok
+}
+
+// NameMeasure resolves the user's states and variables
+// (expr.NameMeasurer).
+func (r runResolver) NameMeasure(name string) (int, bool, error) {
+	return userResolver{r, false}.NameMeasure(name)
 }
 
 func (r runResolver) Measure(fn string, args []string) (int, bool, error) {
@@ -266,7 +273,9 @@ func (c *compiler) run(opt CompileOptions) {
 		}
 		c.tables[t.Name] = tb
 	}
+	c.declareUser()
 	c.elements()
+	c.compileUser()
 	if len(c.errs) > 0 {
 		return
 	}

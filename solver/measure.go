@@ -24,6 +24,7 @@ type measure struct {
 	m      *Model
 	p1, p2 mech.Marker
 	joint  int
+	user   mech.Measure // a user state or variable (uservars.go), or nil
 }
 
 type measureKind uint8
@@ -197,6 +198,9 @@ func jointCoord(j *mech.JointInfo, ang bool) mech.Coordinate {
 
 // Eval evaluates the measure at x (mech.Measure).
 func (ms *measure) Eval(x *mech.Ctx) float64 {
+	if ms.user != nil {
+		return ms.user.Eval(x)
+	}
 	if ms.joint >= 0 {
 		return ms.m.jointMeasure(x, ms.kind, ms.joint)
 	}

@@ -25,6 +25,7 @@ type Model struct {
 	// number of their slots in State.es (mech.Builder's StateSlots)
 	stateful []mech.Stateful
 	nes      int
+	uwork    int // the user states' work space (Ctx.UW)
 
 	// Coordinates: nq positions q, nv velocities v (and accelerations,
 	// Newton increments). A planar body or a beam's nodal coordinates are

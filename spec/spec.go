@@ -95,6 +95,10 @@ type Model struct {
 	Beams     []Beam
 	Contacts  []Contact
 	Drives    []Drive
+	// States and Variables are the user's differential and algebraic
+	// variables (<state>, <variable>).
+	States    []State
+	Variables []Variable
 	Outputs   []Output
 }
 
@@ -326,6 +330,24 @@ type Drive struct {
 	I, J string
 	Pos  Pos
 	Attr map[string]Expr
+}
+
+// State is a user differential variable (<state>): a continuous state x
+// with ẋ = Rate (an expression of time, parameters, inputs, measures and
+// the user states and variables) and x = Initial at the start (an
+// expression of parameters).
+type State struct {
+	Name, Unit, Description string
+	Initial, Rate           Expr
+	Pos                     Pos
+}
+
+// Variable is a user algebraic variable (<variable>): a name for the
+// expression Value, usable in other expressions and as a channel.
+type Variable struct {
+	Name, Unit, Description string
+	Value                   Expr
+	Pos                     Pos
 }
 
 // Output declares an output: a named channel (see Model.Channels), or

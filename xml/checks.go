@@ -259,6 +259,25 @@ func (p *parser) checkOutput(c *elemCtx) {
 	}
 }
 
+// checkUserUnit refuses a unit that is not SI on a <state> or
+// <variable>: their expressions are in SI units.
+func (p *parser) checkUserUnit(c *elemCtx) {
+	if !c.ok["unit"] {
+		return
+	}
+	unit, _ := c.n.Get("unit")
+	if u, _ := parseUnit(unit); !u.isSI() {
+		si := siName(u.vec)
+		p.errs.Add(c.attrPos(p, "unit"), "unit", "unit %q is not SI: expressions are in SI units, so the value is in %q; write that", unit, si)
+		switch o := c.obj.(type) {
+		case *spec.State:
+			o.Unit = si
+		case *spec.Variable:
+			o.Unit = si
+		}
+	}
+}
+
 // pendingDriver is a driver whose target is checked by resolve.
 type pendingDriver struct {
 	pos                spec.Pos // of the joint or body attribute
@@ -426,8 +445,8 @@ func (p *parser) resolveChannel(ch pendingRef) {
 	head := parts[0]
 	switch {
 	case len(parts) == 1:
-		if e := p.vars[head]; head != "time" && (e == nil || e.family != "input") {
-			p.errs.Add(ch.pos, ch.field, "unknown channel %q: a one-word channel is \"time\" or an input", ch.ref)
+		if e := p.vars[head]; head != "time" && (e == nil || (e.family != "input" && e.family != "state" && e.family != "variable")) {
+			p.errs.Add(ch.pos, ch.field, "unknown channel %q: a one-word channel is \"time\", an input, a <state> or a <variable>", ch.ref)
 		}
 		return
 	case head == "energy" || head == "constraint":

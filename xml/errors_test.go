@@ -55,7 +55,7 @@ func TestErrors(t *testing.T) {
 <output name="x" channel="a.x"/>
 <marker name="p"/>`, []string{
 			`m.xml:5: name: duplicate name "a": <body> on line 3 has it already (bodies, beams, joints, drivers, forces and contacts share one namespace)`,
-			`m.xml:7: name: duplicate name "x": <parameter> on line 6 has it already (parameters, inputs, tables and outputs share one namespace)`,
+			`m.xml:7: name: duplicate name "x": <parameter> on line 6 has it already (parameters, inputs, tables, states, variables and outputs share one namespace)`,
 			`m.xml:8: <marker>: <marker> is not allowed inside <model>; it belongs inside <ground> or <body> or <beam>`,
 		}},
 		{"duplicate marker", `<body name="x" mass="1" inertia="1">
@@ -243,7 +243,7 @@ func TestErrors(t *testing.T) {
 			`m.xml:10: channel: unknown element "lnk" in channel "lnk.x"`,
 			`m.xml:11: channel: <body> "a" has no marker "qq"`,
 			`m.xml:13: channel: bad channel "energy.kinetic.x": want energy.quantity`,
-			`m.xml:14: channel: unknown channel "x": a one-word channel is "time" or an input`,
+			`m.xml:14: channel: unknown channel "x": a one-word channel is "time", an input, a <state> or a <variable>`,
 			`m.xml:15: unit: unit "mm" is not SI: outputs are in SI units; write "m" (or scale an expression output and name its unit)`,
 			`m.xml:16: channel: <revolute> "pin" has no markers (channel "pin.p.x")`,
 			`m.xml:17: channel: bad channel "a.b.c.d": want "element.quantity" or "body.marker.quantity" (such as "link.x", "link.tip.vy", "energy.total"), "time" or an input`,

@@ -984,7 +984,7 @@ func (p *parser) declare(def *elemDef, name string, pos, at spec.Pos) {
 	ns, family := p.elems, "bodies, beams, joints, drivers, forces and contacts"
 	reserved := []string{"ground", "energy", "constraint", "time"}
 	if def.ns == nsVariable {
-		ns, family = p.vars, "parameters, inputs, tables and outputs"
+		ns, family = p.vars, "parameters, inputs, tables, states, variables and outputs"
 		reserved = []string{"time", "pi"}
 	}
 	if contains(reserved, name) {

@@ -437,14 +437,52 @@ func schema() *elemDef {
 		check: (*parser).checkOutput,
 	}
 	coupler, stop, motor, fric := driveElems()
+	state, variable := userElems()
 	return &elemDef{
 		name:  "model",
 		attrs: modelAttrs(),
 		children: []*elemDef{settings, parameter, input, table, ground, body,
 			joint("revolute"), joint("translational"), joint("fixed"),
-			driver, pointForce, torque, spring, rspring, beam, contact, coupler, stop, motor, fric, output},
+			driver, pointForce, torque, spring, rspring, beam, contact, coupler, stop, motor, fric, state, variable, output},
 		check: (*parser).checkModel,
 	}
+}
+
+// userElems are <state> and <variable>, the user's differential and
+// algebraic variables (planar and spatial).
+func userElems() (state, variable *elemDef) {
+	state = &elemDef{
+		name: "state", family: "state", ns: nsVariable,
+		attrs: []attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.State).Name }},
+			{name: "rate", kind: vExpr, dim: Any, req: true, field: func(o any) any { return &o.(*spec.State).Rate }},
+			{name: "initial", kind: vExpr, dim: Any, field: func(o any) any { return &o.(*spec.State).Initial }},
+			{name: "unit", kind: vUnit, dim: Any, field: func(o any) any { return &o.(*spec.State).Unit }},
+			{name: "description", kind: vText, field: func(o any) any { return &o.(*spec.State).Description }},
+		},
+		new: func(any) any { return &spec.State{} },
+		add: func(parent, obj any) {
+			s := parent.(*spec.Model)
+			s.States = append(s.States, *obj.(*spec.State))
+		},
+		check: (*parser).checkUserUnit,
+	}
+	variable = &elemDef{
+		name: "variable", family: "variable", ns: nsVariable,
+		attrs: []attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Variable).Name }},
+			{name: "value", kind: vExpr, dim: Any, req: true, field: func(o any) any { return &o.(*spec.Variable).Value }},
+			{name: "unit", kind: vUnit, dim: Any, field: func(o any) any { return &o.(*spec.Variable).Unit }},
+			{name: "description", kind: vText, field: func(o any) any { return &o.(*spec.Variable).Description }},
+		},
+		new: func(any) any { return &spec.Variable{} },
+		add: func(parent, obj any) {
+			s := parent.(*spec.Model)
+			s.Variables = append(s.Variables, *obj.(*spec.Variable))
+		},
+		check: (*parser).checkUserUnit,
+	}
+	return state, variable
 }
 
 // modelAttrs are the attributes of <model>, planar or spatial. Parse reads

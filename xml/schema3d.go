@@ -218,7 +218,7 @@ func schema3() *elemDef {
 			joint("fixed", "fixed"), joint("revolute", "revolute"), joint("prismatic", "prismatic"),
 			joint("translational", "prismatic"), joint("cylindrical", "cylindrical"), joint("spherical", "spherical"),
 			joint("universal", "universal"), joint("planar", "planar"), joint("distance", "distance", distance),
-			driver, pointForce, torque, planar["spring"], rspring, bushing, contact, planar["coupler"], planar["stop"], planar["motor"], planar["friction"], planar["output"]},
+			driver, pointForce, torque, planar["spring"], rspring, bushing, contact, planar["coupler"], planar["stop"], planar["motor"], planar["friction"], planar["state"], planar["variable"], planar["output"]},
 		check: (*parser).checkModel,
 		planarHints: map[string]string{
 			"<beam>": "beams are planar-only for now: a spatial model (dimension=\"3\") cannot hold a <beam>",

@@ -35,6 +35,8 @@ type Ctx struct {
 	// ES holds the element states (Builder.StateSlots) at the last
 	// accepted step (or the initial state).
 	ES []float64
+	// UW is work space for the user states' local solve.
+	UW []float64
 }
 
 // Unwrap returns the angle a + 2πk nearest to ref: an angle measured in
