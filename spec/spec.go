@@ -14,6 +14,9 @@ import (
 type Pos struct {
 	File string
 	Line int
+	// Via is the include chain of an element read from a subsystem file
+	// ("in lift1 included at truck.xml:8"), "" otherwise.
+	Via string
 }
 
 // String formats the position as file:line (or just the file, or "").
@@ -24,7 +27,11 @@ func (p Pos) String() string {
 	case p.Line == 0:
 		return p.File
 	}
-	return p.File + ":" + strconv.Itoa(p.Line)
+	s := p.File + ":" + strconv.Itoa(p.Line)
+	if p.Via != "" {
+		s += " (" + p.Via + ")"
+	}
+	return s
 }
 
 // Expr is a numeric attribute: an expression in SI units (see package

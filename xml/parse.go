@@ -86,6 +86,7 @@ func Parse(data []byte, filename string) (*spec.Model, error) {
 		if d, _ := root.Get("dimension"); strings.TrimSpace(d) == "3" {
 			p.dim, p.root = 3, schema3()
 		}
+		p.expandIncludes(root)
 		p.element(p.root, root, nil)
 	}
 	if err == nil {
@@ -100,6 +101,7 @@ func Parse(data []byte, filename string) (*spec.Model, error) {
 // parser holds the state of one Parse call.
 type parser struct {
 	file  string
+	via   string // the include chain of the element being read (spec.Pos.Via)
 	spec  *spec.Model
 	errs  spec.ErrorList
 	dim   int               // 2 (planar) or 3 (spatial): the number of vector components
@@ -150,10 +152,15 @@ func (c *elemCtx) has(name string) bool {
 
 func (c *elemCtx) attrPos(p *parser, name string) spec.Pos { return p.pos(c.n.AttrLine(name)) }
 
-func (p *parser) pos(line int) spec.Pos { return spec.Pos{File: p.file, Line: line} }
+func (p *parser) pos(line int) spec.Pos { return spec.Pos{File: p.file, Line: line, Via: p.via} }
 
 // element reads node n as an element of kind def into parent.
 func (p *parser) element(def *elemDef, n *Node, parent any) {
+	if n.File != "" && (n.File != p.file || n.Via != p.via) {
+		file, via := p.file, p.via
+		p.file, p.via = n.File, n.Via
+		defer func() { p.file, p.via = file, via }()
+	}
 	var obj any = p.spec
 	if def.new != nil {
 		obj = def.new(parent)

@@ -18,6 +18,9 @@ type Node struct {
 	Children []*Node
 	Text     strings.Builder // character data directly inside the element
 	TextLine int             // line of the first non-blank character data
+	// File and Via say where an element of an included subsystem comes
+	// from (spec.Pos); "" for the file being read.
+	File, Via string
 }
 
 // Attr is an attribute with the line its name is on.
