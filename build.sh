@@ -56,6 +56,11 @@ if [ -f examples/servo-axis/cosim.xml ]; then
 	bin/mbfmu cosim examples/servo-axis/cosim.xml -o out/servo-axis.csv --xlsx out/servo-axis.xlsx
 	echo "results: out/servo-axis.xlsx and out/servo-axis.csv"
 fi
+if [ -f examples/truck-tipping/cosim.xml ]; then
+	echo "== truck tipping mechanism (lifting-mechanism and hydraulic-cylinder subsystems) under angle control through dist/truck-tipping.fmu"
+	bin/mbfmu cosim examples/truck-tipping/cosim.xml -o out/truck-tipping.csv --xlsx out/truck-tipping.xlsx
+	echo "results: out/truck-tipping.xlsx and out/truck-tipping.csv"
+fi
 if [ -f examples/two-mass-bode/model.xml ]; then
 	echo "== frequency response of the two-mass plant (linearisation and direct, by time integration)"
 	bin/mbfmu bode examples/two-mass-bode/model.xml --direct 1 --points 40 -o out/two-mass-bode.csv --xlsx out/two-mass-bode.xlsx --svg out/two-mass-bode.svg -q

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"mbfmu/xml"
 	"time"
 )
 
@@ -79,6 +81,11 @@ func Pack(modelPath, outPath, runtimePath string) error {
 func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) {
 	data, err := os.ReadFile(modelPath)
 	if err != nil {
+		return nil, err
+	}
+	// a model with subsystems is packed written out as one file (the
+	// runtime reads resources/model.xml alone)
+	if data, err = xml.Flatten(data, modelPath); err != nil {
 		return nil, err
 	}
 	l, err := load(data, modelPath)

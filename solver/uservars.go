@@ -42,8 +42,10 @@ type userVars struct {
 	trial  []*expr.Program // each variable, reading trial states
 	vstate []int8          // variable compilation: 0 not yet, 1 under way, 2 done
 	slot   int             // in Ctx.ES: t₀, t₋₁, history?, e₀ (n), e₋₁ (n)
-	ids    map[[2]int]int  // measure id of (kind, index)
-	ready  bool            // the elements are built: variables may be compiled
+	key    int             // in Ctx.UW: the key of the last solve (keyLen values and a flag)
+	keyLen int
+	ids    map[[2]int]int // measure id of (kind, index)
+	ready  bool           // the elements are built: variables may be compiled
 }
 
 // The kinds of user measures.
@@ -165,7 +167,6 @@ func (c *compiler) declareUser() {
 	c.user = u
 	if n := len(s.States); n > 0 {
 		u.slot = c.StateSlots(u, 3+2*n)
-		c.m.uwork = 3*n + n*n
 	}
 }
 
@@ -177,6 +178,14 @@ func (c *compiler) compileUser() {
 		return
 	}
 	u.ready = true
+	if n := len(u.states); n > 0 {
+		// t, r, out, the Jacobian, then the key of the last solve: its
+		// variables, positions, velocities and stored states, and a flag
+		m := c.m
+		u.key = 3*n + n*n
+		u.keyLen = m.vars + m.nq + m.nv + 3 + 2*n
+		m.uwork = u.key + u.keyLen + 1
+	}
 	u.val = make([]*expr.Program, len(u.vars))
 	u.trial = make([]*expr.Program, len(u.vars))
 	u.vstate = make([]int8, 2*len(u.vars))
@@ -342,6 +351,12 @@ func (u *userVars) solve(x *mech.Ctx) []float64 {
 		copy(out, e0)
 		return out
 	}
+	// the states read by several expressions at one configuration are
+	// solved once
+	key, valid := w[u.key:u.key+u.keyLen], &w[u.key+u.keyLen]
+	if *valid != 0 && u.sameKey(x, key, es) {
+		return out
+	}
 	// e − a₀ e₀ − a₁ e₋₁ − b dt f(e) = 0
 	a0, a1, b := 1.0, 0.0, 1.0
 	if hp := es[0] - es[1]; es[2] != 0 && dt > 0 && hp > 0 {
@@ -372,7 +387,30 @@ func (u *userVars) solve(x *mech.Ctx) []float64 {
 		}
 	}
 	copy(out, t)
+	u.storeKey(x, key, es)
+	*valid = 1
 	return out
+}
+
+// sameKey reports whether x and the stored states are those of key.
+func (u *userVars) sameKey(x *mech.Ctx, key, es []float64) bool {
+	for _, part := range [][]float64{x.Vars, x.Q, x.V, es} {
+		for i, v := range part {
+			if math.Float64bits(key[i]) != math.Float64bits(v) {
+				return false
+			}
+		}
+		key = key[len(part):]
+	}
+	return true
+}
+
+// storeKey stores x and the stored states as key.
+func (u *userVars) storeKey(x *mech.Ctx, key, es []float64) {
+	for _, part := range [][]float64{x.Vars, x.Q, x.V, es} {
+		copy(key, part)
+		key = key[len(part):]
+	}
 }
 
 // jacobian writes, for h ≠ 0, I − h ∂f/∂e, and for h = 0, ∂f/∂e at the
