@@ -768,6 +768,7 @@ func (m *Model) Linearize(s *State) (*Linear, error) {
 		move(-h)
 		rates(rm)
 		copy(s.core, base)
+		move(0) // what lives outside the core (an input) goes back too
 		for k := range rv {
 			rv[k] = (rp[k] - rm[k]) / (2 * h)
 		}

@@ -175,3 +175,17 @@ func TestUserVarErrors(t *testing.T) {
 		}
 	}
 }
+
+// Linearising a model with element states hands its state back as it
+// was: the inputs too (the rates' differences in an input used to leave
+// it moved by −1e-6, which shifted everything evaluated after them).
+func TestLinearizeLeavesInputs(t *testing.T) {
+	m, s := loadDrive(t, userMotor(`<output name="w" channel="wheel.omega"/>`))
+	before := s.Input(0)
+	if _, err := m.Linearize(s); err != nil {
+		t.Fatal(err)
+	}
+	if after := s.Input(0); math.Float64bits(after) != math.Float64bits(before) {
+		t.Errorf("input V is %.17g after Linearize, was %.17g", after, before)
+	}
+}
