@@ -61,6 +61,11 @@ if [ -f examples/truck-tipping/cosim.xml ]; then
 	bin/mbfmu cosim examples/truck-tipping/cosim.xml -o out/truck-tipping.csv --xlsx out/truck-tipping.xlsx
 	echo "results: out/truck-tipping.xlsx and out/truck-tipping.csv"
 fi
+if [ -f examples/ur5/cosim.xml ]; then
+	echo "== UR5-class arm imported from URDF (examples/ur5/ur5.urdf) following a joint trajectory under PID through dist/ur5.fmu"
+	bin/mbfmu cosim examples/ur5/cosim.xml -o out/ur5.csv --xlsx out/ur5.xlsx
+	echo "results: out/ur5.xlsx and out/ur5.csv"
+fi
 if [ -f examples/two-mass-bode/model.xml ]; then
 	echo "== frequency response of the two-mass plant (linearisation and direct, by time integration)"
 	bin/mbfmu bode examples/two-mass-bode/model.xml --direct 1 --points 40 -o out/two-mass-bode.csv --xlsx out/two-mass-bode.xlsx --svg out/two-mass-bode.svg -q

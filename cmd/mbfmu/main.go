@@ -37,6 +37,7 @@ commands:
   eigen model.xml [-o modes.csv]  linearisation: eigenvalues, mode shapes, state-space (A, B, C, D)
   bode model.xml [-o bode.csv]    frequency response of the outputs to the inputs (--xlsx, --svg, --from, --to)
   pack model.xml [-o m.fmu]       pack an FMI 2.0 Co-Simulation FMU
+  import robot.urdf [-o r.xml]    write a robot described in URDF as a spatial model
   export results.csv out.xlsx     convert a results file to a spreadsheet with charts
   cosim config.xml                run a co-simulation (plants, controllers, FMUs) [--rt for real time]
   study study.xml [-o runs.csv]   design study: sweeps, DOE, optimisation, sensitivities (--jobs N, --slurm)
@@ -70,6 +71,8 @@ func main() {
 		err = cmdBode(args)
 	case "pack":
 		err = cmdPack(args)
+	case "import":
+		err = cmdImport(args)
 	case "export":
 		err = cmdExport(args)
 	case "cosim":
