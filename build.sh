@@ -10,7 +10,8 @@
 # cross compiler (as root, from Debian's packages) to add Windows (win64)
 # binaries.
 #   BUILD_VIEWER=1 ./build.sh   also builds bin/mbfmu-view (SDL, ~1 min cold)
-#   BUILD_WIN64=0 ./build.sh    linux64 binaries only; BUILD_WIN64=1: fail without win64
+#   BUILD_WIN64=0 ./build.sh    no win64 binaries; BUILD_WIN64=1: fail without win64
+#   BUILD_ARM64=0 ./build.sh    no aarch64-linux binaries (cross-built with zig); BUILD_ARM64=1: fail without them
 set -euo pipefail
 cd "$(dirname "$0")"
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
@@ -26,6 +27,16 @@ if [ "$win64" != 0 ]; then
 	if ! bash scripts/build-runtime.sh --win64; then
 		[ "$win64" = 1 ] && exit 1
 		echo "warning: no Windows runtime (the MinGW-w64 cross compiler is not available): the FMUs hold linux64 binaries only" >&2
+	fi
+fi
+
+arm64=${BUILD_ARM64:-auto}
+rm -f bin/libmbfmu-fmi2-arm64.so # never pack a stale one
+if [ "$arm64" != 0 ]; then
+	echo "== building the Linux aarch64 runtime bin/libmbfmu-fmi2-arm64.so (BUILD_ARM64=0 skips it)"
+	if ! bash scripts/build-runtime.sh --arm64; then
+		[ "$arm64" = 1 ] && exit 1
+		echo "warning: no aarch64 runtime (zig is not available): the FMUs hold no aarch64-linux binaries" >&2
 	fi
 fi
 

@@ -22,6 +22,14 @@ import (
 // cabi (scripts/build-runtime.sh); Pack copies it into every FMU.
 const RuntimeLibName = "libmbfmu-fmi2.so"
 
+// RuntimeLibNameArm64 is the file name of the same runtime built for
+// Linux on aarch64 (scripts/build-runtime.sh --arm64, cross-built with zig).
+// When it lies beside the Linux library, Pack adds it as
+// binaries/aarch64-linux/<modelIdentifier>.so (FMI 2.0 names no aarch64
+// platform; aarch64-linux is FMI 3.0's name, which FMPy and the Reference
+// FMUs' fmusim use for FMI 2.0 too).
+const RuntimeLibNameArm64 = "libmbfmu-fmi2-arm64.so"
+
 // RuntimeLibNameWin64 is the file name of the same runtime built for 64-bit
 // Windows (scripts/build-runtime.sh --win64, which needs the MinGW-w64
 // cross compiler). When it lies beside the Linux library, Pack adds it as
@@ -112,10 +120,21 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 		}
 		dll = b
 	}
+	var arm []byte
+	armPath := filepath.Join(filepath.Dir(runtimePath), RuntimeLibNameArm64)
+	if b, err := os.ReadFile(armPath); err == nil {
+		if err := checkRuntimeArm64(b); err != nil {
+			return nil, fmt.Errorf("%s: %v (rebuild it with scripts/build-runtime.sh --arm64, or remove it)", armPath, err)
+		}
+		arm = b
+	}
 	d := l.desc
 	d.Platforms = []string{"linux64"}
 	if dll != nil {
 		d.Platforms = append(d.Platforms, "win64")
+	}
+	if arm != nil {
+		d.Platforms = append(d.Platforms, "aarch64-linux")
 	}
 	mod := time.Now()
 	if fi, err := os.Stat(modelPath); err == nil {
@@ -126,6 +145,9 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	dirs := []string{"binaries/", "binaries/linux64/", "resources/", "documentation/"}
 	if dll != nil {
 		dirs = append(dirs, "binaries/win64/")
+	}
+	if arm != nil {
+		dirs = append(dirs, "binaries/aarch64-linux/")
 	}
 	for _, dir := range dirs {
 		h := &zip.FileHeader{Name: dir, Modified: mod}
@@ -147,6 +169,9 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	}
 	if dll != nil {
 		files = append(files, entry{"binaries/win64/" + d.ModelIdentifier + ".dll", dll, 0o755})
+	}
+	if arm != nil {
+		files = append(files, entry{"binaries/aarch64-linux/" + d.ModelIdentifier + ".so", arm, 0o755})
 	}
 	for _, f := range files {
 		h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: mod}
@@ -170,14 +195,22 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 
 // checkRuntime checks that lib is an x86-64 ELF shared library exporting
 // the FMI 2.0 functions.
-func checkRuntime(lib []byte) error {
+func checkRuntime(lib []byte) error { return checkELF(lib, elf.EM_X86_64, "x86-64") }
+
+// checkRuntimeArm64 checks that lib is a Linux aarch64 shared library
+// exporting the FMI 2.0 functions.
+func checkRuntimeArm64(lib []byte) error { return checkELF(lib, elf.EM_AARCH64, "aarch64") }
+
+// checkELF checks that lib is an ELF shared library for machine
+// exporting the FMI 2.0 functions.
+func checkELF(lib []byte, machine elf.Machine, what string) error {
 	f, err := elf.NewFile(bytes.NewReader(lib))
 	if err != nil {
 		return fmt.Errorf("not an ELF shared library: %v", err)
 	}
 	defer f.Close()
-	if f.Type != elf.ET_DYN || f.Machine != elf.EM_X86_64 {
-		return fmt.Errorf("not an x86-64 shared library (type %v, machine %v)", f.Type, f.Machine)
+	if f.Type != elf.ET_DYN || f.Machine != machine {
+		return fmt.Errorf("not an %s shared library (type %v, machine %v)", what, f.Type, f.Machine)
 	}
 	syms, err := f.DynamicSymbols()
 	if err != nil {

@@ -16,8 +16,16 @@
 # package gcc-mingw-w64-x86-64; installed here when missing and run as
 # root). `mbfmu pack` then adds it to every FMU as binaries/win64/.
 #
+# With --arm64 it builds it for Linux on aarch64, bin/libmbfmu-fmi2-arm64.so,
+# cross-compiled and linked against glibc 2.17 with zig (fetched as above;
+# it needs zig). Go fuses multiplies and adds into FMA instructions on
+# arm64 and not on x86-64; the build switches that off
+# (-gcflags=all=-d=fmahash=n) so that both round alike. `mbfmu pack` adds it
+# to every FMU as binaries/aarch64-linux/.
+#
 # Usage: scripts/build-runtime.sh [output path]          (default bin/libmbfmu-fmi2.so)
 #        scripts/build-runtime.sh --win64 [output path]  (default bin/mbfmu-fmi2-win64.dll)
+#        scripts/build-runtime.sh --arm64 [output path]  (default bin/libmbfmu-fmi2-arm64.so)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,11 +61,31 @@ if [ "${1:-}" = "--win64" ]; then
 	exit 0
 fi
 
-out=${1:-bin/libmbfmu-fmi2.so}
-mkdir -p "$(dirname "$out")"
-
 # findzig prints the path of a zig compiler, fetching it if it can.
 findzig() { bash scripts/fetch-zig.sh; }
+
+if [ "${1:-}" = "--arm64" ]; then
+	shift
+	out=${1:-bin/libmbfmu-fmi2-arm64.so}
+	zig=$(findzig || true)
+	if [ -z "$zig" ] || ! "$zig" version >/dev/null 2>&1; then
+		echo "build-runtime: the aarch64 build needs zig (scripts/fetch-zig.sh fetches it with npm)" >&2
+		exit 1
+	fi
+	mkdir -p "$(dirname "$out")"
+	# -d=fmahash=n: no fused multiply-add (the compiler notes each site it
+	# leaves alone on stderr: dropped)
+	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC="$zig cc -target aarch64-linux-gnu.2.17" \
+		go build -buildmode=c-shared -trimpath -gcflags=all=-d=fmahash=n \
+		-ldflags="-s -w -extldflags=-Wl,--version-script=$PWD/cabi/exports.map" \
+		-o "$out" ./cabi 2> >(grep -v 'fmahash triggered\|^\[DISABLED\]' >&2)
+	rm -f "${out%.so}.h"
+	echo "built $out ($(du -h "$out" | cut -f1))"
+	exit 0
+fi
+
+out=${1:-bin/libmbfmu-fmi2.so}
+mkdir -p "$(dirname "$out")"
 
 cc=gcc
 if [ "${MBFMU_PORTABLE:-1}" != 0 ]; then

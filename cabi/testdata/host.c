@@ -56,7 +56,11 @@ static const char* dlerror(void) {
 #define LIBEXT ".dll"
 #else
 #include <dlfcn.h>
+#if defined(__aarch64__)
+#define BINDIR "aarch64-linux" /* FMI 3.0's name; FMI 2.0 names no aarch64 platform */
+#else
 #define BINDIR "linux64"
+#endif
 #define LIBEXT ".so"
 #endif
 #include <math.h>
