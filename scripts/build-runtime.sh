@@ -78,7 +78,7 @@ if [ "${1:-}" = "--arm64" ]; then
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC="$zig cc -target aarch64-linux-gnu.2.17" \
 		go build -buildmode=c-shared -trimpath -gcflags=all=-d=fmahash=n \
 		-ldflags="-s -w -extldflags=-Wl,--version-script=$PWD/cabi/exports.map" \
-		-o "$out" ./cabi 2> >(grep -v 'fmahash triggered\|^\[DISABLED\]' >&2)
+		-o "$out" ./cabi 2> >(grep -v 'fmahash triggered\|^\[DISABLED\]\|^# ' >&2)
 	rm -f "${out%.so}.h"
 	echo "built $out ($(du -h "$out" | cut -f1))"
 	exit 0
