@@ -783,6 +783,10 @@ type friction struct {
 }
 
 func newFriction(b mech.Builder, d *spec.Drive) {
+	if jt, _, ok := b.Joint(d.I); ok && b.Dim() == 3 && jt.Kind == "spherical" {
+		newBallFriction(b, d, jt)
+		return
+	}
 	c, ok := jointCoord(b, d, d.I, "joint", d.Attr["coord"].Src)
 	if !ok {
 		return
