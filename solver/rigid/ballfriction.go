@@ -18,11 +18,11 @@ import (
 // the exact solution of its equation at the evaluation time's w (frozen),
 // as the scalar friction does; the tangent holds ∂T/∂w (by differences).
 type ballFriction struct {
-	name   string
-	fi, fj mech.Frame
-	d      [12]int
-	slot   int // t₀, z (3)
-	radius float64
+	name                                  string
+	fi, fj                                mech.Frame
+	d                                     [12]int
+	slot                                  int // t₀, z (3)
+	radius                                float64
 	pre, muS, muK, normal, vs, s0, s1, s2 mech.Param
 }
 
