@@ -622,6 +622,7 @@ func driveElems() (coupler, stop, motor, fric *elemDef) {
 			{name: "k", kind: vExpr, dim: Any, req: true, positive: true},
 			{name: "c", kind: vExpr, dim: Any},
 			{name: "exponent", kind: vExpr, dim: Dimensionless, positive: true},
+			{name: "restitution", kind: vExpr, dim: Dimensionless},
 		},
 		new: func(any) any { return &spec.Drive{Kind: "stop", Attr: map[string]spec.Expr{}} },
 		add: add,

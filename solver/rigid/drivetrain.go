@@ -211,6 +211,18 @@ func Drive(b mech.Builder, d spec.Drive) {
 			b.Errorf(d.Pos, "upper", "stop %q: upper limit %g must be above the lower %g", d.Name, hi.C, lo.C)
 		}
 		nonNeg(b, st.cd, d.Attr["c"])
+		if d.Attr["restitution"].Given() {
+			if d.Attr["c"].Given() {
+				b.Errorf(d.Pos, "c", "stop %q: give a damping c or a restitution, not both (the restitution sets the damping at every impact)", d.Name)
+			}
+			is := &impactStop{name: d.Name, c: c, k: st.k, n: st.e, rest: run("restitution", 1), lo: st.lo, hi: st.hi}
+			if r := is.rest; r.P == nil && !(r.C > 0 && r.C <= 1) {
+				b.Errorf(d.Pos, "restitution", "stop %q: the restitution must be in (0, 1], got %g", d.Name, r.C)
+			}
+			is.slot = b.StateSlots(is, 7)
+			b.AddForce(d.Name, is)
+			return
+		}
 		b.AddForce(d.Name, st)
 		return
 	}
