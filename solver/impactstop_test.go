@@ -24,7 +24,7 @@ func impactModel(step, gravity, vel, extra string) string {
 func TestStopRestitution(t *testing.T) {
 	for _, c := range []struct {
 		name, step, gravity, vel, stop string
-		v0, e                           float64
+		v0, e                          float64
 	}{
 		{"rail 1 ms", "1 ms", "0 0", "1 0", `<stop name="s" joint="rail" upper="0.05" k="1e5" exponent="1.5" restitution="0.6"/>`, 1, 0.6},
 		{"rail 0.1 ms", "0.1 ms", "0 0", "1 0", `<stop name="s" joint="rail" upper="0.05" k="1e7" exponent="1.5" restitution="0.6"/>`, 1, 0.6},
