@@ -41,6 +41,11 @@ func (f freqFlag) Set(s string) error {
 }
 
 func cmdBode(args []string) error {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") && isCosimFile(a) {
+			return cmdBodeCosim(args)
+		}
+	}
 	var at, from, to float64
 	var noStatic *bool
 	var points *int
