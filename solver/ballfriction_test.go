@@ -88,3 +88,35 @@ func TestBallJointFrictionHolds(t *testing.T) {
 		t.Errorf("with 0.2 N·m of friction the lever should fall: qy = %g at 0.3 s", tilt)
 	}
 }
+
+// On a universal joint the same law acts on the relative rotation about
+// the cross's two arms: a shaft spun at 10 rad/s about the first arm
+// (J = 0.01 kg·m² about it) with 0.1 N·m of friction stops at 1 s after
+// 5 rad and stays.
+func TestUniversalJointFriction(t *testing.T) {
+	m, s := loadDrive(t, `<model name="u" dimension="3"><settings end="3 s" step="1 ms" gravity="0 0 0"/>
+  <ground><marker name="O" z-axis="1 0 0" x-axis="0 1 0"/></ground>
+  <body name="b" mass="1" inertia="0.01 0.02 0.02" omega="10, 0, 0" omega-frame="global"><marker name="m" z-axis="0 1 0" x-axis="1 0 0"/></body>
+  <universal name="cross" i="ground.O" j="b.m"/>
+  <friction name="f" joint="cross" preload="0.1" bristle-stiffness="1e5" bristle-damping="63"/>
+</model>`)
+	if err := m.AdvanceTo(s, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	if w := chanAt(t, m, s, "b.wx"); math.Abs(w-5) > 1e-5 {
+		t.Errorf("ω at 0.5 s: %.9g rad/s, want 5", w)
+	}
+	if err := m.AdvanceTo(s, 2); err != nil {
+		t.Fatal(err)
+	}
+	a2 := 2 * math.Atan2(chanAt(t, m, s, "b.qx"), chanAt(t, m, s, "b.qw"))
+	if math.Abs(a2-5) > 1e-4 {
+		t.Errorf("stopped after %.9g rad, want 5", a2)
+	}
+	if err := m.AdvanceTo(s, 3); err != nil {
+		t.Fatal(err)
+	}
+	if a3 := 2 * math.Atan2(chanAt(t, m, s, "b.qx"), chanAt(t, m, s, "b.qw")); math.Abs(a3-a2) > 1e-12 {
+		t.Errorf("moved %.3g rad from 2 s to 3 s: the friction must hold it", a3-a2)
+	}
+}

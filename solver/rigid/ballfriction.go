@@ -43,7 +43,7 @@ func newBallFriction(b mech.Builder, d *spec.Drive, jt *mech.JointInfo) {
 		b.Errorf(d.Pos, "radius", "friction %q: a ball joint's friction from a normal load needs the ball radius it acts at", d.Name)
 	}
 	if d.Attr["coord"].Given() {
-		b.Errorf(d.Pos, "coord", "friction %q: a spherical joint has no coordinate to choose: its friction acts against the relative rotation", d.Name)
+		b.Errorf(d.Pos, "coord", "friction %q: a %s joint has no coordinate to choose: its friction acts against the relative rotation", d.Name, jt.Kind)
 	}
 	for _, a := range []string{"preload", "mu-kinetic", "mu-static", "normal", "viscous", "bristle-damping"} {
 		nonNeg(b, b.Run(d.Attr[a], 0), d.Attr[a])

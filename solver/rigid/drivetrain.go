@@ -795,7 +795,7 @@ type friction struct {
 }
 
 func newFriction(b mech.Builder, d *spec.Drive) {
-	if jt, _, ok := b.Joint(d.I); ok && b.Dim() == 3 && jt.Kind == "spherical" {
+	if jt, _, ok := b.Joint(d.I); ok && b.Dim() == 3 && (jt.Kind == "spherical" || jt.Kind == "universal") {
 		newBallFriction(b, d, jt)
 		return
 	}
