@@ -82,6 +82,11 @@ if [ -f examples/two-mass-bode/model.xml ]; then
 	bin/mbfmu bode examples/two-mass-bode/model.xml --direct 1 --points 40 -o out/two-mass-bode.csv --xlsx out/two-mass-bode.xlsx --svg out/two-mass-bode.svg -q
 	echo "results: out/two-mass-bode.xlsx (Bode charts), .csv and .svg"
 fi
+if [ -f examples/robot-arm-geared/cosim.xml ]; then
+	echo "== robot arm with 50:1 gearboxes and joint friction under PID through dist/robot-arm-geared.fmu"
+	bin/mbfmu cosim examples/robot-arm-geared/cosim.xml -o out/robot-arm-geared.csv --xlsx out/robot-arm-geared.xlsx
+	echo "results: out/robot-arm-geared.xlsx and out/robot-arm-geared.csv"
+fi
 if [ -f examples/robot-arm/cosim.xml ]; then
 	echo "== robot arm following a joint trajectory under PID through dist/robot-arm.fmu"
 	bin/mbfmu cosim examples/robot-arm/cosim.xml --xlsx out/robot-arm.xlsx
