@@ -227,6 +227,25 @@ func (c *compiler) AddForce(name string, f mech.Force) {
 	c.m.fnames = append(c.m.fnames, name)
 }
 
+// Multiplier returns a measure of joint owner's first multiplier
+// (mech.Builder).
+func (c *compiler) Multiplier(owner int) mech.Measure { return multiplier{c.m, owner} }
+
+// multiplier is the Lagrange multiplier of a joint's first row.
+type multiplier struct {
+	m     *Model
+	owner int
+}
+
+// Eval returns the multiplier at x.
+func (l multiplier) Eval(x *mech.Ctx) float64 {
+	rr := l.m.jrows[l.owner]
+	if rr.nr == 0 {
+		return 0
+	}
+	return x.Lam[rr.r0]
+}
+
 // AddJoint registers a joint or driver (mech.Builder).
 func (c *compiler) AddJoint(j mech.JointInfo) int {
 	m := c.m

@@ -454,3 +454,57 @@ func TestFrictionIncline(t *testing.T) {
 		t.Errorf("μ = 0.2: slid %.8g m in 1 s, want g(sin α − μ cos α)/2 = %.8g", x, a/2)
 	}
 }
+
+// A gear pair with an efficiency: a torque T = 1 N·m on the pinion
+// (J_p = 0.01, ratio N = 3, wheel J_w = 0.08, η = 0.9) accelerates the
+// wheel at T/(J_p N + J_w/(η N)); the same torque on the wheel back-drives
+// the pinion, the wheel then at T/(J_w + J_p N²/η); the power lost is
+// (1 − η) of what the driving side gives (checked by energy: the torque's
+// work less the kinetic energy is the lost energy).
+func TestCouplerEfficiency(t *testing.T) {
+	const Jp, Jw, N, eta, T = 0.01, 0.08, 3.0, 0.9, 1.0
+	for _, c := range []struct {
+		name, load string
+		alpha      float64
+	}{
+		{"pinion drives", `<torque name="T" i="pinion" t="1"/>`, T / (Jp*N + Jw/(eta*N))},
+		{"wheel drives", `<torque name="T" i="wheel" t="1"/>`, T / (Jw + Jp*N*N/eta)},
+	} {
+		m, s := loadDrive(t, fill(gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3" efficiency="0.9"/>`+c.load))
+		if err := m.AdvanceTo(s, 1); err != nil {
+			t.Fatal(err)
+		}
+		ww, wp := chanAt(t, m, s, "wheel.omega"), chanAt(t, m, s, "pinion.omega")
+		if math.Abs(math.Abs(ww)-c.alpha)/c.alpha > 1e-4 {
+			t.Errorf("%s: wheel at %.9g rad/s after 1 s, want %.9g", c.name, math.Abs(ww), c.alpha)
+		}
+		if math.Abs(wp+N*ww) > 1e-9 {
+			t.Errorf("%s: ratio: pinion %.12g, wheel %.12g rad/s", c.name, wp, ww)
+		}
+		// energy: the torque's work T·θ (θ the driven body's angle) less
+		// the kinetic energy is what was lost; the loss is (1 − η) of the
+		// power through the mesh, which is the driving side's T ω less its
+		// own kinetic energy rate
+		work := T * math.Abs(map[bool]float64{true: chanAt(t, m, s, "pa.angle"), false: chanAt(t, m, s, "pb.angle")}[c.name == "pinion drives"])
+		ke := 0.5*Jp*wp*wp + 0.5*Jw*ww*ww
+		var keDriver float64
+		if c.name == "pinion drives" {
+			keDriver = 0.5 * Jp * wp * wp
+		} else {
+			keDriver = 0.5 * Jw * ww * ww
+		}
+		passed := work - keDriver
+		if lost := work - ke; math.Abs(lost-(1-eta)*passed) > 1e-4*passed {
+			t.Errorf("%s: lost %.9g J, want (1 − η) of the %.9g J passed = %.9g", c.name, lost, passed, (1-eta)*passed)
+		}
+		// the channel: (1 − η) of the power through the mesh now,
+		// (T − J_d α_d) ω_d on the driving side d
+		Jd, ad, wd := Jp, N*c.alpha, math.Abs(wp)
+		if c.name == "wheel drives" {
+			Jd, ad, wd = Jw, c.alpha, math.Abs(ww)
+		}
+		if p, want := chanAt(t, m, s, "g.loss"), (1-eta)*(T-Jd*ad)*wd; math.Abs(p-want) > 1e-4*want {
+			t.Errorf("%s: g.loss %.9g W, want %.9g", c.name, p, want)
+		}
+	}
+}

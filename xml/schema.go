@@ -590,6 +590,7 @@ func driveElems() (coupler, stop, motor, fric *elemDef) {
 			attrDef{name: "stiffness", kind: vExpr, dim: Any, positive: true},
 			attrDef{name: "damping", kind: vExpr, dim: Any},
 			attrDef{name: "backlash", kind: vExpr, dim: Any},
+			attrDef{name: "efficiency", kind: vExpr, dim: Dimensionless},
 		)
 	}
 	ratio := attrDef{name: "ratio", kind: vExpr, dim: Dimensionless, req: true, positive: true}

@@ -78,6 +78,10 @@ type Builder interface {
 	Joint(name string) (*JointInfo, int, bool)
 	// AddConstraint adds a constraint element of joint owner.
 	AddConstraint(c Constraint, owner int)
+	// Multiplier returns a measure of the Lagrange multiplier of joint
+	// owner's first constraint row (a coupler's λ) at the state it is
+	// evaluated at (0 when the row was found redundant and removed).
+	Multiplier(owner int) Measure
 	// TurnSlot registers an angle that counts whole turns and returns its
 	// slot in Ctx.Turns. The engine keeps there, in the state (so saved
 	// and restored states and replays keep it), the angle's value at the

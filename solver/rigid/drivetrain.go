@@ -273,6 +273,9 @@ func Drive(b mech.Builder, d spec.Drive) {
 			k: run("stiffness", 0), c: run("damping", 0), b: run("backlash", 0)}
 		nonNeg(b, cf.c, d.Attr["damping"])
 		nonNeg(b, cf.b, d.Attr["backlash"])
+		if d.Attr["efficiency"].Given() {
+			b.Errorf(d.Pos, "efficiency", "coupler %q: an efficiency belongs to an exact coupler (no stiffness) for now", d.Name)
+		}
 		b.AddForce(d.Name, cf)
 		return
 	}
@@ -284,6 +287,13 @@ func Drive(b mech.Builder, d spec.Drive) {
 	none := mech.Marker{P: mech.Point{Body: -1}, F: mech.Frame{Body: -1, Q: -1, V: -1, R: mech.Ident}}
 	owner := b.AddJoint(mech.JointInfo{Name: d.Name, Kind: "coupler", I: none, J: none})
 	b.AddConstraint(&coupler{ci: ci, cj: cj, a: [2]float64{ai, aj}, q0: [2]float64{qi0, qj0}, u: u}, owner)
+	if d.Attr["efficiency"].Given() {
+		eta := run("efficiency", 1)
+		if eta.P == nil && !(eta.C > 0 && eta.C <= 1) {
+			b.Errorf(d.Pos, "efficiency", "coupler %q: the efficiency must be in (0, 1], got %g", d.Name, eta.C)
+		}
+		b.AddForce(d.Name, &couplerLoss{ci: ci, cj: cj, u: u, a: [2]float64{ai, aj}, eta: eta, lam: b.Multiplier(owner)})
+	}
 }
 
 // coupler is the exact constraint Φ = a_i (q_i − q_i0) + a_j (q_j − q_j0).

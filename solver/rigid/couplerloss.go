@@ -1,0 +1,84 @@
+package rigid
+
+import (
+	"math"
+
+	"mbfmu/solver/mech"
+)
+
+// couplerLoss is the loss of an exact coupler with an efficiency η
+// (<coupler efficiency>): the coupler passes the effort its constraint
+// carries, τ_k = −a_k λ on coordinate k, and the side that receives power
+// (τ_k q̇_k > 0) gets an extra effort −(1 − η)|τ_k| against its motion, so
+// that it receives η of the power the other side gives. The power's
+// direction and the motion's sign are smoothed over lossSpeed; the
+// engine takes the tangent by differences (it reads λ).
+type couplerLoss struct {
+	ci, cj *jcoord
+	u      union
+	a      [2]float64
+	eta    mech.Param
+	lam    mech.Measure
+}
+
+// lossSpeed is the speed (rad/s or m/s) over which the loss's direction
+// is smoothed.
+const lossSpeed = 1e-3
+
+func (e *couplerLoss) Dofs() []int                 { return e.u.d }
+func (e *couplerLoss) Params() []*mech.Param       { return []*mech.Param{&e.eta} }
+func (e *couplerLoss) NumericTangent() bool        { return true }
+func (e *couplerLoss) Potential(*mech.Ctx) float64 { return 0 }
+
+// efforts returns the loss efforts on the two coordinates and their
+// gradients (union dofs), and the power lost.
+func (e *couplerLoss) efforts(x *mech.Ctx, gi, gj []float64) (li, lj, lost float64) {
+	var ji, jj [12]float64
+	_, wi, _ := e.ci.eval(x, false, ji[:len(e.ci.dofs())])
+	_, wj, _ := e.cj.eval(x, false, jj[:len(e.cj.dofs())])
+	clear(gi)
+	clear(gj)
+	for k, p := range e.u.mi[:len(e.ci.dofs())] {
+		if p >= 0 {
+			gi[p] += ji[k]
+		}
+	}
+	for k, p := range e.u.mj[:len(e.cj.dofs())] {
+		if p >= 0 {
+			gj[p] += jj[k]
+		}
+	}
+	lam := e.lam.Eval(x)
+	ti, tj := -e.a[0]*lam, -e.a[1]*lam
+	if ti == 0 && tj == 0 {
+		return 0, 0, 0
+	}
+	loss := 1 - e.eta.Get(x)
+	// σ = +1 where i receives power (j drives), −1 where i gives it
+	sg := math.Tanh(ti * wi / (math.Abs(ti) * lossSpeed))
+	li = -loss * math.Abs(ti) * math.Tanh(wi/lossSpeed) * (1 + sg) / 2
+	lj = -loss * math.Abs(tj) * math.Tanh(wj/lossSpeed) * (1 - sg) / 2
+	return li, lj, -(li*wi + lj*wj)
+}
+
+func (e *couplerLoss) Eval(x *mech.Ctx, f, k, c []float64) {
+	n := len(e.u.d)
+	var gi, gj [24]float64
+	li, lj, _ := e.efforts(x, gi[:n], gj[:n])
+	for a := 0; a < n; a++ {
+		f[a] += li*gi[a] + lj*gj[a]
+	}
+}
+
+// Channels lists the power the coupler loses (mech.Channeler).
+func (e *couplerLoss) Channels(name string) []mech.ChannelInfo {
+	return []mech.ChannelInfo{{Name: name + ".loss", Unit: "W", Group: "force", Description: "power lost in the coupler (its efficiency)"}}
+}
+
+// Channel evaluates the power lost (mech.Channeler).
+func (e *couplerLoss) Channel(x *mech.Ctx, sub int) float64 {
+	var gi, gj [24]float64
+	n := len(e.u.d)
+	_, _, lost := e.efforts(x, gi[:n], gj[:n])
+	return lost
+}
