@@ -194,6 +194,7 @@ func (m *Model) Static(s *State) error {
 	mu := 1e-2
 	prev := math.Inf(1)
 	small := false // the last Newton correction was at round-off level
+	rounds := 0    // re-solves after the element states moved
 	for it := 0; it < 500; it++ {
 		// residual
 		s.lin.Zero()
@@ -219,6 +220,24 @@ func (m *Model) Static(s *State) error {
 			nrm = math.Max(nrm, math.Abs(s.res[nv+r]))
 		}
 		if nrm < 1e-11 || small {
+			// the element states at rest at this configuration; where
+			// they move (a user state reading the positions), the
+			// equilibrium moves too: again until they hold
+			if m.nes > 0 && rounds < 50 {
+				before := append([]float64(nil), s.es...)
+				m.commitStates(s, mech.CommitSteady)
+				moved := false
+				for k := range before {
+					if math.Abs(s.es[k]-before[k]) > 1e-12*(1+math.Abs(before[k])) {
+						moved = true
+					}
+				}
+				if moved {
+					rounds++
+					prev, small = math.Inf(1), false
+					continue
+				}
+			}
 			s.initialized = true
 			copy(s.qp, s.q)
 			clear(s.vp)

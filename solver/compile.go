@@ -64,6 +64,20 @@ func (r constResolver) Var(name string) (int, bool) {
 	return 0, false
 }
 func (r constResolver) Measure(fn string, args []string) (int, bool, error) { return 0, false, nil }
+
+// NameMeasure refuses the user's states and variables in a constant
+// attribute (expr.NameMeasurer).
+func (r constResolver) NameMeasure(name string) (int, bool, error) {
+	if u := r.c.user; u != nil {
+		if _, ok := u.sIdx[name]; ok {
+			return 0, true, errorf("%q is a <state>, which changes in time: this attribute takes numbers and parameters only", name)
+		}
+		if _, ok := u.vIdx[name]; ok {
+			return 0, true, errorf("%q is a <variable>, evaluated as the model runs: this attribute takes numbers and parameters only", name)
+		}
+	}
+	return 0, false, nil
+}
 func (r constResolver) Table(name string) (*expr.Table, bool) {
 	t, ok := r.c.tables[name]
 	return t, ok

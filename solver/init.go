@@ -53,6 +53,10 @@ func (m *Model) init(s *State) error {
 	if m.kktSingular(s) {
 		m.findRedundant(s)
 	}
+	// the element states' initial values first: the assembly may read
+	// them (a driver of a user state); again after it, at the assembled
+	// state (a friction's initial deflection follows the initial speed)
+	m.commitStates(s, mech.CommitInit)
 	if err := m.assemblePositions(s); err != nil {
 		return err
 	}

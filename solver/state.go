@@ -164,7 +164,7 @@ func (m *Model) NewState() *State {
 		}
 		nw = max(nw, n)
 	}
-	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw), Turns: s.turns, ES: s.es, UW: make([]float64, m.uwork)}
+	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw), Turns: s.turns, ES: s.es, UW: make([]float64, m.uworkFor(len(s.lam)))}
 	copy(s.ulast, s.vars[1:])
 	s.cw = m.newContactWork()
 	if nc > 0 {

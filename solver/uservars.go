@@ -54,6 +54,7 @@ const (
 	umTrial           // a state's trial value (inside the solve)
 	umVar             // a variable, with solved states
 	umVarTrial        // a variable, with trial states
+	umZero            // a variable that did not compile (its error is reported): 0
 )
 
 // userMeasure is a measure that reads a user state or variable.
@@ -73,8 +74,10 @@ func (um *userMeasure) Eval(x *mech.Ctx) float64 {
 		return x.UW[um.k]
 	case umVar:
 		return u.val[um.k].Eval(x.Vars, x)
-	default:
+	case umVarTrial:
 		return u.trial[um.k].Eval(x.Vars, x)
+	default:
+		return 0
 	}
 }
 
@@ -110,6 +113,10 @@ func (r userResolver) NameMeasure(name string) (int, bool, error) {
 	if u.ready {
 		if err := r.c.compileVariable(k, r.trial); err != nil {
 			return 0, true, err
+		}
+		if (r.trial && u.trial[k] == nil) || (!r.trial && u.val[k] == nil) {
+			// its own error is reported at it; read it as 0 here
+			return u.measureID(umZero, k), true, nil
 		}
 	}
 	return u.measureID(kind, k), true, nil
@@ -183,7 +190,7 @@ func (c *compiler) compileUser() {
 		// variables, positions, velocities and stored states, and a flag
 		m := c.m
 		u.key = 3*n + n*n
-		u.keyLen = m.vars + m.nq + m.nv + 3 + 2*n
+		u.keyLen = m.vars + m.nq + m.nv + 3 + 2*n // and the multipliers (sized with the state)
 		m.uwork = u.key + u.keyLen + 1
 	}
 	u.val = make([]*expr.Program, len(u.vars))
@@ -191,10 +198,7 @@ func (c *compiler) compileUser() {
 	u.vstate = make([]int8, 2*len(u.vars))
 	for k := range u.vars {
 		for _, trial := range []bool{false, true} {
-			if err := c.compileVariable(k, trial); err != nil {
-				v := u.vars[k]
-				c.errf(v.Value.Pos, v.Value.Field, "%s in %q", exprMsg(err), v.Value.Src)
-			}
+			c.compileVariable(k, trial)
 		}
 	}
 	n := len(u.states)
@@ -203,7 +207,9 @@ func (c *compiler) compileUser() {
 	u.scale = make([]float64, n)
 	for k, st := range u.states {
 		u.init[k] = c.constExpr(st.Initial, 0)
-		u.scale[k] = math.Max(math.Abs(u.init[k]), 1e-300)
+		// the size of the state, for convergence and difference steps
+		// (a state starting at 0 is taken as of size 1)
+		u.scale[k] = math.Max(math.Abs(u.init[k]), 1)
 		p, err := expr.Compile(st.Rate.Src, userResolver{runResolver{c}, true})
 		if err != nil {
 			c.errf(st.Rate.Pos, st.Rate.Field, "%s in %q", exprMsg(err), st.Rate.Src)
@@ -211,6 +217,15 @@ func (c *compiler) compileUser() {
 		}
 		u.rates[k] = p
 	}
+}
+
+// uworkFor is the size of Ctx.UW for a state with nlam multipliers (the
+// user states' solve key holds them).
+func (m *Model) uworkFor(nlam int) int {
+	if m.uwork == 0 {
+		return 0
+	}
+	return m.uwork + nlam
 }
 
 // errCycle reports a variable defined through itself.
@@ -221,7 +236,9 @@ func (e errCycle) Error() string {
 }
 
 // compileVariable compiles variable k (reading solved or trial states),
-// the variables it uses first; a cycle is an error.
+// the variables it uses first. Its own errors are reported at its own
+// position (once: in the solved-state compile); the error returned is a
+// cycle through it, which the variable that closes the cycle reports.
 func (c *compiler) compileVariable(k int, trial bool) error {
 	u := c.user
 	at := k
@@ -237,24 +254,25 @@ func (c *compiler) compileVariable(k int, trial bool) error {
 	u.vstate[at] = 1
 	v := u.vars[k]
 	p, err := expr.Compile(v.Value.Src, userResolver{runResolver{c}, trial})
+	u.vstate[at] = 2
 	if err != nil {
-		u.vstate[at] = 2
-		if _, ok := err.(errCycle); ok {
-			return err
-		}
+		var ce errCycle
 		if e, ok := err.(*expr.Error); ok {
-			if ce, ok := e.Err.(errCycle); ok {
-				return ce
+			ce, ok = e.Err.(errCycle)
+			if ok && ce.name != v.Name {
+				return ce // not closed here: the variable it names reports it
 			}
 		}
-		return err
+		if !trial {
+			c.errf(v.Value.Pos, v.Value.Field, "%s in %q", exprMsg(err), v.Value.Src)
+		}
+		return nil
 	}
 	if trial {
 		u.trial[k] = p
 	} else {
 		u.val[k] = p
 	}
-	u.vstate[at] = 2
 	return nil
 }
 
@@ -304,37 +322,61 @@ func (u *userVars) Commit(x *mech.Ctx, mode mech.CommitMode) {
 	es[0] = x.Time()
 }
 
-// steady sets the states to a root of f(e, x) = 0 near e when Newton's
-// method finds one (a state whose rate does not depend on it — a
-// chamber with no leak — keeps its value).
+// steady sets the states to a root of f(e, x) = 0 near e by damped
+// Gauss–Newton steps, (JᵀJ + μI) Δ = −Jᵀf: a state whose rate does not
+// depend on the states (a closed chamber) keeps its value, the others go
+// to their rest.
 func (u *userVars) steady(x *mech.Ctx, e []float64) {
 	n := len(u.states)
 	w := x.UW
 	t, r, jac := w[:n], w[n:2*n], w[3*n:3*n+n*n]
 	copy(t, e)
-	for it := 0; it < 50; it++ {
+	jtj := make([]float64, n*n) // (Static is no hot path)
+	g := make([]float64, n)
+	for it := 0; it < 100; it++ {
 		u.rateAt(x, r)
 		if maxAbs(r) == 0 {
-			copy(e, t)
-			return
+			break
 		}
 		u.jacobian(x, r, jac, 0)
-		for k := range r {
-			r[k] = -r[k]
+		big := 0.0
+		for a := 0; a < n; a++ {
+			g[a] = 0
+			for b := 0; b < n; b++ {
+				v := 0.0
+				for k := 0; k < n; k++ {
+					v += jac[k*n+a] * jac[k*n+b]
+				}
+				jtj[a*n+b] = v
+				big = math.Max(big, v)
+			}
+			for k := 0; k < n; k++ {
+				g[a] -= jac[k*n+a] * r[k]
+			}
 		}
-		if !solveSmall(jac, r, n) {
-			return
+		if big == 0 {
+			break
+		}
+		for a := 0; a < n; a++ {
+			jtj[a*n+a] += 1e-14 * big
+		}
+		if !solveSmall(jtj, g, n) {
+			break
 		}
 		done := true
 		for k := range t {
-			t[k] += r[k]
-			if math.Abs(r[k]) > 1e-12*(math.Abs(t[k])+u.scale[k]) {
+			t[k] += g[k]
+			if math.Abs(g[k]) > 1e-12*(math.Abs(t[k])+u.scale[k]) {
 				done = false
 			}
 		}
 		if done {
-			copy(e, t)
-			return
+			break
+		}
+	}
+	for k := range t {
+		if finite(t[k]) {
+			e[k] = t[k]
 		}
 	}
 }
@@ -353,7 +395,7 @@ func (u *userVars) solve(x *mech.Ctx) []float64 {
 	}
 	// the states read by several expressions at one configuration are
 	// solved once
-	key, valid := w[u.key:u.key+u.keyLen], &w[u.key+u.keyLen]
+	key, valid := w[u.key:len(w)-1], &w[len(w)-1]
 	if *valid != 0 && u.sameKey(x, key, es) {
 		return out
 	}
@@ -394,7 +436,7 @@ func (u *userVars) solve(x *mech.Ctx) []float64 {
 
 // sameKey reports whether x and the stored states are those of key.
 func (u *userVars) sameKey(x *mech.Ctx, key, es []float64) bool {
-	for _, part := range [][]float64{x.Vars, x.Q, x.V, es} {
+	for _, part := range [][]float64{x.Vars, x.Q, x.V, es, x.Lam} {
 		for i, v := range part {
 			if math.Float64bits(key[i]) != math.Float64bits(v) {
 				return false
@@ -407,7 +449,7 @@ func (u *userVars) sameKey(x *mech.Ctx, key, es []float64) bool {
 
 // storeKey stores x and the stored states as key.
 func (u *userVars) storeKey(x *mech.Ctx, key, es []float64) {
-	for _, part := range [][]float64{x.Vars, x.Q, x.V, es} {
+	for _, part := range [][]float64{x.Vars, x.Q, x.V, es, x.Lam} {
 		copy(key, part)
 		key = key[len(part):]
 	}

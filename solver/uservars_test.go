@@ -155,7 +155,7 @@ func TestUserVarErrors(t *testing.T) {
 </model>`
 	for _, c := range []struct{ body, want string }{
 		{`<variable name="a" value="b2 + 1"/>
-  <variable name="b2" value="2*a"/>`, "bad.xml:3: value: variable a is defined through itself"},
+  <variable name="b2" value="2*a"/>`, "bad.xml:3: value: column 1: variable a is defined through itself"},
 		{`<state name="p" rate="1"/>`, `bad.xml:3: name: duplicate name "p": <parameter> on line 2 has it already`},
 		{`<state name="s" rate="1"/>
   <parameter name="q" value="1"/>
@@ -187,5 +187,93 @@ func TestLinearizeLeavesInputs(t *testing.T) {
 	}
 	if after := s.Input(0); math.Float64bits(after) != math.Float64bits(before) {
 		t.Errorf("input V is %.17g after Linearize, was %.17g", after, before)
+	}
+}
+
+// Cases found in review: a stiff nonlinear state starting at 0 (the
+// difference step must not vanish with it), the static equilibrium with
+// a state that follows the position (found by re-solving until the
+// states hold), a state whose rate does not depend on it beside one that
+// goes to its rest, a driver reading a state at the initial assembly, and
+// a state reading a joint reaction (the solve's cache must see the
+// multipliers change).
+func TestUserStateReviewCases(t *testing.T) {
+	m, s := loadDrive(t, `<model name="nl"><settings end="0.05 s" step="10 ms" gravity="0 0"/>
+  <ground><marker name="O"/></ground><body name="b" mass="1" inertia="1"/>
+  <revolute name="r" i="ground.O" j="b"/>
+  <state name="y" rate="1e4*(2 - exp(y))"/>
+</model>`)
+	if err := m.AdvanceTo(s, 0.05); err != nil {
+		t.Fatal(err)
+	}
+	if y := chanAt(t, m, s, "y"); math.Abs(y-math.Ln2) > 1e-6 {
+		t.Errorf("stiff state from 0: y = %.9g, want ln 2", y)
+	}
+
+	m, s = loadDrive(t, `<model name="st5"><settings end="1 s" step="1 ms"/>
+  <ground><marker name="O"/><marker name="up" angle="90 deg"/></ground>
+  <body name="b" mass="1" inertia="1"><marker name="c" angle="90 deg"/></body>
+  <translational name="slide" i="ground.up" j="b.c"/>
+  <state name="f" rate="(dy(b.c) - f)/0.1"/>
+  <state name="z" rate="0" initial="0.25"/>
+  <force name="k" i="b.c" fy="-5*f - 10*dy(b.c) - 2*vy(b.c)"/>
+</model>`)
+	if err := m.Static(s); err != nil {
+		t.Fatal(err)
+	}
+	// −9.81 − 5 y − 10 y = 0 with f = y
+	if y, f, z := chanAt(t, m, s, "b.y"), chanAt(t, m, s, "f"), chanAt(t, m, s, "z"); math.Abs(y+9.81/15) > 1e-9 || math.Abs(f-y) > 1e-9 || z != 0.25 {
+		t.Errorf("static: y = %.12g (want %.12g), f = %.12g (want y), z = %g (want 0.25 kept)", y, -9.81/15, f, z)
+	}
+
+	m, s = loadDrive(t, `<model name="drv"><settings end="0.01 s" step="1 ms" gravity="0 0"/>
+  <ground><marker name="O"/></ground><body name="b" mass="1" inertia="1"/>
+  <revolute name="r" i="ground.O" j="b"/>
+  <state name="x" rate="0" initial="1"/>
+  <driver name="d" joint="r" value="x"/>
+</model>`)
+	if a := chanAt(t, m, s, "b.angle"); math.Abs(a-1) > 1e-9 {
+		t.Errorf("driver of a state at the start: angle %g, want 1", a)
+	}
+	if err := m.AdvanceTo(s, 0.01); err != nil {
+		t.Fatal(err)
+	}
+	if w := chanAt(t, m, s, "b.omega"); math.Abs(w) > 1e-6 {
+		t.Errorf("driver of a constant state: ω = %g", w)
+	}
+
+	m, s = loadDrive(t, `<model name="lam"><settings end="1 s" step="1 ms" gravity="0 0"/>
+  <ground><marker name="O"/></ground><body name="b" mass="1" inertia="1"><marker name="c"/></body>
+  <fixed name="fix" i="ground.O" j="b.c"/>
+  <force name="p" i="b.c" fx="10*sin(2*pi*time) + 0*s"/>
+  <state name="s" rate="fx(fix)"/>
+  <state name="s2" rate="-10*sin(2*pi*time)"/>
+</model>`)
+	if err := m.AdvanceTo(s, 0.1); err != nil {
+		t.Fatal(err)
+	}
+	// fx(fix) is the reaction on marker i's body (the ground): +10 sin 2πt
+	if a, b := chanAt(t, m, s, "s"), -chanAt(t, m, s, "s2"); math.Abs(a-b) > 1e-12 {
+		t.Errorf("a state reading a reaction: %.15g, the same integral written out %.15g", a, b)
+	}
+}
+
+// A state or variable in a constant attribute is refused as such; an
+// error in a variable is reported at that variable, once.
+func TestUserVarMessages(t *testing.T) {
+	for _, c := range []struct{ body, want, not string }{
+		{`<state name="p2" rate="1"/><body name="c" mass="p2" inertia="1"/>`, `"p2" is a <state>, which changes in time`, ""},
+		{`<variable name="a" value="b2 + 1"/>
+  <variable name="b2" value="nosuch*2"/>`, `bad.xml:3: value: column 1: unknown identifier "nosuch"`, `bad.xml:2:`},
+	} {
+		ms, err := xml.Parse([]byte(`<model name="bad"><ground/><body name="b" mass="1" inertia="1"/><fixed name="f" i="ground" j="b"/>
+  `+c.body+`
+</model>`), "bad.xml")
+		if err == nil {
+			_, err = Compile(ms, CompileOptions{})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || (c.not != "" && strings.Contains(err.Error(), c.not)) || strings.Count(err.Error(), c.want) > 1 {
+			t.Errorf("%s:\n got %v\nwant %q once", c.body, err, c.want)
+		}
 	}
 }

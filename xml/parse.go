@@ -429,6 +429,10 @@ func setPos(obj any, pos spec.Pos) {
 		o.Pos = pos
 	case *spec.Drive:
 		o.Pos = pos
+	case *spec.State:
+		o.Pos = pos
+	case *spec.Variable:
+		o.Pos = pos
 	case *spec.Output:
 		o.Pos = pos
 	}
