@@ -113,6 +113,9 @@ func TestSubsystemErrors(t *testing.T) {
 		{`<include name="p" file="nowhere.xml"/>`, `m.xml:3: file: cannot read subsystem nowhere.xml`},
 		{`<include name="p" file="outer.xml"><connect port="top" to="ground.A"/></include>`,
 			`badmass.xml:3 (in p_in included at outer.xml:3, in p included at m.xml:3): mass:`},
+		{`<include name="p" file="pend.xml"><set name="k" value="1"/><connect port="top" to="ground.A"/><connect port="anchor" to="ground.A"/></include>
+<include name="p" file="pend.xml"><set name="k" value="1"/><connect port="top" to="ground.A"/><connect port="anchor" to="ground.A"/></include>`,
+			`m.xml:4: name: instance "p" is already included on line 3`},
 	} {
 		path := filepath.Join(dir, "m.xml")
 		write("m.xml", head+c.body+"\n</model>\n")

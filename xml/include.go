@@ -59,8 +59,12 @@ func (p *parser) expandIncludes(root *Node) {
 
 // expandChildren expands the includes among children read in ctx.
 func (p *parser) expandChildren(children []*Node, ctx *incCtx, out []*Node) []*Node {
+	seen := map[string]int{}
 	for _, c := range children {
 		if c.Name == "include" {
+			if p.dupInstance(c, ctx, seen) {
+				continue
+			}
 			out = p.include(c, ctx, out)
 			continue
 		}
@@ -92,10 +96,7 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 		p.errAt(ctx, inc.AttrLine("file"), "file", "<include> needs the subsystem's file (relative to this file)")
 		return out
 	}
-	path := rel
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(ctx.file), rel)
-	}
+	path := resolvePath(ctx.file, rel)
 	abs, _ := filepath.Abs(path)
 	for k, f := range ctx.stack {
 		if f == abs {
@@ -153,7 +154,8 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 	ports := map[string]*Node{}
 	var portNames []string
 	locals := map[string]bool{}
-	var nested []string
+	nested := map[string]bool{} // the names nested instances declare, prefixed
+
 	for _, c := range root.Children {
 		n, _ := c.Get("name")
 		switch c.Name {
@@ -167,7 +169,11 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 			ports[n], portNames = c, append(portNames, n)
 			continue
 		case "include":
-			nested = append(nested, n)
+			if f, ok := c.Get("file"); ok && isIdent(n) {
+				for _, d := range declaredNames(resolvePath(path, f), sub.stack) {
+					nested[n+"_"+d] = true
+				}
+			}
 			continue
 		case "settings", "ground":
 			p.errAt(sub, c.Line, "<"+c.Name+">", "a subsystem has no <%s>: the model that includes it has it (connect the subsystem to the ground through a <port>)", c.Name)
@@ -224,13 +230,8 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 		if t, ok := conns[h]; ok {
 			return t
 		}
-		if locals[h] {
+		if locals[h] || nested[h] {
 			return sub.prefix + h
-		}
-		for _, n := range nested {
-			if strings.HasPrefix(h, n+"_") {
-				return sub.prefix + h
-			}
 		}
 		return ctx.rename(h) // a name of the including file (an input, a parameter)
 	}
@@ -263,6 +264,7 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 	sub.place = ctx.place.then(pl)
 
 	// the elements, renamed
+	seenNested := map[string]int{}
 	for _, c := range root.Children {
 		switch c.Name {
 		case "port", "settings", "ground":
@@ -271,7 +273,9 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 			out = append(out, p.instanceParam(c, sets[mustGet(c, "name")], inc, ctx, sub))
 			continue
 		case "include":
-			out = p.include(c, sub, out)
+			if !p.dupInstance(c, sub, seenNested) {
+				out = p.include(c, sub, out)
+			}
 			continue
 		}
 		c = cloneNode(c)
@@ -280,6 +284,68 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 			p.place(c, sub)
 		}
 		out = append(out, c)
+	}
+	return out
+}
+
+// dupInstance reports an <include> whose instance name an earlier one in
+// the same file has (seen: name → line).
+func (p *parser) dupInstance(inc *Node, ctx *incCtx, seen map[string]int) bool {
+	n, _ := inc.Get("name")
+	if n == "" {
+		return false
+	}
+	if l, dup := seen[n]; dup {
+		p.errAt(ctx, inc.AttrLine("name"), "name", "instance %q is already included on line %d: give each <include> its own name", n, l)
+		return true
+	}
+	seen[n] = inc.Line
+	return false
+}
+
+// resolvePath resolves an include's file against the including file.
+func resolvePath(from, rel string) string {
+	if filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Join(filepath.Dir(from), rel)
+}
+
+// declaredNames lists the names a subsystem file declares at its top
+// level, with those of its own includes prefixed by their instance
+// names (what an including file may refer to); problems are left to the
+// expansion to report.
+func declaredNames(path string, stack []string) []string {
+	abs, _ := filepath.Abs(path)
+	for _, f := range stack {
+		if f == abs {
+			return nil
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	root, _, err := ReadTree(data, "subsystem")
+	if err != nil || root == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range root.Children {
+		n, _ := c.Get("name")
+		switch c.Name {
+		case "port", "settings", "ground":
+		case "include":
+			if f, ok := c.Get("file"); ok && isIdent(n) {
+				for _, d := range declaredNames(resolvePath(path, f), append(stack, abs)) {
+					out = append(out, n+"_"+d)
+				}
+			}
+		default:
+			if n != "" {
+				out = append(out, n)
+			}
+		}
 	}
 	return out
 }
@@ -413,14 +479,22 @@ func renameRef(v string, rename func(string) string) string {
 	return rename(head) + rest
 }
 
-// renameExpr renames the names in an expression (or a number with a unit,
-// whose unit is left alone).
+// renameExpr renames the names in an expression, or in a number with a
+// unit: a name right after a number starts a unit ("0.5 kg*m^2",
+// "100mm"), which runs to the next comma (a vector's next component) and
+// is left alone — units never appear inside expressions.
 func renameExpr(v string, rename func(string) string) string {
 	var b strings.Builder
-	afterNumber := false
+	afterNumber, unit := false, false
 	for i := 0; i < len(v); {
 		c := v[i]
 		switch {
+		case unit && c != ',':
+			b.WriteByte(c)
+			i++
+		case c == ',':
+			b.WriteByte(c)
+			i, afterNumber, unit = i+1, false, false
 		case isDigit(c) || (c == '.' && i+1 < len(v) && isDigit(v[i+1])):
 			j := i
 			for j < len(v) && (isDigit(v[j]) || v[j] == '.') {
@@ -446,8 +520,9 @@ func renameExpr(v string, rename func(string) string) string {
 				j++
 			}
 			w := v[i:j]
-			if afterNumber { // a unit
+			if afterNumber { // a unit, to the next comma
 				b.WriteString(w)
+				unit = true
 			} else {
 				b.WriteString(renameRef(w, rename))
 			}

@@ -1003,7 +1003,11 @@ func (p *parser) declare(def *elemDef, name string, pos, at spec.Pos) {
 		return
 	}
 	if prev, ok := ns[name]; ok {
-		p.errs.Add(pos, "name", "duplicate name %q: <%s> on line %d has it already (%s share one namespace)", name, prev.tag, prev.pos.Line, family)
+		where := fmt.Sprintf("on line %d", prev.pos.Line)
+		if prev.pos.File != "" && (prev.pos.File != pos.File || prev.pos.Via != pos.Via) {
+			where = "at " + prev.pos.String()
+		}
+		p.errs.Add(pos, "name", "duplicate name %q: <%s> %s has it already (%s share one namespace)", name, prev.tag, where, family)
 		return
 	}
 	ns[name] = &entry{tag: def.name, family: def.family, pos: at}
