@@ -18,6 +18,11 @@ import (
 // friction), the spatial and the planar flagships.
 var arm64Examples = []string{"servo-axis", "truck-tipping", "ur5", "furuta", "cartpole"}
 
+// arm64Tolerance is the relative difference allowed per example: none
+// (bit for bit) but for the six-axis arm, whose joint friction's Exp and
+// chaotic motion bring up the last bits of Go's x86-64 assembly Exp.
+var arm64Tolerance = map[string]float64{"ur5": 1e-12}
+
 // TestArm64 builds the runtime for Linux on aarch64 as build.sh does
 // (scripts/build-runtime.sh --arm64: zig cross-compiler, glibc 2.17, no
 // fused multiply-add), packs it beside the x86-64 one
@@ -25,9 +30,9 @@ var arm64Examples = []string{"servo-axis", "truck-tipping", "ur5", "furuta", "ca
 // qemu-user: the test model's normal call sequence must give outputs
 // bit-identical to the engine in-process on x86-64, and a closed loop
 // through each FMU of arm64Examples (its own step, an input fed back from
-// an output) must end at the x86-64 host's outputs within 1e-12 relative:
-// bit for bit where the model uses only arithmetic, square roots and the
-// math functions written in Go; Go's math package has assembly versions of
+// an output) must end at the x86-64 host's outputs bit for bit (the six-axis
+// arm within 1e-12 relative): bit for bit where the model uses only
+// arithmetic, square roots and the math functions written in Go; Go's math package has assembly versions of
 // a few functions (Exp, Log, Hypot) on x86-64 that can round the last bit
 // differently, which a long run of a chaotic model (the six-axis arm)
 // brings up to about 1e-13. Skipped unless zig,
@@ -133,8 +138,8 @@ func TestArm64(t *testing.T) {
 				worst = math.Max(worst, math.Abs(arm[k]-x86[k])/math.Max(math.Abs(x86[k]), 1e-300))
 			}
 		}
-		if worst > 1e-12 {
-			t.Errorf("%s: after %d steps the aarch64 outputs differ from x86-64 by %.3g relative", name, steps, worst)
+		if !same && worst > arm64Tolerance[name] {
+			t.Errorf("%s: after %d steps the aarch64 outputs differ from x86-64 by %.3g relative (allowed %g)", name, steps, worst, arm64Tolerance[name])
 		}
 		verdict := "bit-identical"
 		if !same {

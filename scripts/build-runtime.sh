@@ -86,6 +86,9 @@ fi
 
 out=${1:-bin/libmbfmu-fmi2.so}
 mkdir -p "$(dirname "$out")"
+# the Windows and aarch64 builds beside it come from an older source now:
+# never let `mbfmu pack` put them beside this one (build them again)
+rm -f "$(dirname "$out")/mbfmu-fmi2-win64.dll" "$(dirname "$out")/libmbfmu-fmi2-arm64.so"
 
 cc=gcc
 if [ "${MBFMU_PORTABLE:-1}" != 0 ]; then

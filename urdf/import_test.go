@@ -147,3 +147,50 @@ func TestUR5ExampleReproducible(t *testing.T) {
 		t.Errorf("examples/ur5/model.xml differs from what mbfmu import writes: regenerate it with\n  bin/mbfmu import examples/ur5/ur5.urdf -o examples/ur5/model.xml --q shoulder_lift_joint=-1.2 --q elbow_joint=1.2 --q wrist_1_joint=-1.5708 --q wrist_2_joint=-1.5708")
 	}
 }
+
+// Review cases: an initial angle outside (−π, π] or outside the limits is
+// refused; a zero-mass inertial on a fixed frame link is a frame; a
+// material defined in one visual colours another by name; an empty robot
+// is refused, not a crash.
+func TestImportReviewCases(t *testing.T) {
+	dir := t.TempDir()
+	write := func(text string) string {
+		p := filepath.Join(dir, "r.urdf")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	arm := `<link name="arm"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+  <visual><geometry><box size="0.1 0.1 0.1"/></geometry><material name="red"><color rgba="1 0 0 1"/></material></visual>
+  <visual><geometry><box size="0.2 0.1 0.1"/></geometry><material name="red"/></visual></link>`
+	rb, err := Read(write(`<robot name="r"><link name="base"><inertial><mass value="0"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>` + arm +
+		`<joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/><limit lower="0" upper="5" effort="10"/></joint>
+  <link name="tool"><inertial><mass value="0"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="flange" type="fixed"><parent link="arm"/><child link="tool"/></joint></robot>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		q    float64
+		want string
+	}{{4, "outside (−π, π]"}, {-1, "outside its limits [0, 5]"}} {
+		if _, err := rb.Model(Options{Q: map[string]float64{"j": c.q}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("q = %g: %v, want %q", c.q, err, c.want)
+		}
+	}
+	data, err := rb.Model(Options{Q: map[string]float64{"j": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `color="#ff0000"`); n != 2 || !strings.Contains(string(data), `<marker name="tool"`) {
+		t.Errorf("want two red boxes and a tool marker:\n%s", data)
+	}
+	if _, err := Read(write(`<robot name="e"/>`)); err == nil {
+		if rb, _ := Read(write(`<robot name="e"/>`)); rb != nil {
+			if _, err := rb.Model(Options{FreeBase: true}); err == nil || !strings.Contains(err.Error(), "no links") {
+				t.Errorf("empty robot: %v", err)
+			}
+		}
+	}
+}

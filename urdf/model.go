@@ -202,6 +202,21 @@ func (w *writer) write() ([]byte, error) {
 		if !found {
 			return nil, fmt.Errorf("initial position for %q: no moving joint of that name%s", name, didYouMean(name, names))
 		}
+		for _, j := range rb.Joints {
+			if j.Name != name {
+				continue
+			}
+			q := w.opt.Q[name]
+			if (j.Type == "revolute" || j.Type == "continuous") && !(q > -math.Pi && q <= math.Pi) {
+				return nil, fmt.Errorf("initial position of joint %q: %g rad is outside (−π, π]: a joint's angle starts there (give %g)", name, q, q-2*math.Pi*math.Round(q/(2*math.Pi)))
+			}
+			if j.HasLimit && (q < j.Lower || q > j.Upper) {
+				return nil, fmt.Errorf("initial position of joint %q: %g is outside its limits [%g, %g]", name, q, j.Lower, j.Upper)
+			}
+		}
+	}
+	if len(rb.Links) == 0 {
+		return nil, fmt.Errorf("%s: the robot has no links", rb.File)
 	}
 	root := rb.Root()
 	// carrier body (model name, "ground") and offset of every link
@@ -365,14 +380,8 @@ func (w *writer) write() ([]byte, error) {
 		j := x.j
 		jn := w.ident("joint", j.Name)
 		if j.HasLimit {
-			// stiff enough that the joint's effort limit (100 when not given)
-			// presses 1 mrad (1 mm) in, damped over about 1 ms
-			eff := j.Effort
-			if !(eff > 0) {
-				eff = 100
-			}
-			k := eff / 1e-3
-			w.f("  <stop name=%q joint=%q lower=\"%s\" upper=\"%s\" k=\"%s\" c=\"%s\"/>\n", jn+"_limits", jn, num(j.Lower), num(j.Upper), num(k), num(k*1e-3))
+			k, c := w.stopLaw(j, world, children, links)
+			w.f("  <stop name=%q joint=%q lower=\"%s\" upper=\"%s\" k=\"%s\" c=\"%s\"/>\n", jn+"_limits", jn, num(j.Lower), num(j.Upper), num(k), num(c))
 		}
 		if j.Friction > 0 || j.Damping > 0 {
 			attrs := ""
@@ -410,6 +419,62 @@ func (w *writer) write() ([]byte, error) {
 	}
 	w.f("</model>\n")
 	return []byte(w.b.String()), nil
+}
+
+// stopLaw returns the stiffness and damping of joint j's end stops:
+// stiff enough that the joint's effort limit (100 when not given) presses
+// 1 mrad (1 mm) in, critically damped for I, the inertia about the joint's
+// axis of everything it moves at the initial pose (their mass for a
+// sliding joint), so that an impact does not bounce even where the step
+// does not resolve it.
+func (w *writer) stopLaw(j *Joint, world map[string]Pose, children map[string][]*Joint, links map[string]*Link) (k, c float64) {
+	eff := j.Effort
+	if !(eff > 0) {
+		eff = 100
+	}
+	k = eff / 1e-3
+	// the joint's axis and origin in the world
+	jf := mul(world[j.Parent], j.Origin)
+	var ax, o [3]float64
+	for a := 0; a < 3; a++ {
+		o[a] = jf.P[a]
+		for b := 0; b < 3; b++ {
+			ax[a] += jf.R[a][b] * j.Axis[b]
+		}
+	}
+	inertia := 0.0
+	var sub func(l string)
+	sub = func(l string) {
+		if in := links[l].Inertial; in != nil {
+			p := world[l]
+			if j.Type == "prismatic" {
+				inertia += in.Mass
+			} else {
+				ic := rotateInertia(p.R, rotateInertia(in.Origin.R, in.I))
+				m3 := [3][3]float64{{ic[0], ic[3], ic[4]}, {ic[3], ic[1], ic[5]}, {ic[4], ic[5], ic[2]}}
+				for a := 0; a < 3; a++ {
+					for b := 0; b < 3; b++ {
+						inertia += ax[a] * m3[a][b] * ax[b]
+					}
+				}
+				cm := mul(p, in.Origin).P
+				d := [3]float64{cm[0] - o[0], cm[1] - o[1], cm[2] - o[2]}
+				along := d[0]*ax[0] + d[1]*ax[1] + d[2]*ax[2]
+				r2 := d[0]*d[0] + d[1]*d[1] + d[2]*d[2] - along*along
+				inertia += in.Mass * math.Max(r2, 0)
+			}
+		}
+		for _, cj := range children[l] {
+			sub(cj.Child)
+		}
+	}
+	sub(j.Child)
+	if inertia > 0 {
+		c = 2 * math.Sqrt(k*inertia)
+	} else {
+		c = k * 1e-3
+	}
+	return k, c
 }
 
 // rotateInertia returns R I Rᵀ as (xx, yy, zz, xy, xz, yz).

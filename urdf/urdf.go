@@ -118,13 +118,23 @@ func Parse(data []byte, filename string) (*Robot, error) {
 	}
 	rb := &Robot{File: filename}
 	rb.Name, _ = root.Get("name")
+	// materials are global: at the robot's level or defined in a visual
+	// and used by name elsewhere
 	materials := map[string]string{}
-	for _, c := range root.Children {
-		if c.Name == "material" {
-			n, _ := c.Get("name")
-			materials[n] = r.color(c)
+	var collect func(n *xml.Node)
+	collect = func(n *xml.Node) {
+		for _, c := range n.Children {
+			if c.Name == "material" {
+				if nm, _ := c.Get("name"); nm != "" {
+					if col := r.color(c); col != "" {
+						materials[nm] = col
+					}
+				}
+			}
+			collect(c)
 		}
 	}
+	collect(root)
 	links := map[string]*Link{}
 	for _, c := range root.Children {
 		switch c.Name {
@@ -252,11 +262,15 @@ func (r *reader) link(n *xml.Node, materials map[string]string) *Link {
 		} else {
 			r.errf(in.Line, "<inertia>", "link %q: <inertial> without <inertia>", name)
 		}
-		if !(it.Mass > 0) {
+		switch {
+		case it.Mass == 0 && it.I == [6]float64{}:
+			it = nil // a massless frame (a root or a link fixed to another): no inertial
+		case !(it.Mass > 0):
 			r.errf(in.Line, "mass", "link %q: mass must be > 0, got %g", name, it.Mass)
-		}
-		if msg := inertiaProblem(it.I); msg != "" {
-			r.errf(in.Line, "inertia", "link %q: %s", name, msg)
+		default:
+			if msg := inertiaProblem(it.I); msg != "" {
+				r.errf(in.Line, "inertia", "link %q: %s", name, msg)
+			}
 		}
 		l.Inertial = it
 	}

@@ -42,7 +42,7 @@ func (f freqFlag) Set(s string) error {
 
 func cmdBode(args []string) error {
 	for _, a := range args {
-		if !strings.HasPrefix(a, "-") && isCosimFile(a) {
+		if (!strings.HasPrefix(a, "-") && isCosimFile(a)) || a == "--amplitude" || a == "-amplitude" || strings.HasPrefix(a, "--amplitude=") {
 			return cmdBodeCosim(args)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"mbfmu/atomicfile"
 	"mbfmu/cosim"
+	"mbfmu/expr"
 	"mbfmu/results"
 	"mbfmu/solver"
 	"mbfmu/xml"
@@ -68,6 +69,8 @@ func cmdBodeCosim(args []string) error {
 		return err
 	}
 	switch {
+	case *svg == "-":
+		return usagef("--svg: give a file name")
 	case *inSel == "" || *outSel == "":
 		return usagef("a co-simulation's frequency response needs --inputs (signals to excite) and --outputs (values to measure)")
 	case !(*amp > 0) || math.IsInf(*amp, 0):
@@ -91,7 +94,7 @@ func cmdBodeCosim(args []string) error {
 		from = 0.1
 	}
 	if to == 0 {
-		to = 1 / (20 * st.Step)
+		to = math.Max(1/(20*st.Step), 10*from)
 	}
 	if to > 1/(8*st.Step) {
 		return usagef("--to: %g Hz has fewer than 8 macro steps of %g s a period: the loop samples it too coarsely", to, st.Step)
@@ -115,8 +118,12 @@ func cmdBodeCosim(args []string) error {
 		if found == nil {
 			return usagef("--inputs: %q is not a <signal> of %s (signals: %s)", n, file, strings.Join(names, ", "))
 		}
-		if _, ok := found.Attr["expr"]; !ok {
+		src, ok := found.Attr["expr"]
+		if !ok {
 			return usagef("--inputs: signal %q has no expr to add the sine to", n)
+		}
+		if err := constantSignal(src, st.Start, st.Start+*settle+float64(*periods)/from); err != nil {
+			return fmt.Errorf("%s: --inputs %s: %v", file, n, err)
 		}
 		ins = append(ins, found)
 	}
@@ -228,6 +235,54 @@ func cmdBodeCosim(args []string) error {
 	return nil
 }
 
+// constantSignal reports a signal expression that changes between t0 and
+// t1: the response is measured about an operating point, and a signal
+// that moves (a trajectory) would enter the harmonic.
+func constantSignal(src string, t0, t1 float64) error {
+	p, err := expr.Compile(src, timeOnly{})
+	if err != nil {
+		return nil // reads more than the time: the master will say what is wrong
+	}
+	v0 := p.Eval([]float64{t0}, nil)
+	for k := 1; k <= 1000; k++ {
+		t := t0 + (t1-t0)*float64(k)/1000
+		if v := p.Eval([]float64{t}, nil); math.Abs(v-v0) > 1e-12*math.Max(1, math.Abs(v0)) {
+			return fmt.Errorf("the signal moves (%g at %g s, %g at %g s): the response is measured about an operating point; make a copy of the file whose signal is constant there", v0, t0, v, t)
+		}
+	}
+	return nil
+}
+
+// timeOnly resolves time (or t) alone.
+type timeOnly struct{}
+
+func (timeOnly) Var(name string) (int, bool) {
+	if name == "time" || name == "t" {
+		return 0, true
+	}
+	return 0, false
+}
+func (timeOnly) Measure(string, []string) (int, bool, error) { return 0, false, nil }
+func (timeOnly) Table(string) (*expr.Table, bool)            { return nil, false }
+
+// solve3 solves a 3×3 system by Cramer's rule (well conditioned here: a
+// constant, a cosine and a sine over at least a period).
+func solve3(a [3][3]float64, b [3]float64) [3]float64 {
+	det := func(m [3][3]float64) float64 {
+		return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+	}
+	d := det(a)
+	var x [3]float64
+	for c := 0; c < 3; c++ {
+		m := a
+		for r := 0; r < 3; r++ {
+			m[r][c] = b[r]
+		}
+		x[c] = det(m) / d
+	}
+	return x
+}
+
 // cosimResponse runs the loop with a sine of amplitude a and frequency f
 // added to signal in and returns each output's complex amplitude per unit
 // of the sine (and the outputs' units).
@@ -295,29 +350,36 @@ func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, se
 	if len(ts) < 8 {
 		return nil, nil, fmt.Errorf("only %d macro steps measured", len(ts))
 	}
-	// the sine's complex amplitude on the same samples, and each output's
-	// (means removed), by the trapezoid-free sum over whole periods
+	// the first harmonic of each signal by a least-squares fit of
+	// c + a cos ωt + b sin ωt over the window (exact for a window that is
+	// not a whole number of periods on the macro-step grid); the sine's
+	// complex amplitude likewise on the same samples
 	w := 2 * math.Pi * f
-	basis := func(vals []float64) complex128 {
-		mean := 0.0
-		for _, v := range vals {
-			mean += v
-		}
-		mean /= float64(len(vals))
-		var z complex128
+	fit := func(vals []float64) complex128 {
+		var A [3][3]float64
+		var rhs [3]float64
 		for i, v := range vals {
-			z += complex(v-mean, 0) * cmplx.Exp(complex(0, -w*(ts[i]-c.Settings.Start)))
+			tt := ts[i] - c.Settings.Start
+			phi := [3]float64{1, math.Cos(w * tt), math.Sin(w * tt)}
+			for r := 0; r < 3; r++ {
+				for q := 0; q < 3; q++ {
+					A[r][q] += phi[r] * phi[q]
+				}
+				rhs[r] += phi[r] * v
+			}
 		}
-		return z * complex(2/float64(len(vals)), 0)
+		x := solve3(A, rhs)
+		// a cos ωt + b sin ωt = Re((a − ib) e^{iωt})
+		return complex(x[1], -x[2])
 	}
 	us := make([]float64, len(ts))
 	for i, t := range ts {
 		us[i] = a * math.Sin(w*(t-c.Settings.Start))
 	}
-	U := basis(us)
+	U := fit(us)
 	H := make([]complex128, len(outs))
 	for k := range outs {
-		H[k] = basis(ys[k]) / U
+		H[k] = fit(ys[k]) / U
 	}
 	return H, units, nil
 }

@@ -46,7 +46,16 @@ func cmdImport(args []string) error {
 	}
 	opt := urdf.Options{Q: map[string]float64{}, FreeBase: *free, Actuators: !*noAct}
 	for _, k := range q.names {
-		v, err := xml.ParseQuantity(q.values[k], xml.Any)
+		dim := xml.Any
+		for _, j := range rb.Joints {
+			if j.Name == k {
+				dim = xml.Angle
+				if j.Type == "prismatic" {
+					dim = xml.Length
+				}
+			}
+		}
+		v, err := xml.ParseQuantity(q.values[k], dim)
 		if err != nil {
 			return usagef("--q %s: %v", k, err)
 		}
