@@ -92,7 +92,20 @@ func Parse(data []byte, filename string) (*spec.Model, error) {
 	if err == nil {
 		p.resolve()
 	}
+	// by line within each file; the model file's first, then each
+	// subsystem's (with its include chain) in the order first reported
+	key := func(q spec.Pos) string { return q.File + "\x00" + q.Via }
+	rank := map[string]int{key(spec.Pos{File: filename}): 0, key(spec.Pos{}): 0}
+	for _, e := range p.errs {
+		if _, ok := rank[key(e.Pos)]; !ok {
+			rank[key(e.Pos)] = len(rank)
+		}
+	}
 	sort.SliceStable(p.errs, func(i, j int) bool {
+		ri, rj := rank[key(p.errs[i].Pos)], rank[key(p.errs[j].Pos)]
+		if ri != rj {
+			return ri < rj
+		}
 		return p.errs[i].Pos.Line < p.errs[j].Pos.Line
 	})
 	return p.spec, p.errs.Err()
