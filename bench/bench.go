@@ -495,5 +495,26 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 		}
 		doStepRows("servo-axis FMU doStep (h = 1 ms)", st, add)
 	}
+	// The truck tipping mechanism (subsystems, four hydraulic pressure
+	// states) under a P loop on its angle: the valve opens, the body
+	// rises. A communication step is ten engine steps.
+	truck := filepath.Join(examples, "truck-tipping", "model.xml")
+	if _, err := os.Stat(truck); err == nil {
+		st, err := FMUDoStepBias(truck, "valve", 2.5, map[string]float64{"angle": -5}, 1e-2, 300, rounds)
+		if err != nil {
+			return rows, err
+		}
+		doStepRows("truck-tipping FMU doStep (h = 10 ms)", st, add)
+	}
+	// The six-axis arm imported from URDF (joint friction states), its
+	// shoulder under a PD loop, the rest free.
+	ur5 := filepath.Join(examples, "ur5", "model.xml")
+	if _, err := os.Stat(ur5); err == nil {
+		st, err := FMUDoStepBias(ur5, "tau_shoulder_lift_joint", -40, map[string]float64{"q_shoulder_lift_joint": -300, "qd_shoulder_lift_joint": -30}, 1e-3, 2000, rounds)
+		if err != nil {
+			return rows, err
+		}
+		doStepRows("ur5 FMU doStep (h = 1 ms)", st, add)
+	}
 	return rows, nil
 }
