@@ -508,3 +508,23 @@ func TestCouplerEfficiency(t *testing.T) {
 		}
 	}
 }
+
+// A compliant gear pair (stiff mesh) with an efficiency behaves as the
+// exact one: the wheel accelerates at T/(J_p N + J_w/(η N)) driven by the
+// pinion and the power lost is (1 − η) of the power through the mesh.
+func TestCompliantCouplerEfficiency(t *testing.T) {
+	const Jp, Jw, N, eta, T = 0.01, 0.08, 3.0, 0.9, 1.0
+	m, s := loadDrive(t, fill(gearPlanar, `<coupler kind="gear" name="g" i="pa" j="pb" ratio="3" stiffness="1e5" damping="5" efficiency="0.9"/><torque name="T" i="pinion" t="1"/>`))
+	if err := m.AdvanceTo(s, 1); err != nil {
+		t.Fatal(err)
+	}
+	want := T / (Jp*N + Jw/(eta*N))
+	if ww := math.Abs(chanAt(t, m, s, "wheel.omega")); math.Abs(ww-want)/want > 2e-3 {
+		t.Errorf("wheel at %.9g rad/s after 1 s, want %.9g", ww, want)
+	}
+	wp := math.Abs(chanAt(t, m, s, "pinion.omega"))
+	passed := (T - Jp*N*want) * wp
+	if p := chanAt(t, m, s, "g.loss"); math.Abs(p-(1-eta)*passed) > 5e-3*passed {
+		t.Errorf("g.loss %.9g W, want (1 − η) of %.9g W", p, passed)
+	}
+}

@@ -82,3 +82,86 @@ func (e *couplerLoss) Channel(x *mech.Ctx, sub int) float64 {
 	_, _, lost := e.efforts(x, gi[:n], gj[:n])
 	return lost
 }
+
+// lossyCoupler is a compliant coupler with an efficiency η: the mesh
+// effort reaches the side that receives power (the mesh takes power from
+// the other) scaled by η, the direction smoothed over lossSpeed as for the
+// exact couplers. The engine takes its tangent by differences.
+type lossyCoupler struct {
+	*compliantCoupler
+	eta mech.Param
+}
+
+func (e *lossyCoupler) Params() []*mech.Param {
+	return append(e.compliantCoupler.Params(), &e.eta)
+}
+func (e *lossyCoupler) NumericTangent() bool { return true }
+
+// factors returns the mesh effort s, the gradients of the two
+// coordinates (union dofs) and the share of s each side receives.
+func (e *lossyCoupler) factors(x *mech.Ctx, gi, gj []float64) (s, fi, fj, wi, wj float64) {
+	var ji, jj [12]float64
+	var grad [24]float64
+	_, _, s, _, _ = e.state(x, grad[:len(e.u.d)])
+	_, wi, _ = e.ci.eval(x, false, ji[:len(e.ci.dofs())])
+	_, wj, _ = e.cj.eval(x, false, jj[:len(e.cj.dofs())])
+	clear(gi)
+	clear(gj)
+	for k, p := range e.u.mi[:len(e.ci.dofs())] {
+		if p >= 0 {
+			gi[p] += ji[k]
+		}
+	}
+	for k, p := range e.u.mj[:len(e.cj.dofs())] {
+		if p >= 0 {
+			gj[p] += e.r * jj[k]
+		}
+	}
+	if s == 0 {
+		return 0, 1, 1, wi, wj
+	}
+	loss := 1 - e.eta.Get(x)
+	// σ = +1 where the mesh takes power from i (i drives)
+	sg := math.Tanh(s * wi / (math.Abs(s) * lossSpeed))
+	fj = 1 - loss*(1+sg)/2
+	fi = 1 - loss*(1-sg)/2
+	return s, fi, fj, wi, wj
+}
+
+func (e *lossyCoupler) Eval(x *mech.Ctx, f, k, c []float64) {
+	n := len(e.u.d)
+	var gi, gj [24]float64
+	s, fi, fj, _, _ := e.factors(x, gi[:n], gj[:n])
+	for a := 0; a < n; a++ {
+		f[a] -= s * (fi*gi[a] + fj*gj[a])
+	}
+}
+
+// Channels adds the power lost to the coupler's (mech.Channeler).
+func (e *lossyCoupler) Channels(name string) []mech.ChannelInfo {
+	return append(e.compliantCoupler.Channels(name), mech.ChannelInfo{Name: name + ".loss", Unit: "W", Group: "force", Description: "power lost in the coupler (its efficiency)"})
+}
+
+// Channel evaluates channel sub (mech.Channeler): the efforts as they
+// act (scaled by the efficiency), the mismatch, the power lost.
+func (e *lossyCoupler) Channel(x *mech.Ctx, sub int) float64 {
+	var gi, gj [24]float64
+	s, fi, fj, wi, wj := e.factors(x, gi[:len(e.u.d)], gj[:len(e.u.d)])
+	switch sub {
+	case 0:
+		return -s * fi
+	case 1:
+		return -e.r * s * fj
+	case 2:
+		return e.compliantCoupler.Channel(x, 2)
+	}
+	return lostPower(s, fi, fj, wi, e.r*wj)
+}
+
+// lostPower is the power dissipated by the efficiency: with the efforts
+// −s fᵢ on coordinate i and −s fⱼ r on j the coordinates receive
+// −s (fᵢ wᵢ + fⱼ r wⱼ), against −s (wᵢ + r wⱼ) without losses (what the
+// mesh's spring and damper take); the difference is lost.
+func lostPower(s, fi, fj, wi, rwj float64) float64 {
+	return s*(fi*wi+fj*rwj) - s*(wi+rwj)
+}

@@ -274,7 +274,12 @@ func Drive(b mech.Builder, d spec.Drive) {
 		nonNeg(b, cf.c, d.Attr["damping"])
 		nonNeg(b, cf.b, d.Attr["backlash"])
 		if d.Attr["efficiency"].Given() {
-			b.Errorf(d.Pos, "efficiency", "coupler %q: an efficiency belongs to an exact coupler (no stiffness) for now", d.Name)
+			eta := run("efficiency", 1)
+			if eta.P == nil && !(eta.C > 0 && eta.C <= 1) {
+				b.Errorf(d.Pos, "efficiency", "coupler %q: the efficiency must be in (0, 1], got %g", d.Name, eta.C)
+			}
+			b.AddForce(d.Name, &lossyCoupler{compliantCoupler: cf, eta: eta})
+			return
 		}
 		b.AddForce(d.Name, cf)
 		return
