@@ -201,9 +201,27 @@ func TestBodeCosimClosedLoop(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "b.svg")); err != nil {
 		t.Error(err)
 	}
+	// a controller that reaches its output limit is reported
+	lim := strings.Replace(mustRead(t, filepath.Join(dir, "loop.xml")), `kd="0"/>`, `kd="0" umin="-0.5" umax="0.5"/>`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "lim.xml"), []byte(lim), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, dir, "bode", "lim.xml", "--inputs", "ref", "--outputs", "plant.x", "--amplitude", "0.1", "--points", "2", "--from", "0.5", "--to", "2", "-o", "", "-q")
+	if r.code != 0 || !strings.Contains(r.stderr, "ctl reached its output limit") {
+		t.Errorf("saturation not reported: exit %d, %s", r.code, r.stderr)
+	}
 	// a value the loop does not have is refused with the list
 	r = run(t, dir, "bode", "loop.xml", "--inputs", "ref", "--outputs", "plant.y", "--amplitude", "0.01", "-o", "", "-q")
 	if r.code == 0 || !strings.Contains(r.stderr, `no value "plant.y"`) {
 		t.Errorf("unknown output: exit %d, %s", r.code, r.stderr)
 	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

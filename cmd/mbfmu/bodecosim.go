@@ -135,14 +135,18 @@ func cmdBodeCosim(args []string) error {
 	cache := cosim.NewModelCache()
 	pr := newProgress("bode", *quiet)
 	H := make([][][]complex128, len(ins)) // [input][frequency][output]
+	saturated := map[string][]float64{}   // limited components that reached a limit, at which frequencies
 	var units []string
 	for n, in := range ins {
 		H[n] = make([][]complex128, len(freq))
 		for k, f := range freq {
-			h, u, err := cosimResponse(cfg, in, outs, f, *amp, *settle, *periods, cache)
+			h, u, sat, err := cosimResponse(cfg, in, outs, f, *amp, *settle, *periods, cache)
 			if err != nil {
 				pr.done()
 				return fmt.Errorf("%s: input %s at %g Hz: %w", file, in.Name, f, err)
+			}
+			for _, n := range sat {
+				saturated[n] = append(saturated[n], f)
 			}
 			H[n][k], units = h, u
 			pr.update(float64(n*len(freq)+k+1), 0, float64(len(ins)*len(freq)))
@@ -226,6 +230,9 @@ func cmdBodeCosim(args []string) error {
 	if *out == "-" {
 		table = os.Stderr
 	}
+	for n, fs := range saturated {
+		fmt.Fprintf(os.Stderr, "%s: warning: %s reached its output limit at %d of the frequencies (from %g Hz): the loop is not linear there; lower --amplitude\n", file, n, len(fs), fs[0])
+	}
 	fmt.Fprintf(table, "%s: frequency response by time integration, %d frequencies from %g Hz to %g Hz\n", cfg.Name, len(freq), from, to)
 	fmt.Fprintf(table, "%-30s %16s %14s %16s %14s\n", "output/input", "|H| at "+shortHz(from), "phase (deg)", "|H| at "+shortHz(to), "phase (deg)")
 	for _, p := range pairs {
@@ -286,7 +293,7 @@ func solve3(a [3][3]float64, b [3]float64) [3]float64 {
 // cosimResponse runs the loop with a sine of amplitude a and frequency f
 // added to signal in and returns each output's complex amplitude per unit
 // of the sine (and the outputs' units).
-func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, settle float64, periods int, cache *cosim.ModelCache) ([]complex128, []string, error) {
+func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, settle float64, periods int, cache *cosim.ModelCache) ([]complex128, []string, []string, error) {
 	c := *cfg
 	c.Components = append([]*cosim.Element(nil), cfg.Components...)
 	for k, el := range c.Components {
@@ -310,11 +317,11 @@ func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, se
 	c.Checks = nil
 	m, err := cosim.New(&c, cosim.Options{End: end, Models: cache})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer m.Close()
 	if err := m.Init(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	units := make([]string, len(outs))
 	cols := m.Columns()
@@ -324,7 +331,7 @@ func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, se
 			for _, col := range cols[1:] {
 				names = append(names, col.Name)
 			}
-			return nil, nil, fmt.Errorf("--outputs: no value %q (the results have %s)", o, strings.Join(names, ", "))
+			return nil, nil, nil, fmt.Errorf("--outputs: no value %q (the results have %s)", o, strings.Join(names, ", "))
 		}
 		for _, col := range cols {
 			if col.Name == o {
@@ -334,9 +341,34 @@ func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, se
 	}
 	ys := make([][]float64, len(outs))
 	var ts []float64
+	// components with output limits (umin, umax): did they reach them?
+	type limited struct {
+		name   string
+		lo, hi float64
+		hit    bool
+	}
+	var lims []*limited
+	for _, el := range c.Components {
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if v, ok := el.Attr["umin"]; ok {
+			if x, err := xml.ParseQuantity(v, xml.Any); err == nil {
+				lo = x
+			}
+		}
+		if v, ok := el.Attr["umax"]; ok {
+			if x, err := xml.ParseQuantity(v, xml.Any); err == nil {
+				hi = x
+			}
+		}
+		if !math.IsInf(lo, -1) || !math.IsInf(hi, 1) {
+			if _, ok := m.Value(el.Name + ".u"); ok {
+				lims = append(lims, &limited{name: el.Name, lo: lo, hi: hi})
+			}
+		}
+	}
 	for step := 0; !m.Done(); step++ {
 		if err := m.Advance(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if step+1 <= nset {
 			continue
@@ -346,9 +378,14 @@ func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, se
 			v, _ := m.Value(o)
 			ys[k] = append(ys[k], v)
 		}
+		for _, l := range lims {
+			if u, _ := m.Value(l.name + ".u"); u <= l.lo || u >= l.hi {
+				l.hit = true
+			}
+		}
 	}
 	if len(ts) < 8 {
-		return nil, nil, fmt.Errorf("only %d macro steps measured", len(ts))
+		return nil, nil, nil, fmt.Errorf("only %d macro steps measured", len(ts))
 	}
 	// the first harmonic of each signal by a least-squares fit of
 	// c + a cos ωt + b sin ωt over the window (exact for a window that is
@@ -381,5 +418,11 @@ func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, se
 	for k := range outs {
 		H[k] = fit(ys[k]) / U
 	}
-	return H, units, nil
+	var sat []string
+	for _, l := range lims {
+		if l.hit {
+			sat = append(sat, l.name)
+		}
+	}
+	return H, units, sat, nil
 }
