@@ -1,6 +1,7 @@
 // Command mbfmu-view animates mbfmu simulation results.
 //
 //	mbfmu-view [flags] model.xml results.csv
+//	mbfmu-view [flags] plant.fmu results.csv     (an mbfmu FMU; a run by any master: the model is replayed)
 //	mbfmu-view --scene scene.json results.csv
 //	mbfmu-view --scene scene.json --screenshot out.png --at 1.25 --size 800x600 results.csv
 //	mbfmu-view --scene scene.json --live udp:127.0.0.1:9870 [results.csv]
@@ -28,6 +29,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,8 +193,24 @@ func run(args []string, stderr io.Writer) error {
 			return err
 		}
 	case o.model != "":
-		if scene, err = loadScene(o.model); err != nil {
+		m, err := loadModel(o.model)
+		if err != nil {
 			return err
+		}
+		scene = sceneFromGeometry(m.Geometry())
+		// a run made by another master has the FMU's inputs and outputs,
+		// not the poses: replay the model at its times with its inputs
+		if tab != nil && len(scene.Bodies) > 0 && tab.Index(scene.Bodies[0].X) < 0 && o.live == "" {
+			rt, worst, err := replay(m, tab)
+			if err != nil {
+				return fmt.Errorf("%s has no poses of %s's bodies, and replaying the model failed: %w", o.csv, o.model, err)
+			}
+			note := "it has none of the model's outputs to compare"
+			if !math.IsNaN(worst) {
+				note = fmt.Sprintf("the replay's outputs differ from the file's by at most %.3g", worst)
+			}
+			fmt.Fprintf(stderr, "mbfmu-view: %s has no body poses: replayed %s at its %d times with its inputs (%s)\n", filepath.Base(o.csv), filepath.Base(o.model), rt.Len(), note)
+			tab = rt
 		}
 	case tab != nil:
 		scene = autoScene(tab)

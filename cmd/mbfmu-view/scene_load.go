@@ -1,26 +1,150 @@
 package main
 
 import (
+	"archive/zip"
 	"fmt"
+	"io"
+	"math"
+	"strings"
 
 	"mbfmu/results"
 	"mbfmu/solver"
 	"mbfmu/solver/mech"
+	"mbfmu/spec"
 	"mbfmu/xml"
 )
 
 // loadScene builds the scene of a model file from the compiled model's
 // geometry (bodies, markers, joints, springs, beams, contacts).
 func loadScene(modelPath string) (*results.Scene, error) {
-	spec, err := xml.LoadFile(modelPath)
+	m, err := loadModel(modelPath)
+	if err != nil {
+		return nil, err
+	}
+	return sceneFromGeometry(m.Geometry()), nil
+}
+
+// loadModel reads and compiles a model file, or the model inside an
+// mbfmu FMU (its resources/model.xml: the geometry travels with it).
+func loadModel(path string) (*solver.Model, error) {
+	var spec *spec.Model
+	var err error
+	if strings.HasSuffix(strings.ToLower(path), ".fmu") {
+		var data []byte
+		if data, err = fmuModel(path); err == nil {
+			spec, err = xml.Parse(data, path+"/resources/model.xml")
+		}
+	} else {
+		spec, err = xml.LoadFile(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("scene from model: %w", err)
 	}
 	m, err := solver.Compile(spec, solver.CompileOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("scene from model %s: %w", modelPath, err)
+		return nil, fmt.Errorf("scene from model %s: %w", path, err)
 	}
-	return sceneFromGeometry(m.Geometry()), nil
+	return m, nil
+}
+
+// fmuModel returns resources/model.xml of an mbfmu FMU.
+func fmuModel(path string) ([]byte, error) {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer z.Close()
+	for _, f := range z.File {
+		if f.Name == "resources/model.xml" {
+			r, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			return io.ReadAll(r)
+		}
+	}
+	return nil, fmt.Errorf("%s has no resources/model.xml: not an FMU packed by mbfmu", path)
+}
+
+// replay runs the model at the times of a results table written by any
+// master (FMPy, OMSimulator: the FMU's inputs and outputs, not the bodies'
+// poses), with the inputs the table holds (a column named as the input, or
+// ending in ".input"; each held from its row to the next, as a master
+// does), and returns a table of every channel of the model at those
+// times, and the largest difference between the table's outputs and the
+// replay's (NaN when it has none).
+func replay(m *solver.Model, tab *results.Table) (*results.Table, float64, error) {
+	find := func(name string) int {
+		for k, c := range tab.Cols {
+			if k > 0 && (c.Name == name || strings.HasSuffix(c.Name, "."+name)) {
+				return k
+			}
+		}
+		return -1
+	}
+	ins := m.InputInfo()
+	inCol := make([]int, len(ins))
+	for k, in := range ins {
+		inCol[k] = find(in.Name)
+	}
+	outs := m.OutputInfo()
+	outCol := make([]int, len(outs))
+	for k, o := range outs {
+		outCol[k] = find(o.Name)
+	}
+	chans := m.Channels()
+	out := &results.Table{Cols: []results.Column{{Name: "time", Unit: "s"}}}
+	for _, c := range chans {
+		if c.Name != "time" {
+			out.Cols = append(out.Cols, results.Column{Name: c.Name, Unit: c.Unit})
+		}
+	}
+	out.Data = make([][]float64, len(out.Cols))
+	s := m.NewState()
+	setInputs := func(row int) {
+		for k, c := range inCol {
+			if c >= 0 {
+				s.SetInput(k, tab.Data[c][row])
+			}
+		}
+	}
+	vals := make([]float64, len(chans))
+	yo := make([]float64, len(outs))
+	worst := math.NaN()
+	times := tab.Data[0]
+	for row, t := range times {
+		if row == 0 {
+			setInputs(0)
+			if err := m.Init(s); err != nil {
+				return nil, 0, err
+			}
+		} else {
+			setInputs(row - 1)
+			if err := m.AdvanceTo(s, t); err != nil {
+				return nil, 0, fmt.Errorf("replay to %g s: %w", t, err)
+			}
+		}
+		m.EvalChannels(s, vals)
+		out.Data[0] = append(out.Data[0], t)
+		col := 1
+		for k, c := range chans {
+			if c.Name != "time" {
+				out.Data[col] = append(out.Data[col], vals[k])
+				col++
+			}
+		}
+		m.EvalOutputs(s, yo)
+		for k, c := range outCol {
+			if c >= 0 {
+				d := math.Abs(yo[k] - tab.Data[c][row])
+				if math.IsNaN(worst) || d > worst {
+					worst = d
+				}
+			}
+		}
+	}
+	return out, worst, nil
 }
 
 // sceneFromGeometry converts the engine's geometry to the viewer's scene.
