@@ -128,3 +128,29 @@ func TestSubsystemErrors(t *testing.T) {
 		}
 	}
 }
+
+// A spatial subsystem placed with a rotation: two instances of a spatial
+// pendulum, the second at (2, 0, 0) turned 90° about z (its ground marker
+// turned with it); gravity along −z is the same for both, so the second
+// tip follows the first turned and shifted, (2 − y, x, z), to round-off
+// while they swing.
+func TestSubsystemRotatedSpatial(t *testing.T) {
+	times := []float64{0, 0.25, 0.5, 1}
+	rows := runChannels(t, "testdata/subsys3/model.xml", times)
+	moved := false
+	for k, r := range rows {
+		a := [3]float64{r["a_rod.tip.x"], r["a_rod.tip.y"], r["a_rod.tip.z"]}
+		b := [3]float64{r["b_rod.tip.x"], r["b_rod.tip.y"], r["b_rod.tip.z"]}
+		want := [3]float64{2 - a[1], a[0], a[2]}
+		for i := range b {
+			if math.Abs(b[i]-want[i]) > 1e-10 {
+				t.Errorf("t = %g: b's tip %v, want %v (a's turned 90° about z, shifted 2 m)", times[k], b, want)
+				break
+			}
+		}
+		moved = moved || math.Abs(a[0]-rows[0]["a_rod.tip.x"]) > 0.1
+	}
+	if !moved {
+		t.Error("the pendulums did not swing")
+	}
+}

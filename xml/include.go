@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mbfmu/solver/mech"
 	"mbfmu/spec"
 )
 
@@ -31,13 +32,30 @@ type incCtx struct {
 	place  placement // the file's frame in the model's
 }
 
-// placement is a frame (x, y, z, angle about z) in the model's frame.
-type placement struct{ x, y, z, angle float64 }
+// placement is a frame in the model's frame: the origin (x, y, z) and, in
+// a planar model, the angle about z; in a spatial one the rotation r (nil:
+// none).
+type placement struct {
+	x, y, z, angle float64
+	r              *mech.Mat3
+}
 
 // then returns the placement of frame q given in p's frame.
 func (p placement) then(q placement) placement {
+	if p.r != nil || q.r != nil {
+		rp, rq := mech.Ident, mech.Ident
+		if p.r != nil {
+			rp = *p.r
+		}
+		if q.r != nil {
+			rq = *q.r
+		}
+		o := mech.Add(mech.Vec3{p.x, p.y, p.z}, mech.MulMV(&rp, mech.Vec3{q.x, q.y, q.z}))
+		r := mech.MulMM(&rp, &rq)
+		return placement{x: o[0], y: o[1], z: o[2], r: &r}
+	}
 	c, s := math.Cos(p.angle), math.Sin(p.angle)
-	return placement{p.x + c*q.x - s*q.y, p.y + s*q.x + c*q.y, p.z + q.z, p.angle + q.angle}
+	return placement{p.x + c*q.x - s*q.y, p.y + s*q.x + c*q.y, p.z + q.z, p.angle + q.angle, nil}
 }
 
 // expandIncludes replaces the <include>s among the children of the model
@@ -80,10 +98,13 @@ func (p *parser) errAt(ctx *incCtx, line int, field, format string, args ...any)
 
 // include expands one <include> read in ctx, appending the elements to out.
 func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
-	known := map[string]bool{"name": true, "file": true, "at": true, "angle": true, "description": true}
+	known := []string{"name", "file", "at", "angle", "description"}
+	if p.dim == 3 {
+		known = append(known, "axis", "quaternion")
+	}
 	for _, a := range inc.Attrs {
-		if !known[a.Name] {
-			p.errAt(ctx, a.Line, a.Name, "unknown attribute of <include>; want name, file, at, angle or description%s", didYouMean(a.Name, []string{"name", "file", "at", "angle", "description"}))
+		if !contains(known, a.Name) {
+			p.errAt(ctx, a.Line, a.Name, "unknown attribute of <include>; want %s%s", strings.Join(known, ", "), didYouMean(a.Name, known))
 		}
 	}
 	name, ok := inc.Get("name")
@@ -250,10 +271,12 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 			}
 		}
 	}
-	if v, ok := inc.Get("angle"); ok {
-		if p.dim == 3 {
-			p.errAt(ctx, inc.AttrLine("angle"), "angle", "a spatial subsystem is placed by at only (its rotation is not supported yet)")
-		} else if e, ok := p.scalarExprDim("angle", "", Angle, v, spec.Pos{File: ctx.file, Line: inc.AttrLine("angle"), Via: ctx.via}, false); ok {
+	if p.dim == 3 {
+		if r, ok := p.includeRotation(inc, ctx); ok {
+			pl.r = r
+		}
+	} else if v, ok := inc.Get("angle"); ok {
+		if e, ok := p.scalarExprDim("angle", "", Angle, v, spec.Pos{File: ctx.file, Line: inc.AttrLine("angle"), Via: ctx.via}, false); ok {
 			if a, ok := numValue(e); ok {
 				pl.angle = a
 			} else {
@@ -548,25 +571,14 @@ func (p *parser) place(n *Node, ctx *incCtx) {
 	if pl == (placement{}) {
 		return
 	}
+	if pl.r != nil {
+		p.place3(n, ctx)
+		return
+	}
 	def := p.root.childDef("body")
 	c, s := math.Cos(pl.angle), math.Sin(pl.angle)
-	get := func(name string) ([]spec.Expr, bool) {
-		v, ok := n.Get(name)
-		if !ok {
-			return nil, false
-		}
-		cs, ok := (&parser{file: ctx.file, dim: p.dim, root: p.root}).components(def.attr(name, nil), v, spec.Pos{})
-		return cs, ok
-	}
-	set := func(name, v string) {
-		for k := range n.Attrs {
-			if n.Attrs[k].Name == name {
-				n.Attrs[k].Value = v
-				return
-			}
-		}
-		n.Attrs = append(n.Attrs, Attr{Name: name, Value: v, Line: n.Line})
-	}
+	get := func(name string) ([]spec.Expr, bool) { return p.nodeComps(n, def, ctx, name) }
+	set := func(name, v string) { setNodeAttr(n, name, v) }
 	rot := func(cs []spec.Expr, off [3]float64) string {
 		if v, ok := numValues(cs...); ok {
 			out := []string{formatNumber(off[0] + c*v[0] - s*v[1]), formatNumber(off[1] + s*v[0] + c*v[1])}
@@ -609,6 +621,220 @@ func (p *parser) place(n *Node, ctx *incCtx) {
 	if cs, ok := get("velocity"); ok {
 		set("velocity", rot(cs, [3]float64{}))
 	}
+}
+
+// includeRotation reads a spatial include's rotation: quaternion="w, x,
+// y, z" or axis="x y z" with angle (numbers, with units).
+func (p *parser) includeRotation(inc *Node, ctx *incCtx) (*mech.Mat3, bool) {
+	def := p.root.childDef("body")
+	pos := func(a string) spec.Pos { return spec.Pos{File: ctx.file, Line: inc.AttrLine(a), Via: ctx.via} }
+	nums := func(a string) ([]float64, bool) {
+		v, _ := inc.Get(a)
+		cs, ok := p.components(def.attr(a, nil), v, pos(a))
+		if !ok {
+			return nil, false
+		}
+		vals, ok := numValues(cs...)
+		if !ok {
+			p.errAt(ctx, inc.AttrLine(a), a, "a placement is numbers (with a unit), not expressions")
+		}
+		return vals, ok
+	}
+	_, hasQ := inc.Get("quaternion")
+	_, hasAx := inc.Get("axis")
+	_, hasAn := inc.Get("angle")
+	switch {
+	case hasQ && (hasAx || hasAn):
+		p.errAt(ctx, inc.AttrLine("quaternion"), "quaternion", "give the include's rotation as a quaternion or as an axis and an angle, not both")
+	case hasQ:
+		q, ok := nums("quaternion")
+		if !ok {
+			return nil, false
+		}
+		n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+		if math.Abs(n-1) > 1e-6 {
+			p.errAt(ctx, inc.AttrLine("quaternion"), "quaternion", "the quaternion has length %.9g, not 1", n)
+			return nil, false
+		}
+		r := mech.QuatMat(mech.QuatNormalize(mech.Quat{q[0], q[1], q[2], q[3]}))
+		return &r, true
+	case hasAx != hasAn:
+		p.errAt(ctx, inc.Line, "angle", "a spatial include turns by an axis and an angle: give both")
+	case hasAx:
+		ax, ok := nums("axis")
+		if !ok {
+			return nil, false
+		}
+		v, _ := inc.Get("angle")
+		e, ok := p.scalarExprDim("angle", "", Angle, v, pos("angle"), false)
+		if !ok {
+			return nil, false
+		}
+		a, ok := numValue(e)
+		n := math.Sqrt(ax[0]*ax[0] + ax[1]*ax[1] + ax[2]*ax[2])
+		if !ok || !(n > 0) {
+			p.errAt(ctx, inc.AttrLine("angle"), "angle", "a placement is a nonzero axis and a number (with a unit)")
+			return nil, false
+		}
+		r := mech.QuatMat(mech.QuatExp(mech.Vec3{a * ax[0] / n, a * ax[1] / n, a * ax[2] / n}))
+		return &r, true
+	}
+	return nil, false
+}
+
+// place3 moves a spatial subsystem body to a rotated placement: its
+// position and initial velocity turned and shifted, its orientation
+// composed (written as a quaternion: the body's own must be numbers),
+// its angular velocity turned when given in the world frame.
+func (p *parser) place3(n *Node, ctx *incCtx) {
+	pl := ctx.place
+	R := *pl.r
+	def := p.root.childDef("body")
+	tmp := &parser{file: ctx.file, dim: 3, root: p.root}
+	comps := func(name string) ([]spec.Expr, bool) { return p.nodeComps(n, def, ctx, name) }
+	set := func(name, v string) { setNodeAttr(n, name, v) }
+	drop := func(names ...string) {
+		kept := n.Attrs[:0]
+		for _, a := range n.Attrs {
+			if !contains(names, a.Name) {
+				kept = append(kept, a)
+			}
+		}
+		n.Attrs = kept
+	}
+	turn := func(cs []spec.Expr, off mech.Vec3) string {
+		if v, ok := numValues(cs...); ok && len(v) == 3 {
+			w := mech.Add(off, mech.MulMV(&R, mech.Vec3{v[0], v[1], v[2]}))
+			return formatNumber(w[0]) + " " + formatNumber(w[1]) + " " + formatNumber(w[2])
+		}
+		var out []string
+		for i := 0; i < 3; i++ {
+			t := formatNumber(off[i])
+			for j := 0; j < 3 && j < len(cs); j++ {
+				t += " + " + formatNumber(R[3*i+j]) + "*(" + cs[j].Src + ")"
+			}
+			out = append(out, t)
+		}
+		return strings.Join(out, ", ")
+	}
+	off := mech.Vec3{pl.x, pl.y, pl.z}
+	if cs, ok := comps("at"); ok {
+		set("at", turn(cs, off))
+	} else if _, given := n.Get("at"); !given {
+		set("at", formatNumber(off[0])+" "+formatNumber(off[1])+" "+formatNumber(off[2]))
+	}
+	if cs, ok := comps("velocity"); ok {
+		set("velocity", turn(cs, mech.Vec3{}))
+	}
+	if f, _ := n.Get("omega-frame"); strings.TrimSpace(f) == "global" {
+		if cs, ok := comps("omega"); ok {
+			set("omega", turn(cs, mech.Vec3{}))
+		}
+	}
+	// the body's own orientation, as numbers
+	name, _ := n.Get("name")
+	bad := func() {
+		p.errAt(ctx, n.Line, "<include>", "body %q: a rotated spatial subsystem needs its bodies' orientations as numbers", name)
+	}
+	num := func(attr string) ([]float64, bool) {
+		cs, ok := comps(attr)
+		if !ok {
+			return nil, false
+		}
+		return numValues(cs...)
+	}
+	Rb := mech.Ident
+	_, hasQ := n.Get("quaternion")
+	_, hasAx := n.Get("axis")
+	_, hasAn := n.Get("angles")
+	switch {
+	case hasQ:
+		q, ok := num("quaternion")
+		if !ok {
+			bad()
+			return
+		}
+		Rb = mech.QuatMat(mech.QuatNormalize(mech.Quat{q[0], q[1], q[2], q[3]}))
+	case hasAx:
+		ax, ok1 := num("axis")
+		v, _ := n.Get("angle")
+		e, ok2 := tmp.scalarExprDim("angle", "", Angle, v, spec.Pos{}, false)
+		a, ok3 := numValue(e)
+		nrm := 0.0
+		if ok1 {
+			nrm = math.Sqrt(ax[0]*ax[0] + ax[1]*ax[1] + ax[2]*ax[2])
+		}
+		if !ok1 || !ok2 || !ok3 || !(nrm > 0) {
+			bad()
+			return
+		}
+		Rb = mech.QuatMat(mech.QuatExp(mech.Vec3{a * ax[0] / nrm, a * ax[1] / nrm, a * ax[2] / nrm}))
+	case hasAn:
+		an, ok := num("angles")
+		seq, _ := n.Get("sequence")
+		seq = strings.ToLower(strings.TrimSpace(seq))
+		if !ok || len(seq) != 3 {
+			bad()
+			return
+		}
+		Rb = mech.QuatMat(mech.SequenceQuat(seq, mech.Vec3{an[0], an[1], an[2]}))
+	default:
+		type given struct {
+			k int
+			v []float64
+		}
+		var gs []given
+		for k, a := range []string{"x-axis", "y-axis", "z-axis"} {
+			if _, ok := n.Get(a); ok {
+				v, ok := num(a)
+				if !ok {
+					bad()
+					return
+				}
+				gs = append(gs, given{k, v})
+			}
+		}
+		if len(gs) == 2 {
+			keep, other := gs[0], gs[1]
+			if other.k == 2 || (other.k == 0 && keep.k == 1) {
+				keep, other = other, keep
+			}
+			r, ok := mech.AxesMat(keep.k, mech.Vec3{keep.v[0], keep.v[1], keep.v[2]}, other.k, mech.Vec3{other.v[0], other.v[1], other.v[2]})
+			if !ok {
+				return // the reader reports the axes
+			}
+			Rb = r
+		} else if len(gs) != 0 {
+			return // the reader reports it
+		}
+	}
+	q := mech.MatQuat(ptr(mech.MulMM(&R, &Rb)))
+	drop("quaternion", "axis", "angle", "angles", "sequence", "x-axis", "y-axis", "z-axis")
+	set("quaternion", formatNumber(q[0])+", "+formatNumber(q[1])+", "+formatNumber(q[2])+", "+formatNumber(q[3]))
+}
+
+func ptr(m mech.Mat3) *mech.Mat3 { return &m }
+
+// setNodeAttr sets attribute name of n (adding it).
+func setNodeAttr(n *Node, name, v string) {
+	for k := range n.Attrs {
+		if n.Attrs[k].Name == name {
+			n.Attrs[k].Value = v
+			return
+		}
+	}
+	n.Attrs = append(n.Attrs, Attr{Name: name, Value: v, Line: n.Line})
+}
+
+// nodeComps reads the components of vector attribute name of body node
+// n (schema def) as the reader would, quietly (the reader reports its
+// problems when it reads the node).
+func (p *parser) nodeComps(n *Node, def *elemDef, ctx *incCtx, name string) ([]spec.Expr, bool) {
+	v, ok := n.Get(name)
+	if !ok {
+		return nil, false
+	}
+	return (&parser{file: ctx.file, dim: p.dim, root: p.root}).components(def.attr(name, nil), v, spec.Pos{})
 }
 
 // Flatten returns the model file data (named filename, its includes

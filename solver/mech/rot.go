@@ -238,3 +238,39 @@ func Cardan(R *Mat3) Vec3 {
 	// gimbal lock: only a ± c is defined; put it all in a
 	return Vec3{math.Atan2(R[7], R[4]), b, 0}
 }
+
+// SequenceQuat is the rotation by the angles an about the moving axes
+// named by seq, in order ("xyz": R = Rx(a₁) Ry(a₂) Rz(a₃); "zxz" Euler
+// angles); seq is three of x, y, z, no two successive ones equal.
+func SequenceQuat(seq string, an Vec3) Quat {
+	q := Quat{1}
+	for i := 0; i < 3; i++ {
+		var th Vec3
+		th[seq[i]-'x'] = an[i]
+		q = QuatMul(q, QuatExp(th))
+	}
+	return QuatNormalize(q)
+}
+
+// AxesMat is the rotation whose axis keep (0 x, 1 y, 2 z) points along u
+// exactly and whose axis other lies in the plane of u and w (any
+// lengths), right-handed; false when w is parallel to u (or either is
+// zero).
+func AxesMat(keep int, u Vec3, other int, w Vec3) (Mat3, bool) {
+	nu, nw := Norm(u), Norm(w)
+	if !(nu > 0) || !(nw > 0) {
+		return Ident, false
+	}
+	u = Scale(1/nu, u)
+	w = Sub(w, Scale(Dot(w, u), u))
+	if Norm(w) <= 1e-6*nw {
+		return Ident, false
+	}
+	w = Scale(1/Norm(w), w)
+	var cols [3]Vec3
+	cols[keep], cols[other] = u, w
+	third := 3 - keep - other
+	// right-handed: e_third = e_{third+1} × e_{third+2}
+	cols[third] = Cross(cols[(third+1)%3], cols[(third+2)%3])
+	return Mat3{cols[0][0], cols[1][0], cols[2][0], cols[0][1], cols[1][1], cols[2][1], cols[0][2], cols[1][2], cols[2][2]}, true
+}

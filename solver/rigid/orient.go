@@ -81,14 +81,7 @@ func orientation(b mech.Builder, o *spec.Orientation, what string) mech.Mat3 {
 			b.Errorf(posOf(o.Angles[:]...), "sequence", "%s: sequence %q must name three axes of rotation, no two successive ones equal (xyz, zyx, zxz, ...)", what, o.Sequence)
 			return R
 		}
-		an := vec(o.Angles)
-		q := mech.Quat{1}
-		for i := 0; i < 3; i++ {
-			var th mech.Vec3
-			th[seq[i]-'x'] = an[i]
-			q = mech.QuatMul(q, mech.QuatExp(th))
-		}
-		return mech.QuatMat(mech.QuatNormalize(q))
+		return mech.QuatMat(mech.SequenceQuat(seq, vec(o.Angles)))
 	}
 	// two axes
 	type ax struct {
@@ -121,19 +114,12 @@ func orientation(b mech.Builder, o *spec.Orientation, what string) mech.Mat3 {
 		b.Errorf(posOf(other.v[:]...), name(other.k), "%s: the %s is zero", what, name(other.k))
 		return R
 	}
-	u = mech.Scale(1/nu, u)
-	w = mech.Sub(w, mech.Scale(mech.Dot(w, u), u))
-	if mech.Norm(w) <= 1e-6*nw {
+	R, ok := mech.AxesMat(keep.k, u, other.k, w)
+	if !ok {
 		b.Errorf(posOf(other.v[:]...), name(other.k), "%s: the %s is parallel to the %s", what, name(other.k), name(keep.k))
-		return R
+		return mech.Ident
 	}
-	w = mech.Scale(1/mech.Norm(w), w)
-	var cols [3]mech.Vec3
-	cols[keep.k], cols[other.k] = u, w
-	third := 3 - keep.k - other.k
-	// right-handed: e_third = e_{third+1} × e_{third+2}
-	cols[third] = mech.Cross(cols[(third+1)%3], cols[(third+2)%3])
-	return mech.Mat3{cols[0][0], cols[1][0], cols[2][0], cols[0][1], cols[1][1], cols[2][1], cols[0][2], cols[1][2], cols[2][2]}
+	return R
 }
 
 // vec3 evaluates a vector attribute (missing components are 0).
