@@ -194,3 +194,27 @@ func TestImportReviewCases(t *testing.T) {
 		}
 	}
 }
+
+// A package:// mesh is found in the folders $ROS_PACKAGE_PATH names.
+func TestImportMeshROSPackagePath(t *testing.T) {
+	dir, pkgs := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(pkgs, "arm_description", "meshes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkgs, "arm_description", "meshes", "arm.stl"), []byte("solid x\nendsolid x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "r.urdf")
+	if err := os.WriteFile(p, []byte(`<robot name="r"><link name="base"/><link name="arm"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+<visual><geometry><mesh filename="package://arm_description/meshes/arm.stl"/></geometry></visual></link>
+<joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint></robot>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(p); err == nil || !strings.Contains(err.Error(), "ROS_PACKAGE_PATH") {
+		t.Fatalf("without the path: %v", err)
+	}
+	t.Setenv("ROS_PACKAGE_PATH", "/nonexistent"+string(filepath.ListSeparator)+pkgs)
+	if _, err := Read(p); err != nil {
+		t.Errorf("with the path: %v", err)
+	}
+}

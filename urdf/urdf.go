@@ -396,7 +396,18 @@ func (r *reader) meshPath(ref string) (string, string) {
 			}
 			dir = up
 		}
-		return "", fmt.Sprintf("mesh %q not found (package %q looked for beside and above %s)", ref, pkg, r.dir)
+		// and in the packages' folders ROS names
+		for _, d := range filepath.SplitList(os.Getenv("ROS_PACKAGE_PATH")) {
+			for _, cand := range []string{filepath.Join(d, pkg, sub), filepath.Join(d, sub)} {
+				if cand == filepath.Join(d, sub) && filepath.Base(d) != pkg {
+					continue
+				}
+				if _, err := os.Stat(cand); err == nil {
+					return cand, ""
+				}
+			}
+		}
+		return "", fmt.Sprintf("mesh %q not found (package %q looked for beside and above %s, and in $ROS_PACKAGE_PATH)", ref, pkg, r.dir)
 	case strings.HasPrefix(ref, "file://"):
 		p := strings.TrimPrefix(ref, "file://")
 		if _, err := os.Stat(p); err != nil {
