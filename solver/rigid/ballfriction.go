@@ -18,41 +18,18 @@ import (
 // the exact solution of its equation at the evaluation time's w (frozen),
 // as the scalar friction does; the tangent holds ∂T/∂w (by differences).
 type ballFriction struct {
-	name                                  string
-	fi, fj                                mech.Frame
-	d                                     [12]int
-	slot                                  int // t₀, z (3)
-	radius                                float64
-	pre, muS, muK, normal, vs, s0, s1, s2 mech.Param
+	lugre
+	name   string
+	fi, fj mech.Frame
+	d      [12]int
+	slot   int // t₀, z (3)
 }
 
 func newBallFriction(b mech.Builder, d *spec.Drive, jt *mech.JointInfo) {
-	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
-	e := &ballFriction{name: d.Name, fi: jt.I.F, fj: jt.J.F, radius: 1, pre: run("preload", 0), muK: run("mu-kinetic", 0),
-		normal: run("normal", 0), vs: run("v-stribeck", 1e-2), s0: run("bristle-stiffness", 1e5), s1: run("bristle-damping", 0), s2: run("viscous", 0)}
-	e.muS = e.muK
-	if d.Attr["mu-static"].Given() {
-		e.muS = run("mu-static", 0)
-	}
-	if d.Attr["radius"].Given() {
-		e.radius = b.Const(d.Attr["radius"], 1)
-		if !(e.radius > 0) {
-			b.Errorf(d.Pos, "radius", "must be > 0, got %g", e.radius)
-		}
-	} else if d.Attr["normal"].Given() {
-		b.Errorf(d.Pos, "radius", "friction %q: a ball joint's friction from a normal load needs the ball radius it acts at", d.Name)
-	}
+	e := &ballFriction{name: d.Name, fi: jt.I.F, fj: jt.J.F,
+		lugre: newLugre(b, d, true, "a ball joint's friction from a normal load needs the ball radius it acts at")}
 	if d.Attr["coord"].Given() {
 		b.Errorf(d.Pos, "coord", "friction %q: a %s joint has no coordinate to choose: its friction acts against the relative rotation", d.Name, jt.Kind)
-	}
-	for _, a := range []string{"preload", "mu-kinetic", "mu-static", "normal", "viscous", "bristle-damping"} {
-		nonNeg(b, b.Run(d.Attr[a], 0), d.Attr[a])
-	}
-	if p, k := e.muS, e.muK; p.P == nil && k.P == nil && p.C < k.C {
-		b.Errorf(d.Pos, "mu-static", "friction %q: the static coefficient %g is below the kinetic %g", d.Name, p.C, k.C)
-	}
-	if !d.Attr["preload"].Given() && !d.Attr["normal"].Given() && !d.Attr["viscous"].Given() {
-		b.Errorf(d.Pos, "preload", "friction %q needs a preload, a normal load (with mu-kinetic) or a viscous coefficient", d.Name)
 	}
 	for s, f := range []mech.Frame{e.fi, e.fj} {
 		for a := 0; a < 6; a++ {
@@ -67,9 +44,6 @@ func newBallFriction(b mech.Builder, d *spec.Drive, jt *mech.JointInfo) {
 }
 
 func (e *ballFriction) Dofs() []int { return e.d[:] }
-func (e *ballFriction) Params() []*mech.Param {
-	return []*mech.Param{&e.pre, &e.muS, &e.muK, &e.normal, &e.vs, &e.s0, &e.s1, &e.s2}
-}
 
 // kin returns the bodies' rotations and the relative angular velocity.
 func (e *ballFriction) kin(x *mech.Ctx) (ai, aj mech.Mat3, w mech.Vec3) {
@@ -77,15 +51,6 @@ func (e *ballFriction) kin(x *mech.Ctx) (ai, aj mech.Mat3, w mech.Vec3) {
 	e.fi.Eval(x.Q, x.V, &ki)
 	e.fj.Eval(x.Q, x.V, &kj)
 	return ki.A, kj.A, mech.Sub(kj.W, ki.W)
-}
-
-// g is the Stribeck level at the speed |w|.
-func (e *ballFriction) g(x *mech.Ctx, sp float64) float64 {
-	n := e.normal.Get(x)
-	fc := e.pre.Get(x) + e.radius*e.muK.Get(x)*n
-	fs := e.pre.Get(x) + e.radius*e.muS.Get(x)*n
-	r := sp / e.vs.Get(x)
-	return fc + (fs-fc)*math.Exp(-r*r)
 }
 
 // bristle returns z and ż after dt from z0 at the relative angular
@@ -112,9 +77,8 @@ func (e *ballFriction) bristle(x *mech.Ctx, z0 mech.Vec3, dt float64, w mech.Vec
 func (e *ballFriction) torque(x *mech.Ctx, w mech.Vec3) mech.Vec3 {
 	es := x.ES[e.slot : e.slot+4]
 	z, zd := e.bristle(x, mech.Vec3{es[1], es[2], es[3]}, x.Time()-es[0], w)
-	r := mech.Norm(w) / e.vs.Get(x)
 	t := mech.Scale(e.s0.Get(x), z)
-	t = mech.Add(t, mech.Scale(e.s1.Get(x)*math.Exp(-r*r), zd))
+	t = mech.Add(t, mech.Scale(e.damping(x, mech.Norm(w)), zd))
 	return mech.Add(t, mech.Scale(e.s2.Get(x), w))
 }
 

@@ -215,7 +215,7 @@ func Drive(b mech.Builder, d spec.Drive) {
 			if d.Attr["c"].Given() {
 				b.Errorf(d.Pos, "c", "stop %q: give a damping c or a restitution, not both (the restitution sets the damping at every impact)", d.Name)
 			}
-			is := &impactStop{name: d.Name, c: c, k: st.k, n: st.e, rest: run("restitution", 1), lo: st.lo, hi: st.hi}
+			is := &impactStop{stop: *st, rest: run("restitution", 1)}
 			if r := is.rest; r.P == nil && !(r.C > 0 && r.C <= 1) {
 				b.Errorf(d.Pos, "restitution", "stop %q: the restitution must be in (0, 1], got %g", d.Name, r.C)
 			}
@@ -541,20 +541,25 @@ func (e *stop) state(x *mech.Ctx, grad []float64) (s, kk, cc float64) {
 }
 
 func (e *stop) Eval(x *mech.Ctx, f, k, c []float64) {
-	n := len(e.c.dofs())
 	var grad [12]float64
-	s, kk, cc := e.state(x, grad[:n])
+	s, kk, cc := e.state(x, grad[:len(e.c.dofs())])
+	e.apply(x, grad[:len(e.c.dofs())], s, kk, cc, f, k, c)
+}
+
+// apply adds the effort −s on the coordinate (gradient grad) and, when k
+// is not nil, its tangent from ∂s/∂q = kk and ∂s/∂q̇ = cc.
+func (e *stop) apply(x *mech.Ctx, grad []float64, s, kk, cc float64, f, k, c []float64) {
 	if s == 0 {
 		return
 	}
-	for a := 0; a < n; a++ {
+	for a := range grad {
 		f[a] -= s * grad[a]
 	}
 	if k == nil {
 		return
 	}
 	u := own(e.c)
-	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], s, kk, cc, k, c)
+	scalarTangent(x, e.c, e.c, &u, 1, 0, grad, s, kk, cc, k, c)
 }
 
 func (e *stop) Potential(x *mech.Ctx) float64 {
@@ -801,12 +806,74 @@ func (e *motor) Channel(x *mech.Ctx, sub int) float64 {
 // the speed of the evaluation time held (an exponential update:
 // L-stable for the stiff bristles).
 type friction struct {
-	name                  string
-	c                     *jcoord
-	slot                  int
+	lugre
+	name string
+	c    *jcoord
+	slot int
+}
+
+// lugre is the LuGre law's levels and bristle parameters, shared by the
+// joint frictions (friction, ballFriction).
+type lugre struct {
 	pre, muS, muK, normal mech.Param
 	radius                float64
 	vs, s0, s1, s2        mech.Param
+}
+
+// newLugre reads the <friction> attributes and refuses bad ones; arm says
+// whether the joint turns (a normal load then needs a radius), armWhat
+// words the refusal of a missing radius.
+func newLugre(b mech.Builder, d *spec.Drive, arm bool, armWhat string) lugre {
+	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
+	l := lugre{pre: run("preload", 0), muK: run("mu-kinetic", 0), normal: run("normal", 0),
+		radius: 1, vs: run("v-stribeck", 1e-2), s0: run("bristle-stiffness", 1e5), s1: run("bristle-damping", 0), s2: run("viscous", 0)}
+	l.muS = l.muK
+	if d.Attr["mu-static"].Given() {
+		l.muS = run("mu-static", 0)
+	}
+	if d.Attr["radius"].Given() {
+		if !arm {
+			b.Errorf(d.Pos, "radius", "friction %q: radius (the arm of the friction force) belongs to a rotary joint", d.Name)
+		}
+		l.radius = b.Const(d.Attr["radius"], 1)
+		if !(l.radius > 0) {
+			b.Errorf(d.Pos, "radius", "must be > 0, got %g", l.radius)
+		}
+	} else if arm && d.Attr["normal"].Given() {
+		b.Errorf(d.Pos, "radius", "friction %q: %s", d.Name, armWhat)
+	}
+	for _, a := range []string{"preload", "mu-kinetic", "mu-static", "normal", "viscous", "bristle-damping"} {
+		nonNeg(b, b.Run(d.Attr[a], 0), d.Attr[a])
+	}
+	if p, k := l.muS, l.muK; p.P == nil && k.P == nil && p.C < k.C {
+		b.Errorf(d.Pos, "mu-static", "friction %q: the static coefficient %g is below the kinetic %g", d.Name, p.C, k.C)
+	}
+	if !d.Attr["preload"].Given() && !d.Attr["normal"].Given() && !d.Attr["viscous"].Given() {
+		b.Errorf(d.Pos, "preload", "friction %q needs a preload, a normal load (with mu-kinetic) or a viscous coefficient", d.Name)
+	}
+	return l
+}
+
+// Params lists the law's run-time parameters (mech.ParamLister).
+func (l *lugre) Params() []*mech.Param {
+	return []*mech.Param{&l.pre, &l.muS, &l.muK, &l.normal, &l.vs, &l.s0, &l.s1, &l.s2}
+}
+
+// g returns the Stribeck curve at the speed w.
+func (l *lugre) g(x *mech.Ctx, w float64) float64 {
+	n := math.Abs(l.normal.Get(x)) * l.radius
+	fc := l.pre.Get(x) + l.muK.Get(x)*n
+	fs := l.pre.Get(x) + l.muS.Get(x)*n
+	r := w / l.vs.Get(x)
+	return fc + (fs-fc)*math.Exp(-r*r)
+}
+
+// damping is the bristles' damping at the speed w, σ1 e^{−(w/v_s)²}:
+// full in pre-sliding, gone in sliding, where ż would otherwise add σ1 ż
+// spikes to the Coulomb level (the dissipative LuGre variant).
+func (l *lugre) damping(x *mech.Ctx, w float64) float64 {
+	r := w / l.vs.Get(x)
+	return l.s1.Get(x) * math.Exp(-r*r)
 }
 
 func newFriction(b mech.Builder, d *spec.Drive) {
@@ -818,58 +885,13 @@ func newFriction(b mech.Builder, d *spec.Drive) {
 	if !ok {
 		return
 	}
-	run := func(name string, def float64) mech.Param { return b.Run(d.Attr[name], def) }
-	e := &friction{name: d.Name, c: c, pre: run("preload", 0), muK: run("mu-kinetic", 0), normal: run("normal", 0),
-		radius: 1, vs: run("v-stribeck", 1e-2), s0: run("bristle-stiffness", 1e5), s1: run("bristle-damping", 0), s2: run("viscous", 0)}
-	e.muS = e.muK
-	if d.Attr["mu-static"].Given() {
-		e.muS = run("mu-static", 0)
-	}
-	if d.Attr["radius"].Given() {
-		if c.u != "rad" {
-			b.Errorf(d.Pos, "radius", "friction %q: radius (the arm of the friction force) belongs to a rotary joint", d.Name)
-		}
-		e.radius = b.Const(d.Attr["radius"], 1)
-		if !(e.radius > 0) {
-			b.Errorf(d.Pos, "radius", "must be > 0, got %g", e.radius)
-		}
-	} else if c.u == "rad" && d.Attr["normal"].Given() {
-		b.Errorf(d.Pos, "radius", "friction %q: a rotary joint's friction from a normal load needs the radius it acts at (pin or bearing radius)", d.Name)
-	}
-	for _, a := range []string{"preload", "mu-kinetic", "mu-static", "normal", "viscous", "bristle-damping"} {
-		nonNeg(b, b.Run(d.Attr[a], 0), d.Attr[a])
-	}
-	if p, k := e.muS, e.muK; p.P == nil && k.P == nil && p.C < k.C {
-		b.Errorf(d.Pos, "mu-static", "friction %q: the static coefficient %g is below the kinetic %g", d.Name, p.C, k.C)
-	}
-	if !d.Attr["preload"].Given() && !d.Attr["normal"].Given() && !d.Attr["viscous"].Given() {
-		b.Errorf(d.Pos, "preload", "friction %q needs a preload, a normal load (with mu-kinetic) or a viscous coefficient", d.Name)
-	}
+	e := &friction{name: d.Name, c: c, lugre: newLugre(b, d, c.u == "rad",
+		"a rotary joint's friction from a normal load needs the radius it acts at (pin or bearing radius)")}
 	e.slot = b.StateSlots(e, 2)
 	b.AddForce(d.Name, e)
 }
 
 func (e *friction) Dofs() []int { return e.c.dofs() }
-func (e *friction) Params() []*mech.Param {
-	return []*mech.Param{&e.pre, &e.muS, &e.muK, &e.normal, &e.vs, &e.s0, &e.s1, &e.s2}
-}
-
-// g returns the Stribeck curve at the speed w.
-func (e *friction) g(x *mech.Ctx, w float64) float64 {
-	n := math.Abs(e.normal.Get(x)) * e.radius
-	fc := e.pre.Get(x) + e.muK.Get(x)*n
-	fs := e.pre.Get(x) + e.muS.Get(x)*n
-	r := w / e.vs.Get(x)
-	return fc + (fs-fc)*math.Exp(-r*r)
-}
-
-// damping is the bristles' damping at the speed w, σ1 e^{−(w/v_s)²}:
-// full in pre-sliding, gone in sliding, where ż would otherwise add σ1 ż
-// spikes to the Coulomb level (the dissipative LuGre variant).
-func (e *friction) damping(x *mech.Ctx, w float64) float64 {
-	r := w / e.vs.Get(x)
-	return e.s1.Get(x) * math.Exp(-r*r)
-}
 
 // bristle returns z and ż at the speed w after dt from z0.
 func (e *friction) bristle(x *mech.Ctx, z0, dt, w float64) (z, zd float64) {

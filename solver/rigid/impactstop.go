@@ -15,18 +15,15 @@ import (
 // restitution does. The touch is located within the step from the
 // coordinate, its rate and its acceleration at the step's start (the
 // element's states); α is a state while the stop is closed.
+// Its coordinate, limits, stiffness k and exponent (e, unused damping
+// cd) are the plain stop's, and so are its potential and channel list.
 type impactStop struct {
-	name       string
-	c          *jcoord
-	k, n, rest mech.Param
-	lo, hi     mech.Param
-	slot       int // t₀, q₀, v₀, t₋₁, v₋₁, α at the lower limit, α at the upper
+	stop
+	rest mech.Param
+	slot int // t₀, q₀, v₀, t₋₁, v₋₁, α at the lower limit, α at the upper
 }
 
-func (e *impactStop) Dofs() []int { return e.c.dofs() }
-func (e *impactStop) Params() []*mech.Param {
-	return []*mech.Param{&e.k, &e.n, &e.rest, &e.lo, &e.hi}
-}
+func (e *impactStop) Params() []*mech.Param { return append(e.stop.Params(), &e.rest) }
 
 // alpha returns α for a contact at the limit lim (side 0 lower, 1 upper)
 // at x: the stored one while closed, else from the touch speed.
@@ -80,7 +77,7 @@ func (e *impactStop) alpha(x *mech.Ctx, side int, lim, rate float64) float64 {
 // upper limit), ∂s/∂q, ∂s/∂q̇, the closed side (−1 none) and α.
 func (e *impactStop) state(x *mech.Ctx, grad []float64) (s, kk, cc float64, side int, al float64) {
 	v, rate, _ := e.c.eval(x, false, grad)
-	k, n := e.k.Get(x), e.n.Get(x)
+	k, n := e.k.Get(x), e.e.Get(x)
 	var del, dd, sg float64
 	switch hi, lo := e.hi.Get(x), e.lo.Get(x); {
 	case v > hi:
@@ -101,20 +98,9 @@ func (e *impactStop) state(x *mech.Ctx, grad []float64) (s, kk, cc float64, side
 }
 
 func (e *impactStop) Eval(x *mech.Ctx, f, k, c []float64) {
-	n := len(e.c.dofs())
 	var grad [12]float64
-	s, kk, cc, _, _ := e.state(x, grad[:n])
-	if s == 0 {
-		return
-	}
-	for a := 0; a < n; a++ {
-		f[a] -= s * grad[a]
-	}
-	if k == nil {
-		return
-	}
-	u := own(e.c)
-	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], s, kk, cc, k, c)
+	s, kk, cc, _, _ := e.state(x, grad[:len(e.c.dofs())])
+	e.apply(x, grad[:len(e.c.dofs())], s, kk, cc, f, k, c)
 }
 
 // Commit stores the time, the coordinate and its rate (and the previous
@@ -142,25 +128,6 @@ func (e *impactStop) States() []mech.StateInfo { return nil }
 
 // Rates writes nothing (no continuous states).
 func (e *impactStop) Rates(x *mech.Ctx, dst []float64) {}
-
-func (e *impactStop) Potential(x *mech.Ctx) float64 {
-	var grad [12]float64
-	v, _, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
-	p := 0.0
-	if hi := e.hi.Get(x); v > hi {
-		p = v - hi
-	} else if lo := e.lo.Get(x); v < lo {
-		p = lo - v
-	}
-	n := e.n.Get(x)
-	return e.k.Get(x) * math.Pow(p, n+1) / (n + 1)
-}
-
-// Channels lists the stop's channel (mech.Channeler).
-func (e *impactStop) Channels(name string) []mech.ChannelInfo {
-	return []mech.ChannelInfo{{Name: name + ".effort", Unit: effortUnit(e.c.u), Group: "force",
-		Description: "stop " + name + " effort on the joint's coordinate (torque or force; negative at the upper limit)"}}
-}
 
 // Channel evaluates channel sub (mech.Channeler).
 func (e *impactStop) Channel(x *mech.Ctx, sub int) float64 {
