@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"mbfmu/suggest"
+	"mbfmu/solver/mech"
+	"mbfmu/xml"
 )
 
 // Options are the choices of Model.
@@ -81,30 +82,7 @@ func vec3(v [3]float64) string { return num(v[0]) + " " + num(v[1]) + " " + num(
 
 // mul composes poses: a then b (b given in a's frame).
 func mul(a, b Pose) Pose {
-	var p Pose
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			for k := 0; k < 3; k++ {
-				p.R[i][j] += a.R[i][k] * b.R[k][j]
-			}
-		}
-		p.P[i] = a.P[i]
-		for k := 0; k < 3; k++ {
-			p.P[i] += a.R[i][k] * b.P[k]
-		}
-	}
-	return p
-}
-
-// axisRot is the rotation by angle a about the unit axis u.
-func axisRot(u [3]float64, a float64) [3][3]float64 {
-	c, s, t := math.Cos(a), math.Sin(a), 1-math.Cos(a)
-	x, y, z := u[0], u[1], u[2]
-	return [3][3]float64{
-		{t*x*x + c, t*x*y - s*z, t*x*z + s*y},
-		{t*x*y + s*z, t*y*y + c, t*y*z - s*x},
-		{t*x*z - s*y, t*y*z + s*x, t*z*z + c},
-	}
+	return Pose{R: mech.MulMM(&a.R, &b.R), P: mech.Add(a.P, mech.MulMV(&a.R, b.P))}
 }
 
 // motion is the joint's pose at coordinate q.
@@ -112,67 +90,46 @@ func motion(j *Joint, q float64) Pose {
 	p := identity
 	switch j.Type {
 	case "revolute", "continuous":
-		p.R = axisRot(j.Axis, q)
+		p.R = mech.QuatMat(mech.QuatExp(mech.Scale(q, j.Axis)))
 	case "prismatic":
-		p.P = [3]float64{j.Axis[0] * q, j.Axis[1] * q, j.Axis[2] * q}
+		p.P = mech.Scale(q, j.Axis)
 	}
 	return p
 }
 
 // align is a rotation taking z to the unit axis u (x chosen
 // perpendicular to it).
-func align(u [3]float64) [3][3]float64 {
-	ref := [3]float64{1, 0, 0}
+func align(u mech.Vec3) mech.Mat3 {
+	ref := mech.Vec3{1, 0, 0}
 	if math.Abs(u[0]) > 0.9 {
-		ref = [3]float64{0, 1, 0}
+		ref = mech.Vec3{0, 1, 0}
 	}
-	// x = ref − (ref·u) u, normalised; y = z × x
-	d := ref[0]*u[0] + ref[1]*u[1] + ref[2]*u[2]
-	x := [3]float64{ref[0] - d*u[0], ref[1] - d*u[1], ref[2] - d*u[2]}
-	n := math.Sqrt(x[0]*x[0] + x[1]*x[1] + x[2]*x[2])
-	x = [3]float64{x[0] / n, x[1] / n, x[2] / n}
-	y := [3]float64{u[1]*x[2] - u[2]*x[1], u[2]*x[0] - u[0]*x[2], u[0]*x[1] - u[1]*x[0]}
-	return [3][3]float64{{x[0], y[0], u[0]}, {x[1], y[1], u[1]}, {x[2], y[2], u[2]}}
+	r, _ := mech.AxesMat(2, u, 0, ref)
+	return r
 }
 
-// quat returns the unit quaternion (w, x, y, z) of a rotation matrix.
-func quat(r [3][3]float64) [4]float64 {
-	var q [4]float64
-	tr := r[0][0] + r[1][1] + r[2][2]
-	switch {
-	case tr > 0:
-		s := math.Sqrt(tr+1) * 2
-		q = [4]float64{s / 4, (r[2][1] - r[1][2]) / s, (r[0][2] - r[2][0]) / s, (r[1][0] - r[0][1]) / s}
-	case r[0][0] > r[1][1] && r[0][0] > r[2][2]:
-		s := math.Sqrt(1+r[0][0]-r[1][1]-r[2][2]) * 2
-		q = [4]float64{(r[2][1] - r[1][2]) / s, s / 4, (r[0][1] + r[1][0]) / s, (r[0][2] + r[2][0]) / s}
-	case r[1][1] > r[2][2]:
-		s := math.Sqrt(1+r[1][1]-r[0][0]-r[2][2]) * 2
-		q = [4]float64{(r[0][2] - r[2][0]) / s, (r[0][1] + r[1][0]) / s, s / 4, (r[1][2] + r[2][1]) / s}
-	default:
-		s := math.Sqrt(1+r[2][2]-r[0][0]-r[1][1]) * 2
-		q = [4]float64{(r[1][0] - r[0][1]) / s, (r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, s / 4}
-	}
+// quat returns the unit quaternion (w, x, y, z) of a rotation matrix,
+// w ≥ 0.
+func quat(r mech.Mat3) mech.Quat {
+	q := mech.MatQuat(&r)
 	if q[0] < 0 {
-		q = [4]float64{-q[0], -q[1], -q[2], -q[3]}
+		q = mech.Quat{-q[0], -q[1], -q[2], -q[3]}
 	}
 	return q
 }
 
-func quatAttr(r [3][3]float64) string {
+func quatAttr(r mech.Mat3) string {
 	q := quat(r)
 	return num(q[0]) + ", " + num(q[1]) + ", " + num(q[2]) + ", " + num(q[3])
 }
 
-func isIdentity(r [3][3]float64) bool { return r == identity.R }
-
 // frame writes at= and quaternion= of a pose (omitting identities).
 func frame(p Pose) string {
 	s := ""
-	if p.P != [3]float64{} {
+	if p.P != (mech.Vec3{}) {
 		s += ` at="` + vec3(p.P) + `"`
 	}
-	if !isIdentity(p.R) {
+	if p.R != mech.Ident {
 		s += ` quaternion="` + quatAttr(p.R) + `"`
 	}
 	return s
@@ -200,7 +157,7 @@ func (w *writer) write() ([]byte, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("initial position for %q: no moving joint of that name%s", name, didYouMean(name, names))
+			return nil, fmt.Errorf("initial position for %q: no moving joint of that name%s", name, xml.DidYouMean(name, names))
 		}
 		for _, j := range rb.Joints {
 			if j.Name != name {
@@ -365,7 +322,7 @@ func (w *writer) write() ([]byte, error) {
 			case "cylinder":
 				w.f("    <cylinder radius=\"%s\" length=\"%s\"%s%s/>\n", num(v.v.Radius), num(v.v.Length), frame(p), col)
 			case "sphere":
-				w.f("    <sphere radius=\"%s\"%s%s/>\n", num(v.v.Radius), frame(Pose{R: identity.R, P: p.P}), col)
+				w.f("    <sphere radius=\"%s\"%s%s/>\n", num(v.v.Radius), frame(Pose{R: mech.Ident, P: p.P}), col)
 			case "mesh":
 				w.f("    <!-- link %s: mesh %s is not drawn (the viewer draws boxes, cylinders and spheres) -->\n", xmlText(v.of), xmlText(v.v.MeshRef))
 			}
@@ -435,13 +392,7 @@ func (w *writer) stopLaw(j *Joint, world map[string]Pose, children map[string][]
 	k = eff / 1e-3
 	// the joint's axis and origin in the world
 	jf := mul(world[j.Parent], j.Origin)
-	var ax, o [3]float64
-	for a := 0; a < 3; a++ {
-		o[a] = jf.P[a]
-		for b := 0; b < 3; b++ {
-			ax[a] += jf.R[a][b] * j.Axis[b]
-		}
-	}
+	ax, o := mech.MulMV(&jf.R, j.Axis), jf.P
 	inertia := 0.0
 	var sub func(l string)
 	sub = func(l string) {
@@ -450,17 +401,11 @@ func (w *writer) stopLaw(j *Joint, world map[string]Pose, children map[string][]
 			if j.Type == "prismatic" {
 				inertia += in.Mass
 			} else {
-				ic := rotateInertia(p.R, rotateInertia(in.Origin.R, in.I))
-				m3 := [3][3]float64{{ic[0], ic[3], ic[4]}, {ic[3], ic[1], ic[5]}, {ic[4], ic[5], ic[2]}}
-				for a := 0; a < 3; a++ {
-					for b := 0; b < 3; b++ {
-						inertia += ax[a] * m3[a][b] * ax[b]
-					}
-				}
-				cm := mul(p, in.Origin).P
-				d := [3]float64{cm[0] - o[0], cm[1] - o[1], cm[2] - o[2]}
-				along := d[0]*ax[0] + d[1]*ax[1] + d[2]*ax[2]
-				r2 := d[0]*d[0] + d[1]*d[1] + d[2]*d[2] - along*along
+				m3 := tensor(rotateInertia(p.R, rotateInertia(in.Origin.R, in.I)))
+				inertia += mech.Dot(ax, mech.MulMV(&m3, ax))
+				d := mech.Sub(mul(p, in.Origin).P, o)
+				along := mech.Dot(d, ax)
+				r2 := mech.Dot(d, d) - along*along
 				inertia += in.Mass * math.Max(r2, 0)
 			}
 		}
@@ -478,35 +423,19 @@ func (w *writer) stopLaw(j *Joint, world map[string]Pose, children map[string][]
 }
 
 // rotateInertia returns R I Rᵀ as (xx, yy, zz, xy, xz, yz).
-func rotateInertia(r [3][3]float64, i [6]float64) [6]float64 {
-	m := [3][3]float64{{i[0], i[3], i[4]}, {i[3], i[1], i[5]}, {i[4], i[5], i[2]}}
-	var o [3][3]float64
-	for a := 0; a < 3; a++ {
-		for b := 0; b < 3; b++ {
-			for c := 0; c < 3; c++ {
-				for d := 0; d < 3; d++ {
-					o[a][b] += r[a][c] * m[c][d] * r[b][d]
-				}
-			}
-		}
-	}
-	return [6]float64{o[0][0], o[1][1], o[2][2], (o[0][1] + o[1][0]) / 2, (o[0][2] + o[2][0]) / 2, (o[1][2] + o[2][1]) / 2}
+func rotateInertia(r mech.Mat3, i [6]float64) [6]float64 {
+	m := tensor(i)
+	rt := mech.Transpose(&r)
+	rm := mech.MulMM(&r, &m)
+	o := mech.MulMM(&rm, &rt)
+	return [6]float64{o[0], o[4], o[8], (o[1] + o[3]) / 2, (o[2] + o[6]) / 2, (o[5] + o[7]) / 2}
+}
+
+// tensor is the symmetric matrix of (xx, yy, zz, xy, xz, yz).
+func tensor(i [6]float64) mech.Mat3 {
+	return mech.Mat3{i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2]}
 }
 
 func xmlText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;", "--", "- -").Replace(s)
-}
-
-// didYouMean suggests the nearest of names.
-func didYouMean(s string, names []string) string {
-	best, bd := "", 1<<30
-	for _, n := range names {
-		if d := suggest.Distance(s, n); d < bd {
-			best, bd = n, d
-		}
-	}
-	if best == "" || bd > max(2, len(s)/3) {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
 }

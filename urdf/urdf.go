@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mbfmu/solver/mech"
 	"mbfmu/spec"
 	"mbfmu/xml"
 )
@@ -28,12 +29,12 @@ type Robot struct {
 
 // Pose is a rigid transformation: a rotation R and a translation P.
 type Pose struct {
-	R [3][3]float64
-	P [3]float64
+	R mech.Mat3
+	P mech.Vec3
 }
 
-// Identity is the identity pose.
-var identity = Pose{R: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}
+// identity is the identity pose.
+var identity = Pose{R: mech.Ident}
 
 // Link is a URDF link.
 type Link struct {
@@ -216,19 +217,8 @@ func (r *reader) origin(n *xml.Node) Pose {
 	}
 	xyz := r.vec(o, "xyz", []float64{0, 0, 0})
 	rpy := r.vec(o, "rpy", []float64{0, 0, 0})
-	return Pose{R: rpyMatrix(rpy[0], rpy[1], rpy[2]), P: [3]float64{xyz[0], xyz[1], xyz[2]}}
-}
-
-// rpyMatrix is Rz(yaw) Ry(pitch) Rx(roll).
-func rpyMatrix(roll, pitch, yaw float64) [3][3]float64 {
-	cr, sr := math.Cos(roll), math.Sin(roll)
-	cp, sp := math.Cos(pitch), math.Sin(pitch)
-	cy, sy := math.Cos(yaw), math.Sin(yaw)
-	return [3][3]float64{
-		{cy * cp, cy*sp*sr - sy*cr, cy*sp*cr + sy*sr},
-		{sy * cp, sy*sp*sr + cy*cr, sy*sp*cr - cy*sr},
-		{-sp, cp * sr, cp * cr},
-	}
+	// roll, pitch, yaw about fixed axes: Rz(yaw) Ry(pitch) Rx(roll)
+	return Pose{R: mech.QuatMat(mech.SequenceQuat("zyx", mech.Vec3{rpy[2], rpy[1], rpy[0]})), P: mech.Vec3{xyz[0], xyz[1], xyz[2]}}
 }
 
 func (r *reader) color(m *xml.Node) string {
@@ -322,8 +312,7 @@ func (r *reader) link(n *xml.Node, materials map[string]string) *Link {
 // positive definite, or against the triangle inequality of the principal
 // moments), or "".
 func inertiaProblem(i [6]float64) string {
-	m := [3][3]float64{{i[0], i[3], i[4]}, {i[3], i[1], i[5]}, {i[4], i[5], i[2]}}
-	ev := symEig(m)
+	ev := xml.SymEig3([3][3]float64{{i[0], i[3], i[4]}, {i[3], i[1], i[5]}, {i[4], i[5], i[2]}})
 	switch {
 	case !(ev[0] > 0):
 		return fmt.Sprintf("the inertia (ixx %g, iyy %g, izz %g, ixy %g, ixz %g, iyz %g) is not positive definite (principal moments %.6g, %.6g, %.6g)", i[0], i[1], i[2], i[3], i[4], i[5], ev[0], ev[1], ev[2])
@@ -331,45 +320,6 @@ func inertiaProblem(i [6]float64) string {
 		return fmt.Sprintf("the principal moments %.6g, %.6g, %.6g break the triangle inequality (no body has them)", ev[0], ev[1], ev[2])
 	}
 	return ""
-}
-
-// symEig returns the eigenvalues of a symmetric 3×3 matrix, ascending.
-func symEig(a [3][3]float64) [3]float64 {
-	p1 := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
-	q := (a[0][0] + a[1][1] + a[2][2]) / 3
-	if p1 == 0 {
-		e := []float64{a[0][0], a[1][1], a[2][2]}
-		sortFloats(e)
-		return [3]float64{e[0], e[1], e[2]}
-	}
-	p2 := (a[0][0]-q)*(a[0][0]-q) + (a[1][1]-q)*(a[1][1]-q) + (a[2][2]-q)*(a[2][2]-q) + 2*p1
-	p := math.Sqrt(p2 / 6)
-	var b [3][3]float64
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			b[i][j] = a[i][j] / p
-			if i == j {
-				b[i][j] -= q / p
-			}
-		}
-	}
-	det := b[0][0]*(b[1][1]*b[2][2]-b[1][2]*b[2][1]) - b[0][1]*(b[1][0]*b[2][2]-b[1][2]*b[2][0]) + b[0][2]*(b[1][0]*b[2][1]-b[1][1]*b[2][0])
-	rr := math.Max(-1, math.Min(1, det/2))
-	phi := math.Acos(rr) / 3
-	e1 := q + 2*p*math.Cos(phi)
-	e3 := q + 2*p*math.Cos(phi+2*math.Pi/3)
-	e2 := 3*q - e1 - e3
-	e := []float64{e1, e2, e3}
-	sortFloats(e)
-	return [3]float64{e[0], e[1], e[2]}
-}
-
-func sortFloats(e []float64) {
-	for i := 1; i < len(e); i++ {
-		for j := i; j > 0 && e[j] < e[j-1]; j-- {
-			e[j], e[j-1] = e[j-1], e[j]
-		}
-	}
 }
 
 // meshPath resolves a mesh reference: package://pkg/path (pkg searched
@@ -493,7 +443,7 @@ func (r *reader) tree(rb *Robot, links map[string]*Link) {
 				for _, l := range rb.Links {
 					names = append(names, l.Name)
 				}
-				r.errf(j.Line, "<"+end.which+">", "joint %q: %s link %q does not exist%s", j.Name, end.which, end.name, didYouMean(end.name, names))
+				r.errf(j.Line, "<"+end.which+">", "joint %q: %s link %q does not exist%s", j.Name, end.which, end.name, xml.DidYouMean(end.name, names))
 			}
 		}
 		if prev, dup := parentOf[j.Child]; dup {

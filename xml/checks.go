@@ -372,7 +372,7 @@ func (p *parser) lookupRef(ref string) (body, errMsg string) {
 	e := p.elems[body]
 	switch {
 	case e == nil:
-		return "", fmt.Sprintf("unknown body %q%s", body, didYouMean(body, p.names("body", "beam")))
+		return "", fmt.Sprintf("unknown body %q%s", body, DidYouMean(body, p.names("body", "beam")))
 	case e.family != "body" && e.family != "beam":
 		return "", fmt.Sprintf("%q is a <%s>, not a body", body, e.tag)
 	case hasMarker && !contains(e.markers, marker):
@@ -380,7 +380,7 @@ func (p *parser) lookupRef(ref string) (body, errMsg string) {
 		if len(e.markers) == 0 {
 			return "", msg + " (it has no markers)"
 		}
-		return "", msg + didYouMean(marker, e.markers)
+		return "", msg + DidYouMean(marker, e.markers)
 	}
 	return body, ""
 }
@@ -391,7 +391,7 @@ func (p *parser) resolveDriver(d pendingDriver) {
 		e := p.elems[d.joint]
 		switch {
 		case e == nil:
-			p.errs.Add(d.pos, "joint", "unknown joint %q%s", d.joint, didYouMean(d.joint, p.names("joint")))
+			p.errs.Add(d.pos, "joint", "unknown joint %q%s", d.joint, DidYouMean(d.joint, p.names("joint")))
 			return
 		case e.family != "joint":
 			p.errs.Add(d.pos, "joint", "%q is a <%s>, not a joint", d.joint, e.tag)
@@ -416,7 +416,7 @@ func (p *parser) resolveDriver(d pendingDriver) {
 			p.errs.Add(d.pos, "body", "the ground cannot be driven")
 			return
 		case e == nil:
-			p.errs.Add(d.pos, "body", "unknown body %q%s", d.body, didYouMean(d.body, p.names("body")))
+			p.errs.Add(d.pos, "body", "unknown body %q%s", d.body, DidYouMean(d.body, p.names("body")))
 			return
 		case e.tag != "body":
 			p.errs.Add(d.pos, "body", "%q is a <%s>, not a rigid body", d.body, e.tag)
@@ -458,7 +458,7 @@ func (p *parser) resolveChannel(ch pendingRef) {
 	e := p.elems[head]
 	if e == nil {
 		cands := append(p.names("body", "beam", "joint", "driver", "force", "contact"), "energy", "constraint")
-		p.errs.Add(ch.pos, ch.field, "unknown element %q in channel %q%s", head, ch.ref, didYouMean(head, cands))
+		p.errs.Add(ch.pos, ch.field, "unknown element %q in channel %q%s", head, ch.ref, DidYouMean(head, cands))
 		return
 	}
 	if len(parts) == 3 {
@@ -467,7 +467,7 @@ func (p *parser) resolveChannel(ch pendingRef) {
 		case e.family != "body" && e.family != "beam":
 			p.errs.Add(ch.pos, ch.field, "%s has no markers (channel %q)", what, ch.ref)
 		case !contains(e.markers, parts[1]):
-			p.errs.Add(ch.pos, ch.field, "%s has no marker %q%s", what, parts[1], didYouMean(parts[1], e.markers))
+			p.errs.Add(ch.pos, ch.field, "%s has no marker %q%s", what, parts[1], DidYouMean(parts[1], e.markers))
 		}
 	}
 }

@@ -229,7 +229,7 @@ func (p *parser) checkInertia(c *elemCtx, b *spec.Body) {
 		a[0][1], a[1][0] = v[3], v[3]
 		a[0][2], a[2][0] = v[4], v[4]
 		a[1][2], a[2][1] = v[5], v[5]
-		ev := symEig3(a)
+		ev := SymEig3(a)
 		moments = ev[:]
 		if !(ev[0] > 0) {
 			p.errs.Add(pos, "inertia", "the tensor is not positive definite (eigenvalues %s kg*m^2)", formatValues(moments))
@@ -260,9 +260,9 @@ func (p *parser) checkInertia(c *elemCtx, b *spec.Body) {
 	}
 }
 
-// symEig3 returns the eigenvalues of the symmetric matrix a in increasing
+// SymEig3 returns the eigenvalues of the symmetric matrix a in increasing
 // order (cyclic Jacobi rotations).
-func symEig3(a [3][3]float64) [3]float64 {
+func SymEig3(a [3][3]float64) [3]float64 {
 	for sweep := 0; sweep < 50; sweep++ {
 		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
 		diag := a[0][0]*a[0][0] + a[1][1]*a[1][1] + a[2][2]*a[2][2]
@@ -341,7 +341,7 @@ func (p *parser) resolveRevolute(r pendingRef) {
 	e := p.elems[r.ref]
 	switch {
 	case e == nil:
-		p.errs.Add(r.pos, r.field, "unknown joint %q%s", r.ref, didYouMean(r.ref, p.names("joint")))
+		p.errs.Add(r.pos, r.field, "unknown joint %q%s", r.ref, DidYouMean(r.ref, p.names("joint")))
 	case e.family != "joint":
 		p.errs.Add(r.pos, r.field, "%q is a <%s>, not a joint", r.ref, e.tag)
 	case e.tag != "revolute":

@@ -104,7 +104,7 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 	}
 	for _, a := range inc.Attrs {
 		if !contains(known, a.Name) {
-			p.errAt(ctx, a.Line, a.Name, "unknown attribute of <include>; want %s%s", strings.Join(known, ", "), didYouMean(a.Name, known))
+			p.errAt(ctx, a.Line, a.Name, "unknown attribute of <include>; want %s%s", strings.Join(known, ", "), DidYouMean(a.Name, known))
 		}
 	}
 	name, ok := inc.Get("name")
@@ -212,7 +212,7 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 		case "set":
 			n, _ := c.Get("name")
 			if _, ok := params[n]; !ok {
-				p.errAt(ctx, c.AttrLine("name"), "name", "subsystem %s has no parameter %q%s", rel, n, didYouMean(n, pnames))
+				p.errAt(ctx, c.AttrLine("name"), "name", "subsystem %s has no parameter %q%s", rel, n, DidYouMean(n, pnames))
 				continue
 			}
 			if _, dup := sets[n]; dup {
@@ -227,7 +227,7 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 			port, _ := c.Get("port")
 			to, ok := c.Get("to")
 			if _, isPort := ports[port]; !isPort {
-				p.errAt(ctx, c.AttrLine("port"), "port", "subsystem %s has no port %q%s", rel, port, didYouMean(port, portNames))
+				p.errAt(ctx, c.AttrLine("port"), "port", "subsystem %s has no port %q%s", rel, port, DidYouMean(port, portNames))
 				continue
 			}
 			if !ok || !isRef(strings.TrimSpace(to)) {

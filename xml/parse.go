@@ -192,7 +192,7 @@ func (p *parser) element(def *elemDef, n *Node, parent any) {
 					names[i] = kd.name
 				}
 				p.errs.Add(c.attrPos(p, "kind"), "kind", "unknown <%s> kind %q; want one of %s%s",
-					def.name, k, strings.Join(names, ", "), didYouMean(k, names))
+					def.name, k, strings.Join(names, ", "), DidYouMean(k, names))
 			} else {
 				c.ok["kind"] = true
 				switch o := obj.(type) {
@@ -339,7 +339,7 @@ func (p *parser) unknownAttr(name string, def *elemDef, k *kindDef) string {
 			}
 		}
 	}
-	return msg + didYouMean(name, attrNames(def, k))
+	return msg + DidYouMean(name, attrNames(def, k))
 }
 
 // otherSchema returns the schema of the other dimension (for messages).
@@ -474,9 +474,9 @@ func (p *parser) setAttr(ad *attrDef, a Attr, obj any) bool {
 		if !contains(ad.enum, v) {
 			if ad.aliases != nil {
 				return fail("unknown value %q; want one of %s (aliases: %s)%s", v, strings.Join(ad.enum, ", "),
-					aliasList(ad.enum, ad.aliases), didYouMean(v, append(append([]string(nil), ad.enum...), sortedAliasNames(ad.aliases)...)))
+					aliasList(ad.enum, ad.aliases), DidYouMean(v, append(append([]string(nil), ad.enum...), sortedAliasNames(ad.aliases)...)))
 			}
-			return fail("unknown value %q; want one of %s%s", v, strings.Join(ad.enum, ", "), didYouMean(v, ad.enum))
+			return fail("unknown value %q; want one of %s%s", v, strings.Join(ad.enum, ", "), DidYouMean(v, ad.enum))
 		}
 	case vRef:
 		if !isRef(v) {

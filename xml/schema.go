@@ -168,7 +168,7 @@ func CanonicalIntegrator(name string) (string, error) {
 		return c, nil
 	}
 	return "", fmt.Errorf("unknown integrator %q; want one of %s (aliases: %s)%s", name,
-		strings.Join(IntegratorNames(), ", "), aliasList(IntegratorNames(), integratorAliases()), didYouMean(n, append(IntegratorNames(), sortedAliasNames(integratorAliases())...)))
+		strings.Join(IntegratorNames(), ", "), aliasList(IntegratorNames(), integratorAliases()), DidYouMean(n, append(IntegratorNames(), sortedAliasNames(integratorAliases())...)))
 }
 
 // aliasList formats the aliases of the values of enum, in its order:

@@ -490,7 +490,7 @@ func TestInertiaOfBodies(t *testing.T) {
 	}
 }
 
-// symEig3 finds the eigenvalues of R·diag(λ)·Rᵀ for rotations R built from
+// SymEig3 finds the eigenvalues of R·diag(λ)·Rᵀ for rotations R built from
 // known angles, to rounding.
 func TestSymEig3(t *testing.T) {
 	rot := func(axis int, a float64) [3][3]float64 {
@@ -533,7 +533,7 @@ func TestSymEig3(t *testing.T) {
 		for i, l := range tc.lambda {
 			d[i][i] = l
 		}
-		got := symEig3(mul(mul(r, d), tr(r)))
+		got := SymEig3(mul(mul(r, d), tr(r)))
 		// Rounding is relative to the largest eigenvalue.
 		tol := 1e-14 * max(math.Abs(tc.lambda[0]), math.Abs(tc.lambda[2]))
 		for i := range got {

@@ -48,8 +48,10 @@ func nearest(s string, candidates []string) string {
 	return best
 }
 
-// didYouMean formats a suggestion: `; did you mean "mass"?` or "".
-func didYouMean(s string, candidates []string) string {
+// DidYouMean formats a suggestion: `; did you mean "mass"?` for the
+// candidate nearest to s, or "" when none is near (the model reader's
+// messages, and those of other readers: URDF).
+func DidYouMean(s string, candidates []string) string {
 	if c := nearest(s, candidates); c != "" {
 		return "; did you mean \"" + c + "\"?"
 	}

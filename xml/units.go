@@ -418,7 +418,7 @@ func unknownUnitError(name string) error {
 			names = append(names, a.name)
 		}
 	}
-	return fmt.Errorf("unknown unit %q%s", name, didYouMean(name, names))
+	return fmt.Errorf("unknown unit %q%s", name, DidYouMean(name, names))
 }
 
 func unitMul(a, b unitVal) unitVal {
