@@ -209,13 +209,17 @@ func (timeResolver) Measure(fn string, args []string) (int, bool, error) {
 }
 func (timeResolver) Table(name string) (*expr.Table, bool) { return nil, false }
 
+// CompileSignal compiles a <signal> expression: a function of time (the
+// name "time"), in SI units.
+func CompileSignal(src string) (*expr.Program, error) { return expr.Compile(src, timeResolver{}) }
+
 func newSignalComp(el *errList, e *Element, base comp) component {
 	src := e.str("expr")
 	if src == "" {
 		el.add(e.Line, "<signal> needs expr=\"…\" (an expression of time, SI units)")
 		return nil
 	}
-	p, err := expr.Compile(src, timeResolver{})
+	p, err := CompileSignal(src)
 	if err != nil {
 		el.add(e.Line, "expr: %v", err)
 		return nil

@@ -8,9 +8,10 @@ import (
 	"os"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"mbfmu/atomicfile"
 	"mbfmu/cosim"
-	"mbfmu/expr"
 	"mbfmu/results"
 	"mbfmu/solver"
 	"mbfmu/xml"
@@ -246,7 +247,7 @@ func cmdBodeCosim(args []string) error {
 // t1: the response is measured about an operating point, and a signal
 // that moves (a trajectory) would enter the harmonic.
 func constantSignal(src string, t0, t1 float64) error {
-	p, err := expr.Compile(src, timeOnly{})
+	p, err := cosim.CompileSignal(src)
 	if err != nil {
 		return nil // reads more than the time: the master will say what is wrong
 	}
@@ -258,36 +259,6 @@ func constantSignal(src string, t0, t1 float64) error {
 		}
 	}
 	return nil
-}
-
-// timeOnly resolves time (or t) alone.
-type timeOnly struct{}
-
-func (timeOnly) Var(name string) (int, bool) {
-	if name == "time" || name == "t" {
-		return 0, true
-	}
-	return 0, false
-}
-func (timeOnly) Measure(string, []string) (int, bool, error) { return 0, false, nil }
-func (timeOnly) Table(string) (*expr.Table, bool)            { return nil, false }
-
-// solve3 solves a 3×3 system by Cramer's rule (well conditioned here: a
-// constant, a cosine and a sine over at least a period).
-func solve3(a [3][3]float64, b [3]float64) [3]float64 {
-	det := func(m [3][3]float64) float64 {
-		return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
-	}
-	d := det(a)
-	var x [3]float64
-	for c := 0; c < 3; c++ {
-		m := a
-		for r := 0; r < 3; r++ {
-			m[r][c] = b[r]
-		}
-		x[c] = det(m) / d
-	}
-	return x
 }
 
 // cosimResponse runs the loop with a sine of amplitude a and frequency f
@@ -405,9 +376,12 @@ func cosimResponse(cfg *cosim.Config, in *cosim.Element, outs []string, f, a, se
 				rhs[r] += phi[r] * v
 			}
 		}
-		x := solve3(A, rhs)
+		var x mat.VecDense
+		if err := x.SolveVec(mat.NewDense(3, 3, []float64{A[0][0], A[0][1], A[0][2], A[1][0], A[1][1], A[1][2], A[2][0], A[2][1], A[2][2]}), mat.NewVecDense(3, rhs[:])); err != nil {
+			return complex(math.NaN(), math.NaN())
+		}
 		// a cos ωt + b sin ωt = Re((a − ib) e^{iωt})
-		return complex(x[1], -x[2])
+		return complex(x.AtVec(1), -x.AtVec(2))
 	}
 	us := make([]float64, len(ts))
 	for i, t := range ts {
