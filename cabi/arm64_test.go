@@ -53,18 +53,7 @@ func TestArm64(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sysroot, "lib", "ld-linux-aarch64.so.1")); err != nil {
 		skipUnlessRequired(t, "no aarch64 C library in "+sysroot+" (Debian package libc6-arm64-cross)")
 	}
-	dir := filepath.Join(tmpRoot, "arm64")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	lib := filepath.Join(dir, fmu.RuntimeLibName)
-	data, err := os.ReadFile(e.lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lib, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, lib := e.runtimeCopy(t, "arm64")
 	if err := buildRuntime(filepath.Join(dir, fmu.RuntimeLibNameArm64), versionScript(), "GOOS=linux", "GOARCH=arm64",
 		"GOFLAGS=-gcflags=all=-d=fmahash=n", "CC="+zig+" cc -target aarch64-linux-gnu.2.17"); err != nil {
 		t.Fatal(err)

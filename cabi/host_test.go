@@ -382,3 +382,23 @@ func BenchmarkCABI(b *testing.B) {
 		b.ReportMetric(v, "ns/"+r.Replace(strings.Join(f[1:len(f)-2], "_")))
 	}
 }
+
+// runtimeCopy makes the folder tmpRoot/name holding a copy of the Linux
+// runtime library, beside which a test builds another platform's runtime
+// (so that fmu.Pack adds it), and returns the folder and the copy's path.
+func (e *env) runtimeCopy(t *testing.T, name string) (dir, lib string) {
+	t.Helper()
+	dir = filepath.Join(tmpRoot, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lib = filepath.Join(dir, fmu.RuntimeLibName)
+	data, err := os.ReadFile(e.lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lib, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, lib
+}

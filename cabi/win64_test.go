@@ -45,19 +45,8 @@ func TestWin64(t *testing.T) {
 	if err != nil {
 		skipUnlessRequired(t, "wine not found: running the Windows build needs wine (Debian package wine64)")
 	}
-	dir := filepath.Join(tmpRoot, "win64")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	// the runtime, beside a copy of the Linux one so that Pack adds it
-	lib := filepath.Join(dir, fmu.RuntimeLibName)
-	data, err := os.ReadFile(e.lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lib, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, lib := e.runtimeCopy(t, "win64")
 	if err := buildRuntime(filepath.Join(dir, fmu.RuntimeLibNameWin64), "", "GOOS=windows", "GOARCH=amd64", "CC="+cc); err != nil {
 		t.Fatal(err)
 	}

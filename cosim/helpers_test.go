@@ -196,3 +196,30 @@ func maxAbsAfter(ts, v []float64, after float64) float64 {
 	}
 	return m
 }
+
+// runExampleLoop runs examples/<dir>/cosim.xml with its "plant" the FMU
+// packed from the example's model.xml (fmuPath), or, with viaFMU false,
+// the model run in-process; it returns the summary and the rows.
+func runExampleLoop(t *testing.T, dir, fmuPath string, viaFMU bool) (*Summary, *memWriter) {
+	t.Helper()
+	cfg := loadWithPaths(t, dir+"cosim.xml", map[string]string{"plant": fmuPath})
+	if !viaFMU {
+		for _, e := range cfg.Components {
+			if e.Name == "plant" {
+				e.Kind = "model"
+				e.Attr["path"] = "model.xml" // relative to the cosim file
+			}
+		}
+	}
+	m, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	w := &memWriter{}
+	sum, err := m.Run(RunOptions{Writer: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, w
+}

@@ -14,28 +14,7 @@ import (
 func TestServoAxisLoop(t *testing.T) {
 	const dir = "../examples/servo-axis/"
 	fmuPath := packFMU(t, dir+"model.xml", t.TempDir())
-	run := func(viaFMU bool) (*Summary, *memWriter) {
-		cfg := loadWithPaths(t, dir+"cosim.xml", map[string]string{"plant": fmuPath})
-		if !viaFMU {
-			for _, e := range cfg.Components {
-				if e.Name == "plant" {
-					e.Kind = "model"
-					e.Attr["path"] = "model.xml" // relative to the cosim file
-				}
-			}
-		}
-		m, err := New(cfg, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		w := &memWriter{}
-		sum, err := m.Run(RunOptions{Writer: w})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sum, w
-	}
+	run := func(viaFMU bool) (*Summary, *memWriter) { return runExampleLoop(t, dir, fmuPath, viaFMU) }
 	sum, w := run(true)
 	if !sum.Passed() {
 		t.Errorf("checks failed:\n%s", sum)

@@ -2,7 +2,6 @@ package solver
 
 import (
 	"math"
-	"math/cmplx"
 	"strings"
 	"testing"
 
@@ -30,70 +29,18 @@ func userMotor(extra string) string {
 // (the state's BDF2 update is condensed into the torque: the same
 // reference the <motor> element is checked against).
 func TestUserStateMotor(t *testing.T) {
-	const J, R, L, k, V = 0.01, 1.0, 0.01, 0.1, 12.0
-	p, q := R/L, k*k/(J*L)
-	l1, l2 := (-p+math.Sqrt(p*p-4*q))/2, (-p-math.Sqrt(p*p-4*q))/2
-	wss := V / k
-	A, B := -wss*l2/(l2-l1), wss*l1/(l2-l1)
-	omega := func(t float64) float64 { return wss + A*math.Exp(l1*t) + B*math.Exp(l2*t) }
-	current := func(t float64) float64 { return J / k * (A*l1*math.Exp(l1*t) + B*l2*math.Exp(l2*t)) }
-	var errs []float64
-	for _, h := range []float64{2e-3, 1e-3, 5e-4} {
-		m, s := loadDrive(t, userMotor(""))
-		m.settings.Step = h
-		s.h = h
-		var worst float64
-		for n := 1; n <= 10; n++ {
-			tt := 0.05 * float64(n)
-			if err := m.AdvanceTo(s, tt); err != nil {
-				t.Fatal(err)
-			}
-			w, i := chanAt(t, m, s, "wheel.omega"), chanAt(t, m, s, "i")
-			if tq := chanAt(t, m, s, "tq"); math.Abs(tq-k*i) > 1e-12*math.Abs(tq) {
-				t.Errorf("variable tq = %.15g, want k·i = %.15g", tq, k*i)
-			}
-			worst = math.Max(worst, math.Max(math.Abs(w-omega(tt))/wss, math.Abs(i-current(tt))/current(0.01)))
+	checkMotorSpinUp(t, userMotor(""), "i", func(m *Model, s *State) {
+		if i, tq := chanAt(t, m, s, "i"), chanAt(t, m, s, "tq"); math.Abs(tq-0.1*i) > 1e-12*math.Abs(tq) {
+			t.Errorf("variable tq = %.15g, want k·i = %.15g", tq, 0.1*i)
 		}
-		errs = append(errs, worst)
-		t.Logf("h = %g: largest error %.3g (relative to ω_ss and the peak current)", h, worst)
-	}
-	if errs[1] > 1e-3 {
-		t.Errorf("at h = 1 ms the motor is off by %.3g", errs[1])
-	}
-	for n := 1; n < len(errs); n++ {
-		if q := errs[n-1] / errs[n]; q < 3.3 || q > 4.8 {
-			t.Errorf("error ratio %.2f on halving the step, want about 4", q)
-		}
-	}
+	})
 }
 
 // The user state is a state of the linearisation, as the motor element's
 // current is: eigenvalues 0 and those of the 2×2 motor, and ω/V =
 // k/(J L s² + J R s + k²), i/V = J s/(…) to 1e-8.
 func TestUserStateLinearised(t *testing.T) {
-	const J, R, L, k = 0.01, 1.0, 0.01, 0.1
-	m, s := loadDrive(t, userMotor(`<output name="w" channel="wheel.omega"/><output name="io" channel="i"/>`))
-	lin, err := m.Linearize(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, c := lin.A.Dims(); r != 3 || c != 3 || len(lin.States) != 1 || lin.States[0] != "i" {
-		t.Fatalf("A is %d×%d with element states %v; want 3×3 with i", r, c, lin.States)
-	}
-	f := []float64{0.3, 3, 30}
-	H, err := lin.Response(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n, fr := range f {
-		sj := complex(0, 2*math.Pi*fr)
-		den := J*L*sj*sj + J*R*sj + k*k
-		for o, ref := range []complex128{k / den, J * sj / den} {
-			if e := cmplx.Abs(H[n][o]/ref - 1); e > 1e-8 {
-				t.Errorf("output %d at %g Hz: %v, want %v (relative %.2g)", o, fr, H[n][o], ref, e)
-			}
-		}
-	}
+	checkMotorLinearised(t, userMotor(`<output name="w" channel="wheel.omega"/><output name="io" channel="i"/>`), "i")
 }
 
 // A stiff state equation (time constant 1 µs) at a 10 ms step: the BDF2
