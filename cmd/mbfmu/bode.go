@@ -17,6 +17,84 @@ import (
 	"mbfmu/xml"
 )
 
+// writeBode writes a frequency-response table (cols: the frequency, then
+// each pair's magnitude and phase) to the CSV out ("-" standard output,
+// "" none) and the workbook xlsx (log frequency axis, run information
+// ri), and draws svgPairs to the SVG file svg with title and note; it
+// returns the files written.
+func writeBode(out, xlsx, svg string, ri results.RunInfo, cols []results.Column, freq []float64, pairs, svgPairs []results.BodePair, title, note string) ([]string, error) {
+	var w results.Outputs
+	defer w.RemoveTemps()
+	if out == "-" {
+		w.AddStream(results.NewCSVWriterDigits(os.Stdout, 17), "standard output")
+	} else if out != "" {
+		if err := results.MakeParentDirs(out); err != nil {
+			return nil, err
+		}
+		if err := w.AddCSV(out); err != nil {
+			return nil, err
+		}
+	}
+	if xlsx != "" {
+		if err := results.MakeParentDirs(xlsx); err != nil {
+			return nil, err
+		}
+		xw, err := w.AddXLSX(xlsx)
+		if err != nil {
+			return nil, err
+		}
+		xw.SetLogX()
+		xw.SetRunInfo(ri)
+	}
+	if err := w.Header(cols); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	row := make([]float64, len(cols))
+	for k, f := range freq {
+		row[0] = f
+		for p, pr := range pairs {
+			row[1+2*p], row[2+2*p] = pr.Mag[k], pr.Phase[k]
+		}
+		if err := w.Row(row); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	written := w.Written()
+	if svg != "" {
+		if err := results.MakeParentDirs(svg); err != nil {
+			return nil, err
+		}
+		if err := atomicfile.WriteFile(svg, func(w io.Writer) error { return results.WriteBodeSVG(w, title, note, freq, svgPairs) }); err != nil {
+			return nil, err
+		}
+		written = append(written, svg)
+	}
+	return written, nil
+}
+
+// bodeTable prints the terminal summary of a frequency response (head,
+// then each pair's magnitude and phase at the ends of the range) to
+// standard output, or to standard error when the CSV went to standard
+// output, and returns that writer.
+func bodeTable(out, head string, freq []float64, pairs []results.BodePair) io.Writer {
+	table := io.Writer(os.Stdout)
+	if out == "-" {
+		table = os.Stderr
+	}
+	lo, hi, n := freq[0], freq[len(freq)-1], len(freq)-1
+	fmt.Fprintf(table, "%s, %d frequencies from %g Hz to %g Hz\n", head, len(freq), lo, hi)
+	fmt.Fprintf(table, "%-30s %16s %14s %16s %14s\n", "output/input", "|H| at "+shortHz(lo), "phase (deg)", "|H| at "+shortHz(hi), "phase (deg)")
+	for _, pr := range pairs {
+		fmt.Fprintf(table, "%-30s %16.6g %14.2f %16.6g %14.2f\n", pr.Name, pr.Mag[0], pr.Phase[0], pr.Mag[n], pr.Phase[n])
+	}
+	return table
+}
+
 // freqFlag is a frequency in Hz given with an optional unit ("10", "10 Hz",
 // "2 1/s"); it must be finite and positive.
 type freqFlag struct{ v *float64 }
@@ -211,80 +289,24 @@ func cmdBode(args []string) error {
 			}
 		}
 	}
-	var outsW results.Outputs
-	defer outsW.RemoveTemps()
-	if o.out == "-" {
-		outsW.AddStream(results.NewCSVWriterDigits(os.Stdout, 17), "standard output")
-	} else if o.out != "" {
-		if err := results.MakeParentDirs(o.out); err != nil {
-			return err
-		}
-		if err := outsW.AddCSV(o.out); err != nil {
-			return err
+	var ri results.RunInfo
+	ri.Add("model file", model)
+	ri.Add("analysis", "frequency response of the linearisation about the "+point)
+	ri.Add("frequencies", fmt.Sprintf("%d, log-spaced from %g Hz to %g Hz", len(freq), lo, hi))
+	note := "line: from the linearisation"
+	sp := append([]results.BodePair(nil), pairs...)
+	if directPairs != nil {
+		note += fmt.Sprintf("; circles: by time integration with inputs of amplitude %g", direct)
+		for p := range sp {
+			sp[p].DMag, sp[p].DPhase = directPairs[p].Mag, directPairs[p].Phase
 		}
 	}
-	if o.xlsx != "" {
-		if err := results.MakeParentDirs(o.xlsx); err != nil {
-			return err
-		}
-		xw, err := outsW.AddXLSX(o.xlsx)
-		if err != nil {
-			return err
-		}
-		xw.SetLogX()
-		var ri results.RunInfo
-		ri.Add("model file", model)
-		ri.Add("analysis", "frequency response of the linearisation about the "+point)
-		ri.Add("frequencies", fmt.Sprintf("%d, log-spaced from %g Hz to %g Hz", len(freq), lo, hi))
-		xw.SetRunInfo(ri)
-	}
-	if err := outsW.Header(cols); err != nil {
-		outsW.Abort()
+	all := append(pairs[:len(pairs):len(pairs)], directPairs...)
+	written, err := writeBode(o.out, o.xlsx, *svg, ri, cols, freq, all, sp, fmt.Sprintf("%s: frequency response about the %s", m.Name(), point), note)
+	if err != nil {
 		return err
 	}
-	row := make([]float64, len(cols))
-	for k, f := range freq {
-		row[0] = f
-		for p, pr := range append(pairs[:len(pairs):len(pairs)], directPairs...) {
-			row[1+2*p], row[2+2*p] = pr.Mag[k], pr.Phase[k]
-		}
-		if err := outsW.Row(row); err != nil {
-			outsW.Abort()
-			return err
-		}
-	}
-	if err := outsW.Close(); err != nil {
-		return err
-	}
-	written := outsW.Written()
-	if *svg != "" {
-		if err := results.MakeParentDirs(*svg); err != nil {
-			return err
-		}
-		title := fmt.Sprintf("%s: frequency response about the %s", m.Name(), point)
-		note := "line: from the linearisation"
-		sp := append([]results.BodePair(nil), pairs...)
-		if directPairs != nil {
-			note += fmt.Sprintf("; circles: by time integration with inputs of amplitude %g", direct)
-			for p := range sp {
-				sp[p].DMag, sp[p].DPhase = directPairs[p].Mag, directPairs[p].Phase
-			}
-		}
-		if err := atomicfile.WriteFile(*svg, func(w io.Writer) error { return results.WriteBodeSVG(w, title, note, freq, sp) }); err != nil {
-			return err
-		}
-		written = append(written, *svg)
-	}
-	table := io.Writer(os.Stdout)
-	if o.out == "-" {
-		table = os.Stderr
-	}
-	fmt.Fprintf(table, "%s: frequency response about the %s, %d frequencies from %g Hz to %g Hz\n", m.Name(), point, len(freq), lo, hi)
-	fmt.Fprintf(table, "%-30s %16s %14s %16s %14s\n", "output/input", "|H| at "+shortHz(lo), "phase (deg)", "|H| at "+shortHz(hi), "phase (deg)")
-	for _, pr := range append(pairs, directPairs...) {
-		n := len(freq) - 1
-		fmt.Fprintf(table, "%-30s %16.6g %14.2f %16.6g %14.2f\n", pr.Name, pr.Mag[0], pr.Phase[0], pr.Mag[n], pr.Phase[n])
-	}
+	table := bodeTable(o.out, fmt.Sprintf("%s: frequency response about the %s", m.Name(), point), freq, all)
 	if directPairs != nil {
 		worst, at, which := 0.0, 0.0, ""
 		var none []string // pairs the linearisation has no response for where the direct one has

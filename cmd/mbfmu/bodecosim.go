@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/cmplx"
 	"os"
@@ -10,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"mbfmu/atomicfile"
 	"mbfmu/cosim"
 	"mbfmu/results"
 	"mbfmu/solver"
@@ -172,74 +170,18 @@ func cmdBodeCosim(args []string) error {
 			pairs = append(pairs, results.BodePair{Name: name, Unit: unit, Mag: mag, Phase: solver.Phases(h)})
 		}
 	}
-	var w results.Outputs
-	defer w.RemoveTemps()
-	if *out == "-" {
-		w.AddStream(results.NewCSVWriterDigits(os.Stdout, 17), "standard output")
-	} else if *out != "" {
-		if err := results.MakeParentDirs(*out); err != nil {
-			return err
-		}
-		if err := w.AddCSV(*out); err != nil {
-			return err
-		}
-	}
-	if *xlsx != "" {
-		if err := results.MakeParentDirs(*xlsx); err != nil {
-			return err
-		}
-		xw, err := w.AddXLSX(*xlsx)
-		if err != nil {
-			return err
-		}
-		xw.SetLogX()
-		var ri results.RunInfo
-		ri.Add("co-simulation file", file)
-		ri.Add("analysis", fmt.Sprintf("frequency response by time integration: a sine of amplitude %g added to each input, %g s to settle, %d periods measured", *amp, *settle, *periods))
-		ri.Add("frequencies", fmt.Sprintf("%d, log-spaced from %g Hz to %g Hz", len(freq), from, to))
-		xw.SetRunInfo(ri)
-	}
-	if err := w.Header(cols); err != nil {
-		w.Abort()
+	var ri results.RunInfo
+	ri.Add("co-simulation file", file)
+	ri.Add("analysis", fmt.Sprintf("frequency response by time integration: a sine of amplitude %g added to each input, %g s to settle, %d periods measured", *amp, *settle, *periods))
+	ri.Add("frequencies", fmt.Sprintf("%d, log-spaced from %g Hz to %g Hz", len(freq), from, to))
+	if _, err := writeBode(*out, *xlsx, *svg, ri, cols, freq, pairs, pairs, fmt.Sprintf("%s: closed-loop frequency response", cfg.Name),
+		fmt.Sprintf("by time integration of the co-simulation, sines of amplitude %g", *amp)); err != nil {
 		return err
-	}
-	row := make([]float64, len(cols))
-	for k, f := range freq {
-		row[0] = f
-		for p, pr := range pairs {
-			row[1+2*p], row[2+2*p] = pr.Mag[k], pr.Phase[k]
-		}
-		if err := w.Row(row); err != nil {
-			w.Abort()
-			return err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if *svg != "" {
-		if err := results.MakeParentDirs(*svg); err != nil {
-			return err
-		}
-		title := fmt.Sprintf("%s: closed-loop frequency response", cfg.Name)
-		note := fmt.Sprintf("by time integration of the co-simulation, sines of amplitude %g", *amp)
-		if err := atomicfile.WriteFile(*svg, func(w io.Writer) error { return results.WriteBodeSVG(w, title, note, freq, pairs) }); err != nil {
-			return err
-		}
-	}
-	table := io.Writer(os.Stdout)
-	if *out == "-" {
-		table = os.Stderr
 	}
 	for n, fs := range saturated {
 		fmt.Fprintf(os.Stderr, "%s: warning: %s reached its output limit at %d of the frequencies (from %g Hz): the loop is not linear there; lower --amplitude\n", file, n, len(fs), fs[0])
 	}
-	fmt.Fprintf(table, "%s: frequency response by time integration, %d frequencies from %g Hz to %g Hz\n", cfg.Name, len(freq), from, to)
-	fmt.Fprintf(table, "%-30s %16s %14s %16s %14s\n", "output/input", "|H| at "+shortHz(from), "phase (deg)", "|H| at "+shortHz(to), "phase (deg)")
-	for _, p := range pairs {
-		n := len(freq) - 1
-		fmt.Fprintf(table, "%-30s %16.6g %14.2f %16.6g %14.2f\n", p.Name, p.Mag[0], p.Phase[0], p.Mag[n], p.Phase[n])
-	}
+	bodeTable(*out, cfg.Name+": frequency response by time integration", freq, pairs)
 	return nil
 }
 
