@@ -42,10 +42,9 @@ type userVars struct {
 	trial  []*expr.Program // each variable, reading trial states
 	vstate []int8          // variable compilation: 0 not yet, 1 under way, 2 done
 	slot   int             // in Ctx.ES: t₀, t₋₁, history?, e₀ (n), e₋₁ (n)
-	key    int             // in Ctx.UW: the key of the last solve (keyLen values and a flag)
-	keyLen int
-	ids    map[[2]int]int // measure id of (kind, index)
-	ready  bool           // the elements are built: variables may be compiled
+	key    int             // in Ctx.UW: where the key of the last solve starts (to a flag at the end)
+	ids    map[[2]int]int  // measure id of (kind, index)
+	ready  bool            // the elements are built: variables may be compiled
 }
 
 // The kinds of user measures.
@@ -190,8 +189,9 @@ func (c *compiler) compileUser() {
 		// variables, positions, velocities and stored states, and a flag
 		m := c.m
 		u.key = 3*n + n*n
-		u.keyLen = m.vars + m.nq + m.nv + 3 + 2*n // and the multipliers (sized with the state)
-		m.uwork = u.key + u.keyLen + 1
+		// the key: variables, positions, velocities, stored states, and
+		// the multipliers (added with the state: uworkFor), then the flag
+		m.uwork = u.key + m.vars + m.nq + m.nv + 3 + 2*n + 1
 	}
 	u.val = make([]*expr.Program, len(u.vars))
 	u.trial = make([]*expr.Program, len(u.vars))

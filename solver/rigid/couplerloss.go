@@ -33,21 +33,7 @@ func (e *couplerLoss) Potential(*mech.Ctx) float64 { return 0 }
 // efforts returns the loss efforts on the two coordinates and their
 // gradients (union dofs), and the power lost.
 func (e *couplerLoss) efforts(x *mech.Ctx, gi, gj []float64) (li, lj, lost float64) {
-	var ji, jj [12]float64
-	_, wi, _ := e.ci.eval(x, false, ji[:len(e.ci.dofs())])
-	_, wj, _ := e.cj.eval(x, false, jj[:len(e.cj.dofs())])
-	clear(gi)
-	clear(gj)
-	for k, p := range e.u.mi[:len(e.ci.dofs())] {
-		if p >= 0 {
-			gi[p] += ji[k]
-		}
-	}
-	for k, p := range e.u.mj[:len(e.cj.dofs())] {
-		if p >= 0 {
-			gj[p] += jj[k]
-		}
-	}
+	wi, wj := e.u.rates(x, e.ci, e.cj, 1, gi, gj)
 	lam := e.lam.Eval(x)
 	ti, tj := -e.a[0]*lam, -e.a[1]*lam
 	if ti == 0 && tj == 0 {
@@ -100,23 +86,9 @@ func (e *lossyCoupler) NumericTangent() bool { return true }
 // factors returns the mesh effort s, the gradients of the two
 // coordinates (union dofs) and the share of s each side receives.
 func (e *lossyCoupler) factors(x *mech.Ctx, gi, gj []float64) (s, fi, fj, wi, wj float64) {
-	var ji, jj [12]float64
 	var grad [24]float64
 	_, _, s, _, _ = e.state(x, grad[:len(e.u.d)])
-	_, wi, _ = e.ci.eval(x, false, ji[:len(e.ci.dofs())])
-	_, wj, _ = e.cj.eval(x, false, jj[:len(e.cj.dofs())])
-	clear(gi)
-	clear(gj)
-	for k, p := range e.u.mi[:len(e.ci.dofs())] {
-		if p >= 0 {
-			gi[p] += ji[k]
-		}
-	}
-	for k, p := range e.u.mj[:len(e.cj.dofs())] {
-		if p >= 0 {
-			gj[p] += e.r * jj[k]
-		}
-	}
+	wi, wj = e.u.rates(x, e.ci, e.cj, e.r, gi, gj)
 	if s == 0 {
 		return 0, 1, 1, wi, wj
 	}
@@ -164,4 +136,25 @@ func (e *lossyCoupler) Channel(x *mech.Ctx, sub int) float64 {
 // mesh's spring and damper take); the difference is lost.
 func lostPower(s, fi, fj, wi, rwj float64) float64 {
 	return s*(fi*wi+fj*rwj) - s*(wi+rwj)
+}
+
+// rates returns the rates of coordinates ci and cj and writes their
+// gradients over the union's dofs into gi and gj (cj's scaled by rj).
+func (u *union) rates(x *mech.Ctx, ci, cj *jcoord, rj float64, gi, gj []float64) (wi, wj float64) {
+	var ji, jj [12]float64
+	_, wi, _ = ci.eval(x, false, ji[:len(ci.dofs())])
+	_, wj, _ = cj.eval(x, false, jj[:len(cj.dofs())])
+	clear(gi)
+	clear(gj)
+	for k, p := range u.mi[:len(ci.dofs())] {
+		if p >= 0 {
+			gi[p] += ji[k]
+		}
+	}
+	for k, p := range u.mj[:len(cj.dofs())] {
+		if p >= 0 {
+			gj[p] += rj * jj[k]
+		}
+	}
+	return wi, wj
 }
