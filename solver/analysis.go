@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"mbfmu/solver/contacts"
 	"mbfmu/solver/mech"
 )
 
@@ -398,18 +397,18 @@ func (m *Model) massMatrix(s *State) *mat.Dense {
 	return M
 }
 
-// sticking lists the contacts that stick (exact Coulomb friction in stick
-// mode): each holds its slip velocity by a constraint on the
-// accelerations, W a = −(Γ + κ vt), whose multiplier is the friction force
+// sticking lists the elements with exact Coulomb friction that stick:
+// each holds its slip velocity by a constraint on the accelerations,
+// W a = −(Γ + κ vt), whose multiplier is the friction force
 // (stickslip.go). The linearisation takes them as constraint rows after
 // those of Φ.
-func (m *Model) sticking(s *State) []*contacts.Elem {
+func (m *Model) sticking(s *State) []mech.Coulomb {
 	if m.contacts == nil || !m.contacts.coulomb {
 		return nil
 	}
-	var out []*contacts.Elem
-	for _, e := range m.contacts.elems {
-		if e.Fric == contacts.FricCoulomb && s.cs[e.Idx*contacts.Stride+contacts.SlotMode] == 0 {
+	var out []mech.Coulomb
+	for _, e := range m.contacts.rows {
+		if st := m.contacts.group(s, e); st[mech.CSClosed] != 0 && st[mech.CSMode] == 0 {
 			out = append(out, e)
 		}
 	}
@@ -417,17 +416,17 @@ func (m *Model) sticking(s *State) []*contacts.Elem {
 }
 
 // stickRow evaluates the slip-acceleration constraint of the sticking
-// contact e at the state: its row W (on e.Dofs()) and the right-hand side
+// element e at the state: its row W (on e.Dofs()) and the right-hand side
 // of W a = −(Γ + κ vt).
-func (m *Model) stickRow(s *State, e *contacts.Elem) (w [6]float64, rhs float64) {
-	var k contacts.Kin
-	e.Kin(&s.x, &k)
-	return k.W, -(k.Gamma + m.contacts.kappa*k.Vt)
+func (m *Model) stickRow(s *State, e mech.Coulomb) (w []float64, rhs float64) {
+	w = make([]float64, len(e.Dofs()))
+	vt, gamma := e.Slip(&s.x, w)
+	return w, -(gamma + m.contacts.kappa*vt)
 }
 
 // accConstraints returns the rows of the constraints on the accelerations
 // ((nc + len(stick)) × nv): Φq, then the sticking contacts' W.
-func (m *Model) accConstraints(s *State, stick []*contacts.Elem) *mat.Dense {
+func (m *Model) accConstraints(s *State, stick []mech.Coulomb) *mat.Dense {
 	G := mat.NewDense(m.nc+len(stick), m.nv, nil)
 	if m.nc > 0 {
 		G.Slice(0, m.nc, 0, m.nv).(*mat.Dense).Copy(m.constraintJacobian(s).Slice(0, m.nc, 0, m.nv))
@@ -449,7 +448,7 @@ func (m *Model) accConstraints(s *State, stick []*contacts.Elem) *mat.Dense {
 // G a = γ (nc + len(stick) rows: Φ's, then the sticking contacts') and
 // Pq = ∂(Φq v + Φt)/∂q (nc rows) at the state: the terms of the constrained
 // accelerations' derivative that the iteration matrix does not hold.
-func (m *Model) conDerivs(s *State, stick []*contacts.Elem) (Gq, Gv, Pq *mat.Dense) {
+func (m *Model) conDerivs(s *State, stick []mech.Coulomb) (Gq, Gv, Pq *mat.Dense) {
 	nv, nc, nr := m.nv, m.nc, m.nc+len(stick)
 	Gq, Gv, Pq = mat.NewDense(max(nr, 1), nv, nil), mat.NewDense(max(nr, 1), nv, nil), mat.NewDense(max(nc, 1), nv, nil)
 	q0 := append([]float64(nil), s.q...)
@@ -1032,7 +1031,7 @@ func maxAbsDense(X *mat.Dense) float64 {
 // addMultipliers adds sc·δμ to the state's multipliers: λ for Φ's rows,
 // and the friction forces of the sticking contacts (μ holds their
 // negatives: the friction force acts as Wᵀ F on the force rows).
-func (m *Model) addMultipliers(s *State, stick []*contacts.Elem, dmu []float64, sc float64) {
+func (m *Model) addMultipliers(s *State, stick []mech.Coulomb, dmu []float64, sc float64) {
 	if dmu == nil {
 		return
 	}
@@ -1040,7 +1039,7 @@ func (m *Model) addMultipliers(s *State, stick []*contacts.Elem, dmu []float64, 
 		s.lam[r] += sc * dmu[r]
 	}
 	for i, e := range stick {
-		s.cs[e.Idx*contacts.Stride+contacts.SlotStick] -= sc * dmu[m.nc+i]
+		m.contacts.group(s, e)[mech.CSStick] -= sc * dmu[m.nc+i]
 	}
 }
 

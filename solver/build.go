@@ -87,22 +87,28 @@ func (c *compiler) elements() {
 	contacts.Compile(c, ms)
 }
 
-// contactSet gathers the planar contact elements whose modes the engine
-// switches at events (stickslip.go).
+// contactSet gathers the planar contact elements, whose normal states
+// the engine switches at events, and the elements with exact Coulomb
+// friction, whose stick and slip it decides (stickslip.go).
 func (c *compiler) contactSet() {
-	set := &contactSet{kappa: 2 * c.m.settings.BaumgarteAlpha}
+	set := &contactSet{kappa: 2 * c.m.settings.BaumgarteAlpha, groups: c.m.ncs}
 	for _, f := range c.m.forces {
 		if e, ok := f.(*contacts.Elem); ok {
 			set.elems = append(set.elems, e)
-			if e.Fric == contacts.FricCoulomb {
-				set.coulomb = true
+			if e.Fric != contacts.FricCoulomb {
+				continue
 			}
 		}
+		if e, ok := f.(mech.Coulomb); ok {
+			set.rows = append(set.rows, e)
+			set.maxd = max(set.maxd, len(e.Dofs()))
+		}
 	}
-	if len(set.elems) > 0 {
-		// the sticking contacts' Delassus system: dense, as large as the
-		// number of contacts (rows of contacts not sticking are identity)
-		n := len(set.elems)
+	set.coulomb = len(set.rows) > 0
+	if len(set.elems) > 0 || set.coulomb {
+		// the sticking rows' Delassus system: dense, as large as the
+		// number of friction rows (rows not sticking are identity)
+		n := max(len(set.rows), 1)
 		p := linalg.NewPattern(n)
 		all := make([]int, n)
 		for i := range all {
@@ -275,6 +281,12 @@ func (c *compiler) StateSlots(e mech.Stateful, n int) int {
 	c.m.stateful = append(c.m.stateful, e)
 	c.m.nes += n
 	return c.m.nes - n
+}
+
+// DiscreteSlot reserves a discrete-state group (mech.Builder).
+func (c *compiler) DiscreteSlot() int {
+	c.m.ncs++
+	return c.m.ncs - 1
 }
 
 // AddConstraint adds a constraint element of joint owner (mech.Builder).

@@ -25,7 +25,10 @@ type Model struct {
 	// number of their slots in State.es (mech.Builder's StateSlots)
 	stateful []mech.Stateful
 	nes      int
-	uwork    int // the user states' work space (Ctx.UW)
+	// ncs is the number of discrete-state groups (mech.Builder's
+	// DiscreteSlot): mech.CSStride slots each in State.cs
+	ncs   int
+	uwork int // the user states' work space (Ctx.UW)
 
 	// Coordinates: nq positions q, nv velocities v (and accelerations,
 	// Newton increments). A planar body or a beam's nodal coordinates are

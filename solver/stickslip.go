@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"mbfmu/linalg"
+	"mbfmu/solver/mech"
 
 	"mbfmu/lcp"
 	"mbfmu/solver/contacts"
@@ -45,27 +46,32 @@ import (
 // contactSet.newton after each Newton solve (stick rows by block
 // elimination); Init calls contactSet.begin.
 
-// contactSet is the model's list of planar contact pairs, whose modes the
-// engine decides at events.
+// contactSet is the model's planar contact pairs, whose normal states the
+// engine switches at events, and its elements with exact Coulomb friction
+// (mech.Coulomb: those contacts with friction="coulomb" and the joints'
+// frictions), whose stick and slip it decides.
 type contactSet struct {
-	elems   []*contacts.Elem
-	coulomb bool    // some contact has exact Coulomb friction
-	kappa   float64 // drift gain of the stick constraint: v̇t = −κ vt
-	// stickPlan is the dense plan of the sticking contacts' system
-	// (stickSolve), one row per contact
+	elems   []*contacts.Elem // planar contacts (normal states)
+	rows    []mech.Coulomb   // exact Coulomb friction
+	groups  int              // discrete-state groups (Model.ncs)
+	maxd    int              // the most dofs of a friction row
+	coulomb bool             // some element has exact Coulomb friction
+	kappa   float64          // drift gain of the stick constraint: v̇t = −κ vt
+	// stickPlan is the dense plan of the sticking rows' system
+	// (stickSolve), one row per friction element
 	stickPlan *linalg.Plan
 }
 
-// csLen returns the length of the contact state in State.core.
+// csLen returns the length of the discrete state in State.core.
 func (cs *contactSet) csLen() int {
 	if cs == nil {
 		return 0
 	}
-	return len(cs.elems) * contacts.Stride
+	return cs.groups * mech.CSStride
 }
 
-// vtolStick is the slip speed below which a closed contact is a stick
-// candidate at a decision (m/s).
+// vtolStick is the slip speed below which a friction element is a stick
+// candidate at a decision (m/s or rad/s).
 const vtolStick = 1e-8
 
 // maxContactEvents bounds the events handled within one step.
@@ -75,18 +81,21 @@ const maxContactEvents = 200
 // of the snapshot).
 type contactWork struct {
 	decide bool   // the next accelerations() call decides stick/slip (LCP)
-	fired  []bool // per contact: its stick reserve ran out (stick → slip event)
+	fired  []bool // per group: its stick reserve ran out (stick → slip event)
 
-	kin  []contacts.Kin
-	fn   []float64
-	act  []int     // sticking (or candidate) contacts
-	y    []float64 // responses K⁻¹[Wᵀ; 0], one row of nv+nc per active contact
-	gq   []float64 // ∂vt/∂q rows (implicit), 6 per active contact
+	row  []float64 // scratch: one row W
+	act  []int     // sticking (or candidate) friction rows (indices in rows)
+	wr   []float64 // their rows W, maxd per active row
+	vt   []float64 // their slip velocities
+	gam  []float64 // and γ
+	cap  []float64 // and static levels μ0 F_N
+	y    []float64 // responses K⁻¹[Wᵀ; 0], one row of nv+nc per active row
+	gq   []float64 // ∂vt/∂q rows (implicit), maxd per active row
 	amat []float64 // n×n
 	bvec []float64
 	fvec []float64
 	piv  []int
-	ls   *linalg.Solver // the sticking contacts' system (stickSolve)
+	ls   *linalg.Solver // the sticking rows' system (stickSolve)
 	lb   []float64
 	lm   []float64 // LCP matrix (2n)²
 	lq   []float64
@@ -95,7 +104,7 @@ type contactWork struct {
 	lcp  *lcp.Solver
 
 	start []float64 // core at the start of a sub-step
-	g0    []float64 // event functions: 2 per contact
+	g0    []float64 // event functions: 2 per group
 	g1    []float64
 	glo   []float64
 	ghi   []float64
@@ -111,16 +120,17 @@ func (m *Model) newContactWork() *contactWork {
 	if cs == nil {
 		return nil
 	}
-	n := len(cs.elems)
+	n, ng, md := len(cs.rows), cs.groups, cs.maxd
 	nK := m.nv + m.nc
 	return &contactWork{
-		kin: make([]contacts.Kin, n), fn: make([]float64, n), act: make([]int, 0, n), fired: make([]bool, n),
-		y: make([]float64, n*nK), gq: make([]float64, 6*n),
+		row: make([]float64, md), act: make([]int, 0, n), fired: make([]bool, ng),
+		wr: make([]float64, n*md), vt: make([]float64, n), gam: make([]float64, n), cap: make([]float64, n),
+		y: make([]float64, n*nK), gq: make([]float64, n*md),
 		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n),
 		ls: cs.stickPlan.NewSolver(), lb: make([]float64, n),
 		lm: make([]float64, 4*n*n), lq: make([]float64, 2*n), lz: make([]float64, 2*n), lw: make([]float64, 2*n),
 		lcp: lcp.NewSolver(2 * n),
-		g0:  make([]float64, 2*n), g1: make([]float64, 2*n), glo: make([]float64, 2*n), ghi: make([]float64, 2*n),
+		g0:  make([]float64, 2*ng), g1: make([]float64, 2*ng), glo: make([]float64, 2*ng), ghi: make([]float64, 2*ng),
 	}
 }
 
@@ -134,29 +144,38 @@ func sgn(x float64) float64 {
 	return 0
 }
 
-// begin sets the initial discrete state of every contact (Init); the
-// accelerations() call that follows decides stick or slip.
+// group returns the discrete state of friction row e.
+func (cs *contactSet) group(s *State, e mech.Coulomb) []float64 {
+	i := e.CoulombIndex() * mech.CSStride
+	return s.cs[i : i+mech.CSStride]
+}
+
+// begin sets the initial discrete state of every contact and friction
+// element (Init); the accelerations() call that follows decides stick or
+// slip.
 func (cs *contactSet) begin(m *Model, s *State) {
 	s.cw.events, s.cw.lcps = 0, 0
-	for _, e := range cs.elems {
-		st := s.cs[e.Idx*contacts.Stride : (e.Idx+1)*contacts.Stride]
-		clear(st)
-		var k contacts.Kin
-		e.Kin(&s.x, &k)
-		st[contacts.SlotMode] = sgn(k.Vt)
-		if st[contacts.SlotMode] == 0 {
-			st[contacts.SlotMode] = 1
+	clear(s.cs)
+	w := s.cw.row
+	for _, e := range cs.rows {
+		st := cs.group(s, e)
+		if _, ok := e.(*contacts.Elem); !ok {
+			st[mech.CSClosed] = 1 // a joint's friction always acts
+		}
+		vt, _ := e.Slip(&s.x, w[:len(e.Dofs())])
+		st[mech.CSMode] = sgn(vt)
+		if st[mech.CSMode] == 0 {
+			st[mech.CSMode] = 1
 		}
 	}
 	cs.settle(m, s)
 }
 
-// settle updates the normal states and marks the friction candidates at the
-// current state, and arms the stick/slip decision of the next
-// accelerations() call. It reports whether a decision is needed.
+// settle updates the contacts' normal states and marks the friction
+// candidates at the current state, and arms the stick/slip decision of the
+// next accelerations() call. It reports whether a decision is needed.
 func (cs *contactSet) settle(m *Model, s *State) bool {
 	x := &s.x
-	need := false
 	for _, e := range cs.elems {
 		st := s.cs[e.Idx*contacts.Stride : (e.Idx+1)*contacts.Stride]
 		var k contacts.Kin
@@ -166,24 +185,26 @@ func (cs *contactSet) settle(m *Model, s *State) bool {
 		} else if st[contacts.SlotAlpha] == 0 {
 			st[contacts.SlotAlpha] = e.ImpactAlpha(k.Rate)
 		}
-		closed := e.Touching(x, k.Delta, k.Rate)
 		st[contacts.SlotClosed] = 0
-		if closed {
+		if e.Touching(x, k.Delta, k.Rate) {
 			st[contacts.SlotClosed] = 1
 		}
-		if e.Fric != contacts.FricCoulomb {
-			continue
-		}
+	}
+	need := false
+	w := s.cw.row
+	for _, e := range cs.rows {
+		st := cs.group(s, e)
+		vt, _ := e.Slip(x, w[:len(e.Dofs())])
 		switch {
-		case !closed:
-			if k.Vt != 0 {
-				st[contacts.SlotMode] = sgn(k.Vt)
-			} else if st[contacts.SlotMode] == 0 {
-				st[contacts.SlotMode] = 1
+		case st[mech.CSClosed] == 0:
+			if vt != 0 {
+				st[mech.CSMode] = sgn(vt)
+			} else if st[mech.CSMode] == 0 {
+				st[mech.CSMode] = 1
 			}
-			st[contacts.SlotStick] = 0
-		case st[contacts.SlotMode] == 0 || math.Abs(k.Vt) <= vtolStick || st[contacts.SlotMode]*k.Vt <= 0:
-			st[contacts.SlotMode] = 0
+			st[mech.CSStick] = 0
+		case st[mech.CSMode] == 0 || math.Abs(vt) <= vtolStick || st[mech.CSMode]*vt <= 0:
+			st[mech.CSMode] = 0
 			need = true
 		}
 	}
@@ -191,11 +212,57 @@ func (cs *contactSet) settle(m *Model, s *State) bool {
 	return need
 }
 
-// accel adds the friction of the sticking contacts to the solution of
+// active lists the friction rows in stick (or stick candidates) in w.act.
+func (cs *contactSet) active(s *State) int {
+	w := s.cw
+	act := w.act[:0]
+	for r, e := range cs.rows {
+		if st := cs.group(s, e); st[mech.CSClosed] != 0 && st[mech.CSMode] == 0 {
+			act = append(act, r)
+		}
+	}
+	w.act = act
+	return len(act)
+}
+
+// response evaluates active row j's W, vt, γ (and its static level) and
+// its response y = K⁻¹[Wᵀ; 0].
+func (cs *contactSet) response(m *Model, s *State, j int) {
+	w := s.cw
+	e := cs.rows[w.act[j]]
+	nK := m.nv + m.nc
+	wj := w.wr[j*cs.maxd : j*cs.maxd+len(e.Dofs())]
+	w.vt[j], w.gam[j] = e.Slip(&s.x, wj)
+	w.cap[j] = e.Static(&s.x)
+	y := w.y[j*nK : (j+1)*nK]
+	clear(y)
+	for a, d := range e.Dofs() {
+		if d >= 0 {
+			y[d] += wj[a]
+		}
+	}
+	s.lin.Solve(y)
+}
+
+// rowDot returns Σ W_a u[dof a] of active row j's W.
+func (cs *contactSet) rowDot(s *State, j int, u []float64) float64 {
+	e := cs.rows[s.cw.act[j]]
+	wj := s.cw.wr[j*cs.maxd:]
+	v := 0.0
+	for a, d := range e.Dofs() {
+		if d >= 0 {
+			v += wj[a] * u[d]
+		}
+	}
+	return v
+}
+
+// accel adds the friction of the sticking rows to the solution of
 // [M Φqᵀ; Φq 0][q̈; λ] = rhs held in s.dx (factored in s.lin): with the
 // responses Y = K⁻¹[Wᵀ; 0] and the Delassus matrix A = W Y, the stick
 // forces f solve A f = −(W q̈ + γ + κ vt) (or the LCP at a decision), and
-// q̈, λ gain Y f.
+// q̈, λ gain Y f. The static levels (a joint's from its reaction) are
+// those of the reactions of this solve before its own friction.
 func (cs *contactSet) accel(m *Model, s *State) error {
 	w := s.cw
 	decide := w.decide
@@ -203,54 +270,24 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 	if !cs.coulomb {
 		return nil
 	}
-	act := w.act[:0]
-	for _, e := range cs.elems {
-		if e.Fric == contacts.FricCoulomb && s.cs[e.Idx*contacts.Stride+contacts.SlotMode] == 0 {
-			act = append(act, e.Idx)
-		}
-	}
-	w.act = act
-	n := len(act)
+	n := cs.active(s)
 	if n == 0 {
 		return nil
 	}
 	x := &s.x
 	nK := m.nv + m.nc
-	for j, ci := range act {
-		e := cs.elems[ci]
-		k := &w.kin[ci]
-		e.Kin(x, k)
-		w.fn[ci], _, _ = e.Normal(x, k.Delta, k.Rate)
-		y := w.y[j*nK : (j+1)*nK]
-		clear(y)
-		for a, d := range e.Dofs() {
-			if d >= 0 {
-				y[d] += k.W[a]
-			}
-		}
-		s.lin.Solve(y)
+	copy(s.lam, s.dx[m.nv:nK]) // the levels read the reactions of this solve
+	for j := range w.act {
+		cs.response(m, s, j)
 	}
-	for i, ci := range act {
-		e := cs.elems[ci]
-		k := &w.kin[ci]
-		b := k.Gamma + cs.kappa*k.Vt
-		for a, d := range e.Dofs() {
-			if d >= 0 {
-				b += k.W[a] * s.dx[d]
-			}
-		}
-		for j, cj := range act {
-			y := w.y[j*nK : (j+1)*nK]
-			v := 0.0
-			for a, d := range e.Dofs() {
-				if d >= 0 {
-					v += k.W[a] * y[d]
-				}
-			}
+	for i := range w.act {
+		b := w.gam[i] + cs.kappa*w.vt[i] + cs.rowDot(s, i, s.dx)
+		for j, r := range w.act {
+			v := cs.rowDot(s, i, w.y[j*nK:(j+1)*nK])
 			w.amat[i*n+j] = v
 			// the forces already applied (State's stick forces, through
 			// the element) are part of q̈: take them out of b
-			b -= v * s.cs[cj*contacts.Stride+contacts.SlotStick]
+			b -= v * cs.group(s, cs.rows[r])[mech.CSStick]
 		}
 		w.bvec[i] = b
 	}
@@ -258,20 +295,21 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		if err := cs.decideLCP(s, n); err != nil {
 			return err
 		}
-		// Contacts that start to slip do so with the kinetic coefficient
-		// (the LCP's ∓μ0 F_N holds only at the instant of the switch):
-		// the sticking ones are solved again with those forces.
-		for j, ci := range act {
-			if md := s.cs[ci*contacts.Stride+contacts.SlotMode]; md != 0 {
-				w.fvec[j] = -cs.elems[ci].MuD.Get(x) * w.fn[ci] * md
+		// Rows that start to slip do so with their slip force (the
+		// LCP's ∓μ0 F_N holds only at the instant of the switch): the
+		// sticking ones are solved again with those forces.
+		for j, r := range w.act {
+			if md := cs.group(s, cs.rows[r])[mech.CSMode]; md != 0 {
+				w.fvec[j] = cs.rows[r].SlipForce(x, w.vt[j], md)
 			}
 		}
 	}
 	cs.stickSolve(s, n)
-	for j, ci := range act {
+	for j, r := range w.act {
 		f := w.fvec[j]
-		df := f - s.cs[ci*contacts.Stride+contacts.SlotStick]
-		s.cs[ci*contacts.Stride+contacts.SlotStick] = f
+		st := cs.group(s, cs.rows[r])
+		df := f - st[mech.CSStick]
+		st[mech.CSStick] = f
 		y := w.y[j*nK : (j+1)*nK]
 		for i := range y {
 			s.dx[i] += df * y[i]
@@ -280,18 +318,17 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 	return nil
 }
 
-// stickSolve solves A f = −b for the forces of the sticking contacts
-// among the active ones (the others, just switched to slip, keep their
-// forces in w.fvec). A is symmetric positive semidefinite; a tiny diagonal
+// stickSolve solves A f = −b for the forces of the sticking rows among
+// the active ones (the others, just switched to slip, keep their forces in
+// w.fvec). A is symmetric positive semidefinite; a tiny diagonal
 // weighting by 1/(μ0 F_N)² picks, among the solutions of a statically
 // indeterminate set (two corners of a block sticking on one surface), the
-// one that loads each contact in proportion to its friction capacity.
+// one that loads each row in proportion to its friction capacity.
 func (cs *contactSet) stickSolve(s *State, n int) {
 	w := s.cw
-	x := &s.x
-	idx := w.piv[:0] // positions in act of the sticking contacts
-	for j, ci := range w.act {
-		if s.cs[ci*contacts.Stride+contacts.SlotMode] == 0 {
+	idx := w.piv[:0] // positions in act of the sticking rows
+	for j, r := range w.act {
+		if cs.group(s, cs.rows[r])[mech.CSMode] == 0 {
 			idx = append(idx, j)
 		}
 	}
@@ -303,15 +340,14 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 	tr, fbar := 0.0, 0.0
 	for _, j := range idx {
 		tr += math.Abs(w.amat[j*n+j])
-		fbar += cs.elems[w.act[j]].MuS.Get(x)*w.fn[w.act[j]] + 1e-300
+		fbar += w.cap[j] + 1e-300
 	}
 	tr /= float64(ns)
 	fbar /= float64(ns)
 	for ii, i := range idx {
-		ci := w.act[i]
 		rhs := -w.bvec[i]
-		for j, cj := range w.act {
-			if s.cs[cj*contacts.Stride+contacts.SlotMode] != 0 {
+		for j, rj := range w.act {
+			if cs.group(s, cs.rows[rj])[mech.CSMode] != 0 {
 				rhs -= w.amat[i*n+j] * w.fvec[j]
 			}
 		}
@@ -319,7 +355,7 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 		for jj, j := range idx {
 			a[ii*ns+jj] = w.amat[i*n+j]
 		}
-		cap := cs.elems[ci].MuS.Get(x)*w.fn[ci] + 1e-12*fbar + 1e-300
+		cap := w.cap[i] + 1e-12*fbar + 1e-300
 		q := fbar / cap
 		a[ii*ns+ii] += 1e-11 * tr * q * q
 	}
@@ -330,9 +366,9 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 }
 
 // solveSmall solves the n×n system a x = b (row-major, n ≤ the number of
-// contacts) in place, b becoming x, with the work space's dense solver
-// (the rows beyond n are the identity). A singular system (the stick rows
-// of a degenerate set of contacts) is solved with its diagonal raised by
+// friction rows) in place, b becoming x, with the work space's dense
+// solver (the rows beyond n are the identity). A singular system (the
+// stick rows of a degenerate set) is solved with its diagonal raised by
 // 1e-12 of its mean; if that fails too, x is zero (no stick forces).
 func (w *contactWork) solveSmall(a, b []float64, n int) {
 	ls, x := w.ls, w.lb
@@ -364,17 +400,15 @@ func (w *contactWork) solveSmall(a, b []float64, n int) {
 	clear(b[:n])
 }
 
-// decideLCP solves the stick–slip LCP for the active contacts and sets
-// their modes and friction forces (in w.fvec).
+// decideLCP solves the stick–slip LCP for the active rows and sets their
+// modes and friction forces (in w.fvec).
 func (cs *contactSet) decideLCP(s *State, n int) error {
 	w := s.cw
-	x := &s.x
 	N := 2 * n
 	M := w.lm[:N*N]
 	clear(M)
-	for i, ci := range w.act {
-		r := cs.elems[ci].MuS.Get(x) * w.fn[ci] // μ0 F_N
-		w.lq[n+i] = 2 * r
+	for i := range w.act {
+		w.lq[n+i] = 2 * w.cap[i]
 		for j := 0; j < n; j++ {
 			M[i*N+j] = w.amat[i*n+j]
 		}
@@ -383,24 +417,24 @@ func (cs *contactSet) decideLCP(s *State, n int) error {
 	}
 	for i := 0; i < n; i++ {
 		q := w.bvec[i]
-		for j, cj := range w.act {
-			q -= w.amat[i*n+j] * cs.elems[cj].MuS.Get(x) * w.fn[cj]
+		for j := range w.act {
+			q -= w.amat[i*n+j] * w.cap[j]
 		}
 		w.lq[i] = q
 	}
 	w.lcps++
 	if _, err := w.lcp.Solve(M, w.lq[:N], N, w.lz[:N], w.lw[:N]); err != nil {
-		return errorf("contact %s: stick–slip LCP (%d sticking contacts) at t=%s s: %v",
-			cs.elems[w.act[0]].Name(), n, ftoa(s.T), err)
+		return errorf("%s: stick–slip LCP (%d sticking) at t=%s s: %v",
+			cs.rows[w.act[0]].CoulombName(), n, ftoa(s.T), err)
 	}
-	for i, ci := range w.act {
-		e := cs.elems[ci]
-		r := e.MuS.Get(x) * w.fn[ci]
+	for i, ri := range w.act {
+		e := cs.rows[ri]
+		r := w.cap[i]
 		f := w.lz[i] - r
 		ap, am := w.lw[i], w.lz[n+i]
 		scale := math.Abs(w.bvec[i]) + 1e-300
 		for j := 0; j < n; j++ {
-			scale += math.Abs(w.amat[i*n+j]) * (cs.elems[w.act[j]].MuS.Get(x)*w.fn[w.act[j]] + 1e-300)
+			scale += math.Abs(w.amat[i*n+j]) * (w.cap[j] + 1e-300)
 		}
 		tol := 1e-10 * scale
 		mode := 0.0
@@ -409,21 +443,21 @@ func (cs *contactSet) decideLCP(s *State, n int) error {
 			mode, f = 1, -r
 		case am > tol:
 			mode, f = -1, r
-		case w.fired[ci] && math.Abs(f) >= (1-1e-6)*r:
+		case w.fired[e.CoulombIndex()] && math.Abs(f) >= (1-1e-6)*r:
 			// at a stick → slip event the LCP is degenerate (the force
 			// sits on the cone's edge, at = 0): the reserve was running
 			// out, so slip starts, against the friction force
 			mode, f = -sgn(f), math.Copysign(r, f)
 		}
 		f = math.Max(-r, math.Min(r, f))
-		s.cs[ci*contacts.Stride+contacts.SlotMode] = mode
+		cs.group(s, e)[mech.CSMode] = mode
 		w.fvec[i] = f
 	}
 	return nil
 }
 
-// newton adds the stick constraints vt(q, v) = 0 of the sticking contacts
-// to an implicit Newton iteration by block elimination, using the factored
+// newton adds the stick constraints vt(q, v) = 0 of the sticking rows to
+// an implicit Newton iteration by block elimination, using the factored
 // iteration matrix K: with Y = K⁻¹[Wᵀ; 0], G = ∂vt/∂q along the scheme
 // (cv W + ∂(W v)/∂q) and dx0 the solution without them, the multiplier
 // increments solve s1 (G Y) Δf = −vt − G dx0 and dx gains s1 Y Δf.
@@ -432,53 +466,38 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 		return
 	}
 	w := s.cw
-	act := w.act[:0]
-	for _, e := range cs.elems {
-		if e.Fric == contacts.FricCoulomb && s.cs[e.Idx*contacts.Stride+contacts.SlotMode] == 0 {
-			act = append(act, e.Idx)
-		}
-	}
-	w.act = act
-	n := len(act)
+	n := cs.active(s)
 	if n == 0 {
 		return
 	}
 	x := &s.x
 	nK := m.nv + m.nc
-	var hj, hw [6][6]float64
-	for j, ci := range act {
-		e := cs.elems[ci]
-		k := &w.kin[ci]
-		e.Kin(x, k)
-		e.Hessians(k, &hj, &hw)
-		g := w.gq[6*j : 6*j+6]
-		for b := 0; b < 6; b++ {
-			v := cv * k.W[b]
-			for a := 0; a < 6; a++ {
-				v += hw[a][b] * k.Vl[a]
-			}
-			g[b] = v
-		}
+	for j, r := range w.act {
+		e := cs.rows[r]
+		nd := len(e.Dofs())
+		e.SlipTangent(x, cv, w.gq[j*cs.maxd:j*cs.maxd+nd])
+		wj := w.wr[j*cs.maxd : j*cs.maxd+nd]
+		w.vt[j], _ = e.Slip(x, wj)
 		y := w.y[j*nK : (j+1)*nK]
 		clear(y)
 		for a, d := range e.Dofs() {
 			if d >= 0 {
-				y[d] += k.W[a]
+				y[d] += wj[a]
 			}
 		}
 		s.lin.Solve(y)
 	}
-	for i, ci := range act {
-		e := cs.elems[ci]
-		g := w.gq[6*i : 6*i+6]
-		r := -w.kin[ci].Vt
+	for i, ri := range w.act {
+		e := cs.rows[ri]
+		g := w.gq[i*cs.maxd:]
+		r := -w.vt[i]
 		for a, d := range e.Dofs() {
 			if d >= 0 {
 				r -= g[a] * s.dx[d]
 			}
 		}
 		w.fvec[i] = r
-		for j := range act {
+		for j := range w.act {
 			y := w.y[j*nK : (j+1)*nK]
 			v := 0.0
 			for a, d := range e.Dofs() {
@@ -490,9 +509,9 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 		}
 	}
 	w.solveSmall(w.amat, w.fvec, n)
-	for j, ci := range act {
+	for j, r := range w.act {
 		df := w.fvec[j]
-		s.cs[ci*contacts.Stride+contacts.SlotStick] += df
+		cs.group(s, cs.rows[r])[mech.CSStick] += df
 		y := w.y[j*nK : (j+1)*nK]
 		for i := range y {
 			s.dx[i] += s1 * df * y[i]
@@ -500,11 +519,14 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 	}
 }
 
-// eventFuncs evaluates the event function of every contact's normal state
-// (g[2i]) and friction mode (g[2i+1]); each is positive while the mode is
-// valid.
+// eventFuncs evaluates the event function of every group's normal state
+// (g[2i], contacts) and friction mode (g[2i+1]); each is positive while
+// the mode is valid (1 where there is none).
 func (cs *contactSet) eventFuncs(s *State, g []float64) {
 	x := &s.x
+	for i := range g {
+		g[i] = 1
+	}
 	for _, e := range cs.elems {
 		st := s.cs[e.Idx*contacts.Stride : (e.Idx+1)*contacts.Stride]
 		var k contacts.Kin
@@ -518,20 +540,25 @@ func (cs *contactSet) eventFuncs(s *State, g []float64) {
 		} else {
 			g[i] = math.Min(k.Delta, raw)
 		}
-		g[i+1] = 1
-		if e.Fric != contacts.FricCoulomb || st[contacts.SlotClosed] == 0 {
+	}
+	w := s.cw.row
+	for _, e := range cs.rows {
+		st := cs.group(s, e)
+		if st[mech.CSClosed] == 0 {
 			continue
 		}
-		if st[contacts.SlotMode] == 0 {
+		i := 2*e.CoulombIndex() + 1
+		if st[mech.CSMode] == 0 {
 			// the friction reserve, relative: in [−1, 1]
-			fn, _, _ := e.Normal(x, k.Delta, k.Rate)
-			r, f := e.MuS.Get(x)*fn, math.Abs(st[contacts.SlotStick])
-			g[i+1] = (r - f) / (r + f + 1e-300)
+			r, f := e.Static(x), math.Abs(st[mech.CSStick])
+			g[i] = (r - f) / (r + f + 1e-300)
 		} else {
-			// slip reversal, offset by the stick threshold: a contact that
-			// starts to slide from rest (|vt| at the noise level, of either
-			// sign) has its reversal located, not found at the step's end
-			g[i+1] = st[contacts.SlotMode]*k.Vt + vtolStick
+			// slip reversal, offset by the stick threshold: an element
+			// that starts to slide from rest (|vt| at the noise level, of
+			// either sign) has its reversal located, not found at the
+			// step's end
+			vt, _ := e.Slip(x, w[:len(e.Dofs())])
+			g[i] = st[mech.CSMode]*vt + vtolStick
 		}
 	}
 }
@@ -679,12 +706,13 @@ func (m *Model) contactStep(s *State, h float64) error {
 	}
 }
 
-// markFired flags the sticking contacts whose friction reserve is used up
-// at b (within 1e-9: a symmetric twin of the contact whose event was
-// located is switched with it).
+// markFired flags the sticking rows whose friction reserve is used up at
+// b (within 1e-9: a symmetric twin of the row whose event was located is
+// switched with it).
 func (cs *contactSet) markFired(s *State, b []float64) {
-	for _, e := range cs.elems {
-		s.cw.fired[e.Idx] = s.cs[e.Idx*contacts.Stride+contacts.SlotMode] == 0 && b[2*e.Idx+1] <= 1e-9
+	for _, e := range cs.rows {
+		i := e.CoulombIndex()
+		s.cw.fired[i] = cs.group(s, e)[mech.CSMode] == 0 && b[2*i+1] <= 1e-9
 	}
 }
 
@@ -710,22 +738,20 @@ func (m *Model) contactDecide(s *State) error {
 	return nil
 }
 
-// trackOpen keeps the slip direction of open contacts equal to the sign of
-// their slip velocity, so that a contact closes in the right mode.
+// trackOpen keeps the slip direction of open contacts equal to the sign
+// of their slip velocity, so that a contact closes in the right mode.
 func (cs *contactSet) trackOpen(s *State) {
 	if !cs.coulomb {
 		return
 	}
-	x := &s.x
-	for _, e := range cs.elems {
-		st := s.cs[e.Idx*contacts.Stride : (e.Idx+1)*contacts.Stride]
-		if e.Fric != contacts.FricCoulomb || st[contacts.SlotClosed] != 0 {
+	w := s.cw.row
+	for _, e := range cs.rows {
+		st := cs.group(s, e)
+		if st[mech.CSClosed] != 0 {
 			continue
 		}
-		var k contacts.Kin
-		e.Kin(x, &k)
-		if k.Vt != 0 {
-			st[contacts.SlotMode] = sgn(k.Vt)
+		if vt, _ := e.Slip(&s.x, w[:len(e.Dofs())]); vt != 0 {
+			st[mech.CSMode] = sgn(vt)
 		}
 	}
 }

@@ -29,9 +29,8 @@ var contactCommon = []string{"law", "k", "exponent", "c", "dmax", "restitution",
 	"friction", "mu-static", "mu-dynamic", "v-static", "v-dynamic"}
 
 // Compile compiles the contact pairs of a planar model into force
-// elements, numbered (Elem.Idx) in declaration order.
+// elements, each with a discrete-state group (Elem.Idx).
 func Compile(c mech.Builder, ms *spec.Model) {
-	n := 0
 	for i := range ms.Contacts {
 		k := &ms.Contacts[i]
 		c.Claim(k.Name, k.Pos, "contact")
@@ -39,8 +38,7 @@ func Compile(c mech.Builder, ms *spec.Model) {
 		if e == nil {
 			continue
 		}
-		e.Idx = n
-		n++
+		e.Idx = c.DiscreteSlot()
 		c.AddForce(k.Name, e)
 	}
 }

@@ -54,11 +54,11 @@ const (
 
 // Slots of a contact's discrete state in State.cs (Stride per contact).
 const (
-	SlotClosed = iota // 1 when the normal force is on (at the last decision)
-	SlotMode          // friction: 0 stick, ±1 slip in that direction
-	SlotAlpha         // Hunt–Crossley damping α (s/m) set at the last impact
-	SlotStick         // friction force while sticking (Lagrange multiplier)
-	Stride
+	SlotClosed = mech.CSClosed // 1 when the normal force is on (at the last decision)
+	SlotMode   = mech.CSMode   // friction: 0 stick, ±1 slip in that direction
+	SlotAlpha  = mech.CSAlpha  // Hunt–Crossley damping α (s/m) set at the last impact
+	SlotStick  = mech.CSStick  // friction force while sticking (Lagrange multiplier)
+	Stride     = mech.CSStride
 )
 
 // Elem is one contact pair. It is immutable; its discrete state is
@@ -522,3 +522,51 @@ func (e *Elem) Name() string { return e.name }
 
 // Bodies returns the bodies of the contact's sides i and j (-1: ground).
 func (e *Elem) Bodies() (a, b int) { return e.bA, e.bB }
+
+// The contact as an element with exact Coulomb friction (mech.Coulomb;
+// the engine takes it as one when its friction is "coulomb").
+
+// CoulombIndex returns the contact's discrete-state group.
+func (e *Elem) CoulombIndex() int { return e.Idx }
+
+// CoulombName names the contact in errors.
+func (e *Elem) CoulombName() string { return "contact " + e.name }
+
+// Slip writes the tangential row W and returns the slip velocity and γ.
+func (e *Elem) Slip(x *mech.Ctx, w []float64) (vt, gamma float64) {
+	var k Kin
+	e.Kin(x, &k)
+	copy(w, k.W[:])
+	return k.Vt, k.Gamma
+}
+
+// SlipTangent writes cv·W + ∂(W·v)/∂q into g.
+func (e *Elem) SlipTangent(x *mech.Ctx, cv float64, g []float64) {
+	var k Kin
+	var hj, hw [6][6]float64
+	e.Kin(x, &k)
+	e.Hessians(&k, &hj, &hw)
+	for b := 0; b < 6; b++ {
+		v := cv * k.W[b]
+		for a := 0; a < 6; a++ {
+			v += hw[a][b] * k.Vl[a]
+		}
+		g[b] = v
+	}
+}
+
+// Static returns μ0 F_N.
+func (e *Elem) Static(x *mech.Ctx) float64 {
+	var k Kin
+	e.Kin(x, &k)
+	fn, _, _ := e.Normal(x, k.Delta, k.Rate)
+	return e.MuS.Get(x) * fn
+}
+
+// SlipForce returns −μ F_N dir.
+func (e *Elem) SlipForce(x *mech.Ctx, vt, dir float64) float64 {
+	var k Kin
+	e.Kin(x, &k)
+	fn, _, _ := e.Normal(x, k.Delta, k.Rate)
+	return -e.MuD.Get(x) * fn * dir
+}

@@ -94,6 +94,10 @@ type Builder interface {
 	// (a Stateful force) and returns the first: its values at the last
 	// accepted step are Ctx.ES[first : first+n].
 	StateSlots(e Stateful, n int) int
+	// DiscreteSlot reserves one group of discrete state (CSStride slots
+	// of Ctx.CS: an open/closed contact, a stick/slip mode, a stick
+	// force) and returns its index: the group is Ctx.CS[i*CSStride:].
+	DiscreteSlot() int
 }
 
 // BodyInfo describes a rigid body.

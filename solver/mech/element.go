@@ -170,6 +170,46 @@ const (
 	CommitSteady                   // a static equilibrium: the states at their steady values
 )
 
+// The slots of a discrete-state group in Ctx.CS (Builder.DiscreteSlot):
+// a contact's normal state and Hunt–Crossley damping, and the friction
+// mode of every element with exact Coulomb friction.
+const (
+	CSClosed = iota // 1 when the normal force is on (at the last decision); always 1 for a joint's friction
+	CSMode          // friction: 0 stick, ±1 slip in that direction
+	CSAlpha         // Hunt–Crossley damping α (s/m) set at the last impact (contacts)
+	CSStick         // the friction force while sticking (a Lagrange multiplier)
+	CSStride
+)
+
+// Coulomb is implemented by a force element with exact Coulomb friction
+// on one slip velocity vt = W(q)·v (a planar contact's tangent, a joint
+// coordinate's rate). The engine decides stick and slip at events
+// (seed 003's complementarity problem, solver/stickslip.go) and keeps the
+// mode and the stick force in the element's discrete-state group
+// CS[CoulombIndex()*CSStride:] (CSMode, CSStick; CSClosed says whether
+// friction acts at all). The element's Eval applies F·W with F the stick
+// force CS[CSStick] in stick and SlipForce(x, vt, mode) in slip.
+type Coulomb interface {
+	Force
+	// CoulombIndex returns the element's discrete-state group.
+	CoulombIndex() int
+	// CoulombName names the element in errors.
+	CoulombName() string
+	// Slip writes W into w (len(Dofs())) and returns vt = W·v and γ,
+	// with v̇t = W·v̇ + γ.
+	Slip(x *Ctx, w []float64) (vt, gamma float64)
+	// SlipTangent writes cv·W + ∂(W·v)/∂q into g (len(Dofs())): the
+	// derivative of vt along an implicit scheme whose velocities change
+	// by cv times the positions.
+	SlipTangent(x *Ctx, cv float64, g []float64)
+	// Static returns the largest friction force that stick holds at x
+	// (≥ 0: μ0 F_N, a joint's static level).
+	Static(x *Ctx) float64
+	// SlipForce returns the friction force along W while slipping in
+	// direction dir (±1) at slip velocity vt (opposing dir).
+	SlipForce(x *Ctx, vt, dir float64) float64
+}
+
 // Coupling is implemented by a one-row constraint element that couples two
 // joint coordinates, Φ = a_i (q_i − q_i0) + a_j (q_j − q_j0) (a gear, a
 // belt, a rack, a screw): Coefficients returns a_i, a_j and the
