@@ -99,7 +99,7 @@ func (c *compiler) contactSet() {
 				continue
 			}
 		}
-		if e, ok := f.(mech.Coulomb); ok {
+		if e, ok := f.(mech.Coulomb); ok && e.CoulombIndex() >= 0 {
 			set.rows = append(set.rows, e)
 			set.maxd = max(set.maxd, len(e.Dofs()))
 		}

@@ -225,6 +225,48 @@ func checkElementDerivatives(t *testing.T, m *Model, s *State, rng *rand.Rand) {
 			}
 		}
 	}
+	// elements with exact Coulomb friction: W = ∂vt/∂v, SlipTangent(cv) =
+	// cv W + ∂vt/∂q, and γ = (∂vt/∂q)·v (W does not depend on time)
+	for fi, f := range m.forces {
+		cf, ok := f.(mech.Coulomb)
+		if !ok {
+			continue
+		}
+		d := f.Dofs()
+		n := len(d)
+		w, g := make([]float64, n), make([]float64, n)
+		slip := func() float64 {
+			vt, _ := cf.Slip(&s.x, make([]float64, n))
+			return vt
+		}
+		vt0, gamma := cf.Slip(&s.x, w)
+		cf.SlipTangent(&s.x, 0.7, g)
+		gv := 0.0
+		for b, j := range d {
+			if j < 0 {
+				continue
+			}
+			move(j, h)
+			qp := slip()
+			move(j, -h)
+			qm := slip()
+			restore()
+			s.v[j] = v0[j] + h
+			vp := slip()
+			restore()
+			dq := (qp - qm) / (2 * h)
+			gv += dq * v0[j]
+			if fd := (vp - vt0) / h; math.Abs(fd-w[b]) > 1e-6*math.Max(1, math.Abs(fd)) {
+				t.Errorf("friction %s W[%d]: %g, FD %g", m.fnames[fi], b, w[b], fd)
+			}
+			if want := 0.7*w[b] + dq; math.Abs(g[b]-want) > 1e-5*math.Max(1, math.Abs(want)) {
+				t.Errorf("friction %s slip tangent [%d]: %g, FD %g", m.fnames[fi], b, g[b], want)
+			}
+		}
+		if math.Abs(gamma-gv) > 1e-5*math.Max(1, math.Abs(gv)) {
+			t.Errorf("friction %s γ: %g, FD (∂vt/∂q)·v = %g", m.fnames[fi], gamma, gv)
+		}
+	}
 }
 
 // A solver step and AdvanceTo allocate nothing in steady state.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"mbfmu/linalg"
 	"mbfmu/solver/mech"
+	"slices"
 
 	"mbfmu/lcp"
 	"mbfmu/solver/contacts"
@@ -686,6 +687,28 @@ func (m *Model) contactStep(s *State, h float64) error {
 				}
 			}
 		}
+		if hMin > 0 && hi <= thMin && ev == 0 && cs.frictionCrossed(w.glo, w.ghi) {
+			// a friction event lies within hMin of the step's start (a
+			// slip that ended exactly at the last step's end, a reserve
+			// that ran out there): decide the modes there; a sub-step
+			// of hMin with the old modes would carry them past the
+			// event. (Not after an event within the step: a sub-step
+			// there keeps chattering modes moving.)
+			restore()
+			for _, e := range cs.rows {
+				// a stick reserve that runs out within hMin runs out here
+				i := e.CoulombIndex()
+				w.fired[i] = cs.group(s, e)[mech.CSMode] == 0 && w.ghi[2*i+1] <= 0
+			}
+			if err := m.contactDecide(s); err != nil {
+				return err
+			}
+			if !slices.Equal(s.cs, w.start[s.csAt:s.csAt+len(s.cs)]) {
+				w.events++
+				continue
+			}
+			restore() // nothing changed: take the sub-step
+		}
 		if hi > thMax {
 			hi, atHi = 1, hi == 1 && atHi
 		}
@@ -704,6 +727,21 @@ func (m *Model) contactStep(s *State, h float64) error {
 			return err
 		}
 	}
+}
+
+// frictionCrossed reports whether a friction event function (odd index)
+// goes from positive (a) to non-positive (b) and no normal one does.
+func (cs *contactSet) frictionCrossed(a, b []float64) bool {
+	fric := false
+	for i := range a {
+		if a[i] > 0 && b[i] <= 0 {
+			if i%2 == 0 {
+				return false
+			}
+			fric = true
+		}
+	}
+	return fric
 }
 
 // markFired flags the sticking rows whose friction reserve is used up at

@@ -652,6 +652,7 @@ func driveElems() (coupler, stop, motor, fric *elemDef) {
 			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Drive).Name }},
 			{name: "joint", kind: vElemRef, req: true, field: func(o any) any { return &o.(*spec.Drive).I }},
 			coord("coord"),
+			{name: "model", kind: vEnum, enum: []string{"coulomb", "lugre"}},
 			{name: "preload", kind: vExpr, dim: Any},
 			{name: "mu-static", kind: vExpr, dim: Dimensionless},
 			{name: "mu-kinetic", kind: vExpr, dim: Dimensionless},

@@ -877,7 +877,12 @@ func (l *lugre) damping(x *mech.Ctx, w float64) float64 {
 }
 
 func newFriction(b mech.Builder, d *spec.Drive) {
+	model := d.Attr["model"].Src
 	if jt, _, ok := b.Joint(d.I); ok && b.Dim() == 3 && (jt.Kind == "spherical" || jt.Kind == "universal") {
+		if model == "coulomb" {
+			b.Errorf(d.Pos, "model", "friction %q: exact Coulomb stick by complementarity acts on one joint coordinate; a %s joint's friction is a vector law: model=\"lugre\" (its default)", d.Name, jt.Kind)
+			return
+		}
 		newBallFriction(b, d, jt)
 		return
 	}
@@ -885,8 +890,13 @@ func newFriction(b mech.Builder, d *spec.Drive) {
 	if !ok {
 		return
 	}
-	e := &friction{name: d.Name, c: c, lugre: newLugre(b, d, c.u == "rad",
-		"a rotary joint's friction from a normal load needs the radius it acts at (pin or bearing radius)")}
+	l := newLugre(b, d, c.u == "rad",
+		"a rotary joint's friction from a normal load needs the radius it acts at (pin or bearing radius)")
+	if model != "lugre" {
+		newCoulombFriction(b, d, c, l)
+		return
+	}
+	e := &friction{name: d.Name, c: c, lugre: l}
 	e.slot = b.StateSlots(e, 2)
 	b.AddForce(d.Name, e)
 }
