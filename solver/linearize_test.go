@@ -730,6 +730,23 @@ var linSynthetic = []struct{ name, xml string }{
   <output name="friction" channel="foot.friction"/>
   <output name="x" channel="box.x"/>
 </model>`},
+	{"joint-stick", `<model name="joint_stick">
+  <settings end="1 s" step="1 ms" gravity="0 -9.81"/>
+  <ground><marker name="rail"/><marker name="wall" at="-0.5 0"/><marker name="pin" at="1 0"/></ground>
+  <!-- a box on a rail held by the rail's exact Coulomb friction against a
+       spring (20 N of a 50 N reserve), and a pendulum whose pin slips
+       (its bearing friction 0.1 N*m) -->
+  <body name="box" mass="1" inertia="0.01"><marker name="c"/></body>
+  <translational name="slide" i="ground.rail" j="box.c"/>
+  <friction name="rail" joint="slide" preload="50"/>
+  <spring name="pull" i="ground.wall" j="box.c" k="200" length="0.4"/>
+  <body name="arm" mass="1" inertia="0.02" at="1.3 0" omega="2"><marker name="top" at="-0.3 0"/></body>
+  <revolute name="hinge" i="ground.pin" j="arm.top"/>
+  <friction name="bearing" joint="hinge" preload="0.1" viscous="0.05"/>
+  <output name="friction" channel="rail.effort"/>
+  <output name="x" channel="box.x"/>
+  <output name="torque" channel="bearing.effort"/>
+</model>`},
 }
 
 // linTol is the agreement required of A, B, C and D (the measure of

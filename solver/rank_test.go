@@ -67,7 +67,7 @@ func chainText(n int, spatial bool, dup int, shuffle bool) string {
 	return b.String()
 }
 
-func loadText(t *testing.T, text string) (*Model, *State) {
+func loadText(t testing.TB, text string) (*Model, *State) {
 	t.Helper()
 	ms, err := xml.Parse([]byte(text), "chain.xml")
 	if err != nil {

@@ -64,7 +64,7 @@ func (e *coulombFriction) Slip(x *mech.Ctx, w []float64) (vt, gamma float64) {
 // SlipTangent writes cv·W + ∂(W·v)/∂q (mech.Coulomb).
 func (e *coulombFriction) SlipTangent(x *mech.Ctx, cv float64, g []float64) {
 	n := len(e.c.dofs())
-	var H [576]float64
+	var H [144]float64 // one coordinate's row: at most 12 dofs
 	u := own(e.c)
 	addHess2(x, e.c, e.c, &u, 1, 0, H[:n*n])
 	e.c.eval(x, false, g)
