@@ -91,7 +91,7 @@ func (c *compiler) elements() {
 // the engine switches at events, and the elements with exact Coulomb
 // friction, whose stick and slip it decides (stickslip.go).
 func (c *compiler) contactSet() {
-	set := &contactSet{kappa: 2 * c.m.settings.BaumgarteAlpha, groups: c.m.ncs}
+	set := &contactSet{kappa: 2 * c.m.settings.BaumgarteAlpha, groups: c.m.ncs, joint: make([]bool, c.m.ncs)}
 	for _, f := range c.m.forces {
 		if e, ok := f.(*contacts.Elem); ok {
 			set.elems = append(set.elems, e)
@@ -100,6 +100,8 @@ func (c *compiler) contactSet() {
 			}
 		}
 		if e, ok := f.(mech.Coulomb); ok && e.CoulombIndex() >= 0 {
+			_, contact := f.(*contacts.Elem)
+			set.joint[e.CoulombIndex()] = !contact
 			set.rows = append(set.rows, e)
 			set.maxd = max(set.maxd, len(e.Dofs()))
 		}

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"mbfmu/linalg"
-	"mbfmu/solver/contacts"
 	"mbfmu/solver/mech"
 )
 
@@ -449,10 +448,13 @@ func (s *State) checkMemory(core []float64) error {
 		}
 	}
 	cs := core[s.csAt : s.csAt+len(s.cs)]
-	for k := 0; k+contacts.Stride <= len(cs); k += contacts.Stride {
-		st := cs[k : k+contacts.Stride]
-		if c, md := st[contacts.SlotClosed], st[contacts.SlotMode]; c != 0 && c != 1 || md != 0 && md != 1 && md != -1 || st[contacts.SlotAlpha] < 0 {
+	for k := 0; k+mech.CSStride <= len(cs); k += mech.CSStride {
+		st := cs[k : k+mech.CSStride]
+		if c, md := st[mech.CSClosed], st[mech.CSMode]; c != 0 && c != 1 || md != 0 && md != 1 && md != -1 || st[mech.CSAlpha] < 0 {
 			return errors.New("contact state out of range")
+		}
+		if s.m.contacts.joint[k/mech.CSStride] && (st[mech.CSClosed] != 1 || st[mech.CSAlpha] != 0) {
+			return errors.New("joint friction state out of range")
 		}
 	}
 	return nil

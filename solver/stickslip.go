@@ -4,7 +4,6 @@ import (
 	"math"
 	"mbfmu/linalg"
 	"mbfmu/solver/mech"
-	"slices"
 
 	"mbfmu/lcp"
 	"mbfmu/solver/contacts"
@@ -55,6 +54,7 @@ type contactSet struct {
 	elems   []*contacts.Elem // planar contacts (normal states)
 	rows    []mech.Coulomb   // exact Coulomb friction
 	groups  int              // discrete-state groups (Model.ncs)
+	joint   []bool           // per group: a joint's friction (always closed, no α)
 	maxd    int              // the most dofs of a friction row
 	coulomb bool             // some element has exact Coulomb friction
 	kappa   float64          // drift gain of the stick constraint: v̇t = −κ vt
@@ -160,7 +160,7 @@ func (cs *contactSet) begin(m *Model, s *State) {
 	w := s.cw.row
 	for _, e := range cs.rows {
 		st := cs.group(s, e)
-		if _, ok := e.(*contacts.Elem); !ok {
+		if cs.joint[e.CoulombIndex()] {
 			st[mech.CSClosed] = 1 // a joint's friction always acts
 		}
 		vt, _ := e.Slip(&s.x, w[:len(e.Dofs())])
@@ -703,11 +703,14 @@ func (m *Model) contactStep(s *State, h float64) error {
 			if err := m.contactDecide(s); err != nil {
 				return err
 			}
-			if !slices.Equal(s.cs, w.start[s.csAt:s.csAt+len(s.cs)]) {
+			if !sameModes(s.cs, w.start[s.csAt:s.csAt+len(s.cs)]) {
 				w.events++
 				continue
 			}
-			restore() // nothing changed: take the sub-step
+			// no mode changed: take the sub-step to the event with the
+			// modes of the step's start
+			restore()
+			atHi = false
 		}
 		if hi > thMax {
 			hi, atHi = 1, hi == 1 && atHi
@@ -727,6 +730,17 @@ func (m *Model) contactStep(s *State, h float64) error {
 			return err
 		}
 	}
+}
+
+// sameModes reports whether two discrete states have the same normal
+// states and friction modes (their stick forces and α may differ).
+func sameModes(a, b []float64) bool {
+	for k := 0; k+mech.CSStride <= len(a); k += mech.CSStride {
+		if a[k+mech.CSClosed] != b[k+mech.CSClosed] || a[k+mech.CSMode] != b[k+mech.CSMode] {
+			return false
+		}
+	}
+	return true
 }
 
 // frictionCrossed reports whether a friction event function (odd index)
