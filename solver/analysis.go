@@ -420,7 +420,7 @@ func (m *Model) sticking(s *State) []mech.Coulomb {
 // of W a = −(Γ + κ vt).
 func (m *Model) stickRow(s *State, e mech.Coulomb) (w []float64, rhs float64) {
 	w = make([]float64, len(e.Dofs()))
-	vt, gamma := e.Slip(&s.x, w)
+	vt, gamma := m.contacts.rowSlip(m, s, e, w)
 	return w, -(gamma + m.contacts.kappa*vt)
 }
 

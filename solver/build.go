@@ -91,7 +91,10 @@ func (c *compiler) elements() {
 // the engine switches at events, and the elements with exact Coulomb
 // friction, whose stick and slip it decides (stickslip.go).
 func (c *compiler) contactSet() {
-	set := &contactSet{kappa: 2 * c.m.settings.BaumgarteAlpha, groups: c.m.ncs, joint: make([]bool, c.m.ncs)}
+	set := &contactSet{kappa: 2 * c.m.settings.BaumgarteAlpha, groups: c.m.ncs, joint: make([]bool, c.m.ncs), pair: make([]int, c.m.ncs), byGroup: make([]mech.Coulomb, c.m.ncs)}
+	for i := range set.pair {
+		set.pair[i] = -1
+	}
 	for _, f := range c.m.forces {
 		if e, ok := f.(*contacts.Elem); ok {
 			set.elems = append(set.elems, e)
@@ -102,8 +105,19 @@ func (c *compiler) contactSet() {
 		if e, ok := f.(mech.Coulomb); ok && e.CoulombIndex() >= 0 {
 			_, contact := f.(*contacts.Elem)
 			set.joint[e.CoulombIndex()] = !contact
+			set.byGroup[e.CoulombIndex()] = e
 			set.rows = append(set.rows, e)
 			set.maxd = max(set.maxd, len(e.Dofs()))
+		}
+		if r, ok := f.(mech.CoulombRows); ok {
+			for _, e := range r.CoulombRows() {
+				set.byGroup[e.CoulombIndex()] = e
+				set.rows = append(set.rows, e)
+				set.maxd = max(set.maxd, len(e.Dofs()))
+				if p, ok := e.(mech.CoulombPair); ok {
+					set.pair[e.CoulombIndex()] = p.Partner()
+				}
+			}
 		}
 	}
 	set.coulomb = len(set.rows) > 0

@@ -612,7 +612,7 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 			m.coRotate(s, dx, true)
 		}
 		if m.contacts != nil {
-			m.contacts.newton(m, s, s1, cv) // stick constraints (stickslip.go)
+			m.contacts.newton(m, s, s1, cv, turn) // stick constraints (stickslip.go)
 		}
 		nrm := 0.0
 		sq, sv, sa, saa, sdq := s.q, s.v[:nv], s.a[:nv], s.aa[:nv], s.dq[:nv]

@@ -456,6 +456,9 @@ func (s *State) checkMemory(core []float64) error {
 		if s.m.contacts.joint[k/mech.CSStride] && (st[mech.CSClosed] != 1 || st[mech.CSAlpha] != 0) {
 			return errors.New("joint friction state out of range")
 		}
+		if p := s.m.contacts.pair[k/mech.CSStride]; p >= 0 && (cs[p*mech.CSStride+mech.CSClosed] != st[mech.CSClosed] || cs[p*mech.CSStride+mech.CSMode] != st[mech.CSMode] || st[mech.CSMode] < 0) {
+			return errors.New("contact friction state out of range")
+		}
 	}
 	return nil
 }

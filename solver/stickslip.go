@@ -51,13 +51,20 @@ import (
 // (mech.Coulomb: those contacts with friction="coulomb" and the joints'
 // frictions), whose stick and slip it decides.
 type contactSet struct {
-	elems   []*contacts.Elem // planar contacts (normal states)
-	rows    []mech.Coulomb   // exact Coulomb friction
-	groups  int              // discrete-state groups (Model.ncs)
-	joint   []bool           // per group: a joint's friction (always closed, no α)
-	maxd    int              // the most dofs of a friction row
-	coulomb bool             // some element has exact Coulomb friction
-	kappa   float64          // drift gain of the stick constraint: v̇t = −κ vt
+	elems  []*contacts.Elem // planar contacts (normal states)
+	rows   []mech.Coulomb   // exact Coulomb friction
+	groups int              // discrete-state groups (Model.ncs)
+	joint  []bool           // per group: a joint's friction (always closed, no α)
+	// pair holds, per group, the partner group of a paired row (isotropic
+	// friction in a plane: a spatial contact, mech.CoulombPair), −1 for
+	// none; the smaller group of a pair leads (its events, its mode)
+	pair []int
+	// byGroup is the friction row of each group (nil for a contact
+	// without exact Coulomb friction)
+	byGroup []mech.Coulomb
+	maxd    int     // the most dofs of a friction row
+	coulomb bool    // some element has exact Coulomb friction
+	kappa   float64 // drift gain of the stick constraint: v̇t = −κ vt
 	// stickPlan is the dense plan of the sticking rows' system
 	// (stickSolve), one row per friction element
 	stickPlan *linalg.Plan
@@ -85,6 +92,10 @@ type contactWork struct {
 	fired  []bool // per group: its stick reserve ran out (stick → slip event)
 
 	row  []float64 // scratch: one row W
+	row2 []float64 // scratch: another
+	qs   []float64 // saved positions (differences along the motion)
+	unit []float64 // a unit velocity-space vector
+	rev  []bool    // per group: a slipping pair's slip velocity reversed at the event
 	act  []int     // sticking (or candidate) friction rows (indices in rows)
 	wr   []float64 // their rows W, maxd per active row
 	vt   []float64 // their slip velocities
@@ -96,6 +107,8 @@ type contactWork struct {
 	bvec []float64
 	fvec []float64
 	piv  []int
+	sidx []int          // the scalar rows among the active (decide)
+	dir  []float64      // a pair's slip direction set by decide, per active row
 	ls   *linalg.Solver // the sticking rows' system (stickSolve)
 	lb   []float64
 	lm   []float64 // LCP matrix (2n)²
@@ -124,10 +137,12 @@ func (m *Model) newContactWork() *contactWork {
 	n, ng, md := len(cs.rows), cs.groups, cs.maxd
 	nK := m.nv + m.nc
 	return &contactWork{
-		row: make([]float64, md), act: make([]int, 0, n), fired: make([]bool, ng),
+		row: make([]float64, md), row2: make([]float64, md), qs: make([]float64, m.nq), unit: make([]float64, m.nv),
+		rev: make([]bool, ng),
+		act: make([]int, 0, n), fired: make([]bool, ng),
 		wr: make([]float64, n*md), vt: make([]float64, n), gam: make([]float64, n), cap: make([]float64, n),
 		y: make([]float64, n*nK), gq: make([]float64, n*md),
-		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n),
+		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n), sidx: make([]int, n), dir: make([]float64, n),
 		ls: cs.stickPlan.NewSolver(), lb: make([]float64, n),
 		lm: make([]float64, 4*n*n), lq: make([]float64, 2*n), lz: make([]float64, 2*n), lw: make([]float64, 2*n),
 		lcp: lcp.NewSolver(2 * n),
@@ -163,12 +178,17 @@ func (cs *contactSet) begin(m *Model, s *State) {
 		if cs.joint[e.CoulombIndex()] {
 			st[mech.CSClosed] = 1 // a joint's friction always acts
 		}
+		if cs.pair[e.CoulombIndex()] >= 0 {
+			st[mech.CSMode] = 1 // settle decides (slipDirections: the direction)
+			continue
+		}
 		vt, _ := e.Slip(&s.x, w[:len(e.Dofs())])
 		st[mech.CSMode] = sgn(vt)
 		if st[mech.CSMode] == 0 {
 			st[mech.CSMode] = 1
 		}
 	}
+	cs.slipDirections(s)
 	cs.settle(m, s)
 }
 
@@ -195,6 +215,12 @@ func (cs *contactSet) settle(m *Model, s *State) bool {
 	w := s.cw.row
 	for _, e := range cs.rows {
 		st := cs.group(s, e)
+		if i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]; p >= 0 {
+			if p > i {
+				need = cs.settlePair(s, e, p) || need
+			}
+			continue
+		}
 		vt, _ := e.Slip(x, w[:len(e.Dofs())])
 		switch {
 		case st[mech.CSClosed] == 0:
@@ -211,6 +237,100 @@ func (cs *contactSet) settle(m *Model, s *State) bool {
 	}
 	s.cw.decide = need
 	return need
+}
+
+// settlePair settles the pair led by row e (partner group p): closed
+// while its normal law pushes; a closed pair that sticks, slips at zero
+// speed or whose slip velocity just reversed is a candidate.
+func (cs *contactSet) settlePair(s *State, e mech.Coulomb, p int) bool {
+	i := e.CoulombIndex()
+	st := cs.group(s, e)
+	sp := s.cs[p*mech.CSStride : (p+1)*mech.CSStride]
+	_, touching := e.(mech.CoulombPair).Touch(&s.x, st[mech.CSClosed] == 1)
+	rev := s.cw.rev[i]
+	s.cw.rev[i] = false
+	if !touching {
+		st[mech.CSClosed], sp[mech.CSClosed] = 0, 0
+		st[mech.CSMode], sp[mech.CSMode] = 1, 1
+		st[mech.CSStick], sp[mech.CSStick] = 0, 0
+		return false
+	}
+	st[mech.CSClosed], sp[mech.CSClosed] = 1, 1
+	v1, v2 := cs.pairSlip(s, e, p)
+	if st[mech.CSMode] == 0 || math.Hypot(v1, v2) <= vtolStick || rev {
+		st[mech.CSMode], sp[mech.CSMode] = 0, 0
+		return true
+	}
+	return false
+}
+
+// pairSlip returns the slip velocities of the pair led by e.
+func (cs *contactSet) pairSlip(s *State, e mech.Coulomb, p int) (v1, v2 float64) {
+	w := s.cw.row
+	v1, _ = e.Slip(&s.x, w[:len(e.Dofs())])
+	v2, _ = cs.byGroup[p].Slip(&s.x, w[:len(e.Dofs())])
+	return v1, v2
+}
+
+// rowSlip evaluates row e's W into w and returns its slip velocity and γ;
+// a paired row's γ = (dW/dt)·v is taken by central differences along the
+// motion (q ⊕ ±ε v).
+func (cs *contactSet) rowSlip(m *Model, s *State, e mech.Coulomb, w []float64) (vt, gamma float64) {
+	vt, gamma = e.Slip(&s.x, w)
+	if cs.pair[e.CoulombIndex()] < 0 {
+		return vt, gamma
+	}
+	vm := 0.0
+	for _, v := range s.v {
+		vm = math.Max(vm, math.Abs(v))
+	}
+	if vm == 0 {
+		return vt, 0
+	}
+	cw := s.cw
+	nd := len(e.Dofs())
+	eps := 1e-6 / vm
+	r1, r2 := cw.row[:nd], cw.row2[:nd]
+	copy(cw.qs, s.q)
+	m.addTo(s.q, s.v, eps)
+	e.Slip(&s.x, r1)
+	copy(s.q, cw.qs)
+	m.addTo(s.q, s.v, -eps)
+	e.Slip(&s.x, r2)
+	copy(s.q, cw.qs)
+	gamma = 0
+	for a, d := range e.Dofs() {
+		if d >= 0 {
+			gamma += (r1[a] - r2[a]) / (2 * eps) * s.v[d]
+		}
+	}
+	return vt, gamma
+}
+
+// rowTangent writes cv W + ∂vt/∂q of row e into g; a paired row's ∂vt/∂q
+// by central differences.
+func (cs *contactSet) rowTangent(m *Model, s *State, e mech.Coulomb, cv float64, g []float64) {
+	e.SlipTangent(&s.x, cv, g)
+	if cs.pair[e.CoulombIndex()] < 0 {
+		return
+	}
+	cw := s.cw
+	const eps = 1e-6
+	copy(cw.qs, s.q)
+	for b, d := range e.Dofs() {
+		if d < 0 {
+			continue
+		}
+		cw.unit[d] = 1
+		m.addTo(s.q, cw.unit, eps)
+		vp, _ := e.Slip(&s.x, cw.row[:len(g)])
+		copy(s.q, cw.qs)
+		m.addTo(s.q, cw.unit, -eps)
+		vm, _ := e.Slip(&s.x, cw.row[:len(g)])
+		copy(s.q, cw.qs)
+		cw.unit[d] = 0
+		g[b] += (vp - vm) / (2 * eps)
+	}
 }
 
 // active lists the friction rows in stick (or stick candidates) in w.act.
@@ -233,7 +353,7 @@ func (cs *contactSet) response(m *Model, s *State, j int) {
 	e := cs.rows[w.act[j]]
 	nK := m.nv + m.nc
 	wj := w.wr[j*cs.maxd : j*cs.maxd+len(e.Dofs())]
-	w.vt[j], w.gam[j] = e.Slip(&s.x, wj)
+	w.vt[j], w.gam[j] = cs.rowSlip(m, s, e, wj)
 	w.cap[j] = e.Static(&s.x)
 	y := w.y[j*nK : (j+1)*nK]
 	clear(y)
@@ -293,13 +413,17 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		w.bvec[i] = b
 	}
 	if decide {
-		if err := cs.decideLCP(s, n); err != nil {
+		if err := cs.decide(s, n); err != nil {
 			return err
 		}
 		// Rows that start to slip do so with their slip force (the
 		// LCP's ∓μ0 F_N holds only at the instant of the switch): the
-		// sticking ones are solved again with those forces.
+		// sticking ones are solved again with those forces. (A pair's
+		// slip force is set by its decision.)
 		for j, r := range w.act {
+			if cs.pair[cs.rows[r].CoulombIndex()] >= 0 {
+				continue
+			}
 			if md := cs.group(s, cs.rows[r])[mech.CSMode]; md != 0 {
 				w.fvec[j] = cs.rows[r].SlipForce(x, w.vt[j], md)
 			}
@@ -311,6 +435,10 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		st := cs.group(s, cs.rows[r])
 		df := f - st[mech.CSStick]
 		st[mech.CSStick] = f
+		if st[mech.CSMode] != 0 && cs.pair[cs.rows[r].CoulombIndex()] >= 0 {
+			// a pair that starts to slip: its slot holds the direction
+			st[mech.CSStick] = w.dir[j]
+		}
 		y := w.y[j*nK : (j+1)*nK]
 		for i := range y {
 			s.dx[i] += df * y[i]
@@ -401,38 +529,127 @@ func (w *contactWork) solveSmall(a, b []float64, n int) {
 	clear(b[:n])
 }
 
-// decideLCP solves the stick–slip LCP for the active rows and sets their
-// modes and friction forces (in w.fvec).
-func (cs *contactSet) decideLCP(s *State, n int) error {
+// decide sets the modes and friction forces (w.fvec) of the active rows
+// at a decision. Without pairs: the LCP over all of them. With pairs
+// (isotropic friction in a plane): first every candidate sticks; each pair
+// whose stick force leaves its cone |F| ≤ μ0 F_N slips, in the direction d
+// in which its slip acceleration, with its friction −μ F_N d and the
+// others' forces held, points (a fixed point, exact for an isotropic
+// Delassus block: a sphere's); then the scalar rows are decided by the
+// LCP with the pairs' forces held.
+func (cs *contactSet) decide(s *State, n int) error {
 	w := s.cw
-	N := 2 * n
+	idx := w.sidx[:0]
+	for j, r := range w.act {
+		if cs.pair[cs.rows[r].CoulombIndex()] < 0 {
+			idx = append(idx, j)
+		}
+	}
+	if len(idx) == n {
+		return cs.decideLCP(s, n, idx)
+	}
+	cs.stickSolve(s, n) // all candidates stick
+	for j, r := range w.act {
+		e := cs.rows[r]
+		i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]
+		if p < i {
+			continue // a scalar row, or a pair's partner
+		}
+		jp := -1
+		for k, rk := range w.act {
+			if cs.rows[rk].CoulombIndex() == p {
+				jp = k
+			}
+		}
+		if jp < 0 {
+			continue
+		}
+		f1, f2 := w.fvec[j], w.fvec[jp]
+		fm, r0 := math.Hypot(f1, f2), w.cap[j]
+		if fm <= r0*(1+1e-9) && !(w.fired[i] && fm >= (1-1e-6)*r0) {
+			continue // it sticks
+		}
+		// the pair's slip acceleration without its own friction
+		c1, c2 := w.bvec[j], w.bvec[jp]
+		for k := range w.act {
+			if k != j && k != jp {
+				c1 += w.amat[j*n+k] * w.fvec[k]
+				c2 += w.amat[jp*n+k] * w.fvec[k]
+			}
+		}
+		mu := e.(mech.CoulombPair).Kinetic(&s.x)
+		d1, d2 := -f1/fm, -f2/fm
+		for it := 0; it < 50; it++ {
+			a1 := c1 - mu*(w.amat[j*n+j]*d1+w.amat[j*n+jp]*d2)
+			a2 := c2 - mu*(w.amat[jp*n+j]*d1+w.amat[jp*n+jp]*d2)
+			na := math.Hypot(a1, a2)
+			if na == 0 {
+				break
+			}
+			e1, e2 := a1/na, a2/na
+			if math.Abs(e1-d1)+math.Abs(e2-d2) < 1e-15 {
+				d1, d2 = e1, e2
+				break
+			}
+			d1, d2 = e1, e2
+		}
+		w.fvec[j], w.fvec[jp] = -mu*d1, -mu*d2
+		w.dir[j], w.dir[jp] = d1, d2
+		cs.group(s, e)[mech.CSMode] = 1
+		s.cs[p*mech.CSStride+mech.CSMode] = 1
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	return cs.decideLCP(s, n, idx)
+}
+
+// decideLCP solves the stick–slip LCP for the active rows at positions
+// idx (the others' forces in w.fvec held) and sets their modes and
+// friction forces (in w.fvec).
+func (cs *contactSet) decideLCP(s *State, n int, idx []int) error {
+	w := s.cw
+	nn := len(idx)
+	N := 2 * nn
 	M := w.lm[:N*N]
 	clear(M)
-	for i := range w.act {
-		w.lq[n+i] = 2 * w.cap[i]
-		for j := 0; j < n; j++ {
-			M[i*N+j] = w.amat[i*n+j]
+	in := func(j int) bool {
+		for _, k := range idx {
+			if k == j {
+				return true
+			}
 		}
-		M[i*N+n+i] = 1
-		M[(n+i)*N+i] = -1
+		return false
 	}
-	for i := 0; i < n; i++ {
-		q := w.bvec[i]
-		for j := range w.act {
-			q -= w.amat[i*n+j] * w.cap[j]
+	for ii, i := range idx {
+		w.lq[nn+ii] = 2 * w.cap[i]
+		for jj, j := range idx {
+			M[ii*N+jj] = w.amat[i*n+j]
 		}
-		w.lq[i] = q
+		M[ii*N+nn+ii] = 1
+		M[(nn+ii)*N+ii] = -1
+	}
+	for ii, i := range idx {
+		q := w.bvec[i]
+		for j := 0; j < n; j++ {
+			if in(j) {
+				q -= w.amat[i*n+j] * w.cap[j]
+			} else {
+				q += w.amat[i*n+j] * w.fvec[j]
+			}
+		}
+		w.lq[ii] = q
 	}
 	w.lcps++
 	if _, err := w.lcp.Solve(M, w.lq[:N], N, w.lz[:N], w.lw[:N]); err != nil {
 		return errorf("%s: stick–slip LCP (%d sticking) at t=%s s: %v",
-			cs.rows[w.act[0]].CoulombName(), n, ftoa(s.T), err)
+			cs.rows[w.act[idx[0]]].CoulombName(), nn, ftoa(s.T), err)
 	}
-	for i, ri := range w.act {
-		e := cs.rows[ri]
+	for ii, i := range idx {
+		e := cs.rows[w.act[i]]
 		r := w.cap[i]
-		f := w.lz[i] - r
-		ap, am := w.lw[i], w.lz[n+i]
+		f := w.lz[ii] - r
+		ap, am := w.lw[ii], w.lz[nn+ii]
 		scale := math.Abs(w.bvec[i]) + 1e-300
 		for j := 0; j < n; j++ {
 			scale += math.Abs(w.amat[i*n+j]) * (w.cap[j] + 1e-300)
@@ -461,8 +678,10 @@ func (cs *contactSet) decideLCP(s *State, n int) error {
 // an implicit Newton iteration by block elimination, using the factored
 // iteration matrix K: with Y = K⁻¹[Wᵀ; 0], G = ∂vt/∂q along the scheme
 // (cv W + ∂(W v)/∂q) and dx0 the solution without them, the multiplier
-// increments solve s1 (G Y) Δf = −vt − G dx0 and dx gains s1 Y Δf.
-func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
+// increments solve s1 (G Y) Δf = −vt − G dx0 and dx gains s1 Y Δf. turn:
+// the factors are an earlier step's, turned with the rotations
+// (Model.coRotate), as for the Newton increment.
+func (cs *contactSet) newton(m *Model, s *State, s1, cv float64, turn bool) {
 	if !cs.coulomb {
 		return
 	}
@@ -476,7 +695,7 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 	for j, r := range w.act {
 		e := cs.rows[r]
 		nd := len(e.Dofs())
-		e.SlipTangent(x, cv, w.gq[j*cs.maxd:j*cs.maxd+nd])
+		cs.rowTangent(m, s, e, cv, w.gq[j*cs.maxd:j*cs.maxd+nd])
 		wj := w.wr[j*cs.maxd : j*cs.maxd+nd]
 		w.vt[j], _ = e.Slip(x, wj)
 		y := w.y[j*nK : (j+1)*nK]
@@ -486,7 +705,15 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64) {
 				y[d] += wj[a]
 			}
 		}
+		// the factors may be an earlier step's: solve as the Newton
+		// increment is solved (integrate.go)
+		if turn {
+			m.coRotate(s, y, false)
+		}
 		s.lin.Solve(y)
+		if turn {
+			m.coRotate(s, y, true)
+		}
 	}
 	for i, ri := range w.act {
 		e := cs.rows[ri]
@@ -545,21 +772,72 @@ func (cs *contactSet) eventFuncs(s *State, g []float64) {
 	w := s.cw.row
 	for _, e := range cs.rows {
 		st := cs.group(s, e)
+		i := e.CoulombIndex()
+		p := cs.pair[i]
+		if p >= 0 {
+			if p > i {
+				cs.pairEvents(s, e, p, g)
+			}
+			continue
+		}
 		if st[mech.CSClosed] == 0 {
 			continue
 		}
-		i := 2*e.CoulombIndex() + 1
 		if st[mech.CSMode] == 0 {
 			// the friction reserve, relative: in [−1, 1]
 			r, f := e.Static(x), math.Abs(st[mech.CSStick])
-			g[i] = (r - f) / (r + f + 1e-300)
+			g[2*i+1] = (r - f) / (r + f + 1e-300)
 		} else {
 			// slip reversal, offset by the stick threshold: an element
 			// that starts to slide from rest (|vt| at the noise level, of
 			// either sign) has its reversal located, not found at the
 			// step's end
 			vt, _ := e.Slip(x, w[:len(e.Dofs())])
-			g[i] = st[mech.CSMode]*vt + vtolStick
+			g[2*i+1] = st[mech.CSMode]*vt + vtolStick
+		}
+	}
+}
+
+// pairEvents evaluates the events of the pair led by e (partner group
+// p): its normal state; in stick its reserve μ0 F_N − |F| (relative); in
+// slip the slip velocity along the slip direction held over the step,
+// offset by the stick threshold (a slip that stops, or turns back,
+// crosses it).
+func (cs *contactSet) pairEvents(s *State, e mech.Coulomb, p int, g []float64) {
+	i := e.CoulombIndex()
+	st := cs.group(s, e)
+	g[2*i], _ = e.(mech.CoulombPair).Touch(&s.x, st[mech.CSClosed] == 1)
+	if st[mech.CSClosed] == 0 {
+		return
+	}
+	sp := s.cs[p*mech.CSStride:]
+	if st[mech.CSMode] == 0 {
+		r, f := e.Static(&s.x), math.Hypot(st[mech.CSStick], sp[mech.CSStick])
+		g[2*i+1] = (r - f) / (r + f + 1e-300)
+		return
+	}
+	v1, v2 := cs.pairSlip(s, e, p)
+	g[2*i+1] = st[mech.CSStick]*v1 + sp[mech.CSStick]*v2 + vtolStick
+}
+
+// slipDirections sets the slip direction of every slipping pair to its
+// slip velocity's at the start of a step (held over the step, as the
+// scalar rows hold their slip sign: the friction is smooth within it).
+// The direction is kept in the pair's stick slots, which slip leaves
+// free.
+func (cs *contactSet) slipDirections(s *State) {
+	for _, e := range cs.rows {
+		i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]
+		if p <= i {
+			continue
+		}
+		st, sp := cs.group(s, e), s.cs[p*mech.CSStride:]
+		if st[mech.CSMode] == 0 {
+			continue
+		}
+		v1, v2 := cs.pairSlip(s, e, p)
+		if v := math.Hypot(v1, v2); v > 0 {
+			st[mech.CSStick], sp[mech.CSStick] = v1/v, v2/v
 		}
 	}
 }
@@ -604,6 +882,7 @@ func (m *Model) contactStep(s *State, h float64) error {
 		if len(w.start) != len(s.core) {
 			w.start = make([]float64, len(s.core)) // once
 		}
+		cs.slipDirections(s)
 		copy(w.start, s.core)
 		t0, hp0, nh0 := s.T, s.hp, s.nhist
 		restore := func() {
@@ -612,11 +891,16 @@ func (m *Model) contactStep(s *State, h float64) error {
 			s.setTime(t0)
 		}
 		cs.eventFuncs(s, w.g0)
-		if err := m.baseStep(s, hh); err != nil {
-			return err
+		// failHi: the step to hi did not converge (an implicit scheme's
+		// Newton iteration across a jump the events have not yet cut:
+		// a contact touching with its damping on at once); the sub-steps
+		// search, by bisection, for an event before it
+		stepErr := m.baseStep(s, hh)
+		failHi := stepErr != nil
+		if !failHi {
+			cs.eventFuncs(s, w.g1)
 		}
-		cs.eventFuncs(s, w.g1)
-		if !crossed(w.g0, w.g1) {
+		if !failHi && !crossed(w.g0, w.g1) {
 			for _, g := range w.g1 {
 				if g < 0 {
 					// a mode that was not valid at the start of the step
@@ -657,6 +941,9 @@ func (m *Model) contactStep(s *State, h float64) error {
 					th = math.Min(th, lo+(hi-lo)*gl/(gl-gh))
 				}
 			}
+			if failHi {
+				th = (lo + hi) / 2
+			}
 			d := hi - lo
 			th = math.Max(math.Min(math.Max(th, lo+1e-3*d), hi-1e-3*d), thMin)
 			if th >= hi || th > thMax {
@@ -664,13 +951,14 @@ func (m *Model) contactStep(s *State, h float64) error {
 			}
 			restore()
 			if err := m.baseStep(s, th*hh); err != nil {
-				return err
+				hi, failHi, stepErr, atHi, side = th, true, err, false, 0
+				continue
 			}
 			cs.eventFuncs(s, w.g1)
 			if crossed(w.glo, w.g1) {
 				hi = th
 				copy(w.ghi, w.g1)
-				atHi = true
+				atHi, failHi = true, false
 				if side > 0 {
 					side++
 				} else {
@@ -687,6 +975,11 @@ func (m *Model) contactStep(s *State, h float64) error {
 				}
 			}
 		}
+		if failHi {
+			// no event before the point the scheme cannot pass
+			restore()
+			return stepErr
+		}
 		if hMin > 0 && hi <= thMin && ev == 0 && cs.frictionCrossed(w.glo, w.ghi) {
 			// a friction event lies within hMin of the step's start (a
 			// slip that ended exactly at the last step's end, a reserve
@@ -695,11 +988,7 @@ func (m *Model) contactStep(s *State, h float64) error {
 			// event. (Not after an event within the step: a sub-step
 			// there keeps chattering modes moving.)
 			restore()
-			for _, e := range cs.rows {
-				// a stick reserve that runs out within hMin runs out here
-				i := e.CoulombIndex()
-				w.fired[i] = cs.group(s, e)[mech.CSMode] == 0 && w.ghi[2*i+1] <= 0
-			}
+			cs.markFired(s, w.ghi) // a reserve that runs out within hMin runs out here
 			if err := m.contactDecide(s); err != nil {
 				return err
 			}
@@ -760,11 +1049,13 @@ func (cs *contactSet) frictionCrossed(a, b []float64) bool {
 
 // markFired flags the sticking rows whose friction reserve is used up at
 // b (within 1e-9: a symmetric twin of the row whose event was located is
-// switched with it).
+// switched with it), and the slipping pairs whose slip velocity turned.
 func (cs *contactSet) markFired(s *State, b []float64) {
 	for _, e := range cs.rows {
 		i := e.CoulombIndex()
-		s.cw.fired[i] = cs.group(s, e)[mech.CSMode] == 0 && b[2*i+1] <= 1e-9
+		md := cs.group(s, e)[mech.CSMode]
+		s.cw.fired[i] = md == 0 && b[2*i+1] <= 1e-9
+		s.cw.rev[i] = md != 0 && cs.pair[i] > i && b[2*i+1] <= 1e-9
 	}
 }
 
@@ -799,7 +1090,7 @@ func (cs *contactSet) trackOpen(s *State) {
 	w := s.cw.row
 	for _, e := range cs.rows {
 		st := cs.group(s, e)
-		if st[mech.CSClosed] != 0 {
+		if st[mech.CSClosed] != 0 || cs.pair[e.CoulombIndex()] >= 0 {
 			continue
 		}
 		if vt, _ := e.Slip(&s.x, w[:len(e.Dofs())]); vt != 0 {

@@ -15,8 +15,10 @@ import (
 // outward normal), or against a sphere about marker j's origin. The normal
 // force is one of the planar contacts' laws, clamped at zero; friction is
 // regularised Coulomb along the slip velocity (Stribeck between the static
-// and the dynamic coefficient). These contacts are smooth force elements
-// (no events): their tangent is taken by finite differences.
+// and the dynamic coefficient), LuGre bristles, or exact Coulomb friction
+// in the tangent plane (two paired rows, sphereRow, whose stick and slip
+// the engine decides at events: solver/stickslip.go). Their tangent is
+// taken by finite differences.
 
 // sphereAttrs lists the attributes of each spatial contact kind.
 var sphereAttrs = map[string][]string{
@@ -60,6 +62,11 @@ type sphere struct {
 	lugre  bool
 	s0, s1 mech.Param
 	slot   int
+	// exact Coulomb friction: two paired rows along the tangent plane,
+	// their discrete-state groups grp (sphereRow)
+	coulomb bool
+	grp     [2]int
+	rows    []mech.Coulomb
 }
 
 func newSphere(c mech.Builder, k *spec.Contact) *sphere {
@@ -187,9 +194,11 @@ func newSphere(c mech.Builder, k *spec.Contact) *sphere {
 	case "lugre":
 		e.fric, e.lugre = true, true
 	case "coulomb":
-		c.Errorf(get("friction").Pos, "friction", "contact %q: event-located Coulomb stick–slip is planar for now; a spatial contact sticks exactly with friction=\"lugre\" (bristles in its state) or slips slowly with \"regularized\"", k.Name)
+		e.fric, e.coulomb = true, true
+		e.grp = [2]int{c.DiscreteSlot(), c.DiscreteSlot()}
+		e.rows = []mech.Coulomb{&sphereRow{e: e, k: 0}, &sphereRow{e: e, k: 1}}
 	default:
-		c.Errorf(get("friction").Pos, "friction", "contact %q: unknown friction %q (none, regularized, lugre)", k.Name, fr)
+		c.Errorf(get("friction").Pos, "friction", "contact %q: unknown friction %q (none, coulomb, regularized, lugre)", k.Name, fr)
 	}
 	e.slot = -1
 	if e.lugre {
@@ -284,6 +293,9 @@ func pointVel(k *mech.KinFrame, body bool, p mech.Vec3) mech.Vec3 {
 func (e *sphere) forces(x *mech.Ctx, k *sphereKin) (fn float64, ft mech.Vec3) {
 	e.kin(x, k)
 	fn, mu := e.normal(x, k)
+	if e.coulomb {
+		return fn, e.coulombForce(x, k, fn)
+	}
 	if fn == 0 || !e.fric {
 		return fn, ft
 	}
@@ -378,10 +390,15 @@ func (e *sphere) Rates(x *mech.Ctx, dst []float64) {
 func (e *sphere) Eval(x *mech.Ctx, f, kk, cc []float64) {
 	var k sphereKin
 	fn, ft := e.forces(x, &k)
-	if fn == 0 {
+	if fn == 0 && ft == (mech.Vec3{}) {
 		return
 	}
-	F := mech.Add(mech.Scale(fn, k.n), ft)
+	e.gen(&k, mech.Add(mech.Scale(fn, k.n), ft), f)
+}
+
+// gen adds the generalized forces of the force F on i at its contact
+// point and −F on j at its own into f (the element's 12 dofs).
+func (e *sphere) gen(k *sphereKin, F mech.Vec3, f []float64) {
 	apply := func(kf *mech.KinFrame, o int, p, F mech.Vec3) {
 		f[o] += F[0]
 		f[o+1] += F[1]
@@ -398,6 +415,126 @@ func (e *sphere) Eval(x *mech.Ctx, f, kk, cc []float64) {
 	if e.fj.Body >= 0 {
 		apply(&k.kj, 6, k.pb, mech.Scale(-1, F))
 	}
+}
+
+// tangents returns the contact's tangent basis: marker j's x and y axes
+// (sphere–plane), or j's x axis made normal to n and n × it
+// (sphere–sphere; j's y axis where x is along n).
+func (e *sphere) tangents(k *sphereKin) [2]mech.Vec3 {
+	R := e.fj.Orient(&k.kj)
+	ax, ay := mech.Vec3{R[0], R[3], R[6]}, mech.Vec3{R[1], R[4], R[7]}
+	if e.plane {
+		return [2]mech.Vec3{ax, ay}
+	}
+	t := mech.Sub(ax, mech.Scale(mech.Dot(ax, k.n), k.n))
+	if mech.Norm(t) < 0.1 {
+		t = mech.Sub(ay, mech.Scale(mech.Dot(ay, k.n), k.n))
+	}
+	t = mech.Scale(1/mech.Norm(t), t)
+	return [2]mech.Vec3{t, mech.Cross(k.n, t)}
+}
+
+// coulombForce is the exact Coulomb friction force on i (world) in the
+// contact's present mode: none while open; the stick multipliers along
+// the tangents while sticking; −μ F_N along the slip direction while
+// slipping (the slip velocity's direction at the start of the step, held
+// over it by the engine in the stick slots: the force is smooth within a
+// step, as a scalar row's fixed slip sign).
+func (e *sphere) coulombForce(x *mech.Ctx, k *sphereKin, fn float64) mech.Vec3 {
+	st := x.CS[e.grp[0]*mech.CSStride:]
+	if st[mech.CSClosed] == 0 {
+		return mech.Vec3{}
+	}
+	if st[mech.CSMode] == 0 {
+		t := e.tangents(k)
+		return mech.Add(mech.Scale(st[mech.CSStick], t[0]), mech.Scale(x.CS[e.grp[1]*mech.CSStride+mech.CSStick], t[1]))
+	}
+	// slip: against the direction held over the step (in the stick
+	// slots; the slip velocity's at the step's start)
+	t := e.tangents(k)
+	d := mech.Add(mech.Scale(st[mech.CSStick], t[0]), mech.Scale(x.CS[e.grp[1]*mech.CSStride+mech.CSStick], t[1]))
+	return mech.Scale(-e.mud.Get(x)*fn, d)
+}
+
+// CoulombRows returns the contact's two friction rows (mech.CoulombRows;
+// none without exact Coulomb friction).
+func (e *sphere) CoulombRows() []mech.Coulomb { return e.rows }
+
+// sphereRow is one tangent direction of a spatial contact's exact
+// Coulomb friction (mech.Coulomb, mech.CoulombPair): the contact applies
+// the friction itself (Eval here adds nothing).
+type sphereRow struct {
+	e *sphere
+	k int
+}
+
+func (r *sphereRow) Dofs() []int                         { return r.e.d[:] }
+func (r *sphereRow) Eval(x *mech.Ctx, f, k, c []float64) {}
+func (r *sphereRow) Potential(x *mech.Ctx) float64       { return 0 }
+
+// CoulombIndex returns the row's discrete-state group.
+func (r *sphereRow) CoulombIndex() int { return r.e.grp[r.k] }
+
+// CoulombName names the contact in errors.
+func (r *sphereRow) CoulombName() string { return "contact " + r.e.name }
+
+// Partner returns the other tangent row's group.
+func (r *sphereRow) Partner() int { return r.e.grp[1-r.k] }
+
+// Slip writes the row W (the generalized force of a unit force along the
+// tangent) and returns the slip velocity along it; γ is taken by the
+// engine (mech.CoulombPair).
+func (r *sphereRow) Slip(x *mech.Ctx, w []float64) (vt, gamma float64) {
+	var k sphereKin
+	r.e.kin(x, &k)
+	clear(w)
+	r.e.gen(&k, r.e.tangents(&k)[r.k], w)
+	for a, d := range r.e.d {
+		if d >= 0 {
+			vt += w[a] * x.V[d]
+		}
+	}
+	return vt, 0
+}
+
+// SlipTangent writes cv·W; the engine adds ∂vt/∂q by differences.
+func (r *sphereRow) SlipTangent(x *mech.Ctx, cv float64, g []float64) {
+	r.Slip(x, g)
+	for a := range g {
+		g[a] *= cv
+	}
+}
+
+// normalForce returns the normal force at x.
+func (r *sphereRow) normalForce(x *mech.Ctx) float64 {
+	var k sphereKin
+	r.e.kin(x, &k)
+	fn, _ := r.e.normal(x, &k)
+	return fn
+}
+
+// Static returns μ0 F_N.
+func (r *sphereRow) Static(x *mech.Ctx) float64 { return r.e.mus.Get(x) * r.normalForce(x) }
+
+// Kinetic returns μ F_N.
+func (r *sphereRow) Kinetic(x *mech.Ctx) float64 { return r.e.mud.Get(x) * r.normalForce(x) }
+
+// SlipForce returns −μ F_N dir (the row alone).
+func (r *sphereRow) SlipForce(x *mech.Ctx, vt, dir float64) float64 { return -dir * r.Kinetic(x) }
+
+// Touch returns the normal event value and whether the law pushes.
+func (r *sphereRow) Touch(x *mech.Ctx, closed bool) (float64, bool) {
+	var k sphereKin
+	r.e.kin(x, &k)
+	l := r.e.law
+	l.K, l.C = r.e.k.Get(x), r.e.c.Get(x)
+	raw, _, _ := l.Smooth(k.delta, k.rate)
+	raw /= math.Max(l.K, 1e-300)
+	touching := k.delta > 0 && raw > 0
+	if closed {
+		return math.Min(k.delta, raw), touching
+	}
+	return math.Max(-k.delta, -raw), touching
 }
 
 // Potential is the elastic energy of the contact: ∫ k δ^N dδ.

@@ -210,6 +210,31 @@ type Coulomb interface {
 	SlipForce(x *Ctx, vt, dir float64) float64
 }
 
+// CoulombRows is implemented by a force element whose exact Coulomb
+// friction is not the element itself but rows it owns (a spatial contact:
+// two rows along the tangent plane, paired): the engine decides them as
+// it does Coulomb elements.
+type CoulombRows interface {
+	CoulombRows() []Coulomb
+}
+
+// CoulombPair is implemented by a row of isotropic Coulomb friction in a
+// plane: two rows (two groups) whose friction force is one vector within
+// the cone |F| ≤ Static, slipping against the slip velocity's direction
+// in the plane. Partner returns the other row's group; the row whose
+// group is the smaller leads (its Closed and Mode hold the pair's state,
+// copied to the partner's). NumericSlip: the engine takes γ and
+// SlipTangent by differences along the motion.
+type CoulombPair interface {
+	Partner() int
+	// Kinetic returns the slip level μ F_N (≥ 0) at x.
+	Kinetic(x *Ctx) float64
+	// Touch returns the contact's normal event value: > 0 while
+	// touching with a pushing force law (closed) or apart (open), its
+	// sign changing at a transition; and whether it touches now.
+	Touch(x *Ctx, closed bool) (g float64, touching bool)
+}
+
 // Coupling is implemented by a one-row constraint element that couples two
 // joint coordinates, Φ = a_i (q_i − q_i0) + a_j (q_j − q_j0) (a gear, a
 // belt, a rack, a screw): Coefficients returns a_i, a_j and the
