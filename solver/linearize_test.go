@@ -747,6 +747,17 @@ var linSynthetic = []struct{ name, xml string }{
   <output name="x" channel="box.x"/>
   <output name="torque" channel="bearing.effort"/>
 </model>`},
+	{"ball-roll", `<model name="ball_roll" dimension="3">
+  <settings end="1 s" step="1 ms" gravity="0 0 -9.81"/>
+  <ground><marker name="slope" axis="0 1 0" angle="20 deg"/></ground>
+  <!-- a ball rolling down a 20° incline on a sphere-plane contact with
+       exact Coulomb friction: its contact sticks (two stick rows) -->
+  <body name="ball" mass="1" inertia="0.004 0.004 0.004" at="0.0341988335452 0 0.0939605229372"/>
+  <contact kind="sphere-plane" name="c" i="ball" radius="0.1" j="ground.slope" k="1e6" c="2000"
+           friction="coulomb" mu-static="0.5"/>
+  <output name="x" channel="ball.x"/>
+  <output name="vx" channel="ball.vx"/>
+</model>`},
 }
 
 // linTol is the agreement required of A, B, C and D (the measure of
