@@ -459,6 +459,9 @@ func (s *State) checkMemory(core []float64) error {
 		if p := s.m.contacts.pair[k/mech.CSStride]; p >= 0 && (cs[p*mech.CSStride+mech.CSClosed] != st[mech.CSClosed] || cs[p*mech.CSStride+mech.CSMode] != st[mech.CSMode] || st[mech.CSMode] < 0) {
 			return errors.New("contact friction state out of range")
 		}
+		if p := s.m.contacts.pair[k/mech.CSStride]; p > k/mech.CSStride && st[mech.CSMode] != 0 && math.Hypot(st[mech.CSStick], cs[p*mech.CSStride+mech.CSStick]) > 1+1e-9 {
+			return errors.New("contact slip direction out of range")
+		}
 	}
 	return nil
 }

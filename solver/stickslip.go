@@ -180,6 +180,9 @@ func (cs *contactSet) begin(m *Model, s *State) {
 		}
 		if cs.pair[e.CoulombIndex()] >= 0 {
 			st[mech.CSMode] = 1 // settle decides (slipDirections: the direction)
+			// the step, from which the friction's low-speed blend
+			// follows (sphere.go: coulombForce)
+			st[mech.CSAlpha] = m.settings.Step
 			continue
 		}
 		vt, _ := e.Slip(&s.x, w[:len(e.Dofs())])
@@ -281,8 +284,10 @@ func (cs *contactSet) rowSlip(m *Model, s *State, e mech.Coulomb, w []float64) (
 		return vt, gamma
 	}
 	vm := 0.0
-	for _, v := range s.v {
-		vm = math.Max(vm, math.Abs(v))
+	for _, d := range e.Dofs() {
+		if d >= 0 {
+			vm = math.Max(vm, math.Abs(s.v[d]))
+		}
 	}
 	if vm == 0 {
 		return vt, 0
@@ -578,12 +583,24 @@ func (cs *contactSet) decide(s *State, n int) error {
 			}
 		}
 		mu := e.(mech.CoulombPair).Kinetic(&s.x)
-		d1, d2 := -f1/fm, -f2/fm
+		// start against the stick force (for an isotropic block the
+		// direction of c); where the slip acceleration is at the noise
+		// level of its terms (a break-away with μ = μ0) it stays there
+		d1, d2 := 1.0, 0.0
+		switch {
+		case fm > 0:
+			d1, d2 = -f1/fm, -f2/fm
+		case math.Hypot(c1, c2) > 0:
+			d1, d2 = c1/math.Hypot(c1, c2), c2/math.Hypot(c1, c2)
+		}
+		scale := math.Hypot(c1, c2) + mu*(math.Abs(w.amat[j*n+j])+math.Abs(w.amat[jp*n+jp])+2*math.Abs(w.amat[j*n+jp]))
 		for it := 0; it < 50; it++ {
 			a1 := c1 - mu*(w.amat[j*n+j]*d1+w.amat[j*n+jp]*d2)
 			a2 := c2 - mu*(w.amat[jp*n+j]*d1+w.amat[jp*n+jp]*d2)
 			na := math.Hypot(a1, a2)
-			if na == 0 {
+			if na <= 1e-6*scale || a1*d1+a2*d2 <= 0 {
+				// at the noise level of its terms (a break-away with
+				// μ = μ0), or not along d: keep d
 				break
 			}
 			e1, e2 := a1/na, a2/na
@@ -821,10 +838,13 @@ func (cs *contactSet) pairEvents(s *State, e mech.Coulomb, p int, g []float64) {
 }
 
 // slipDirections sets the slip direction of every slipping pair to its
-// slip velocity's at the start of a step (held over the step, as the
-// scalar rows hold their slip sign: the friction is smooth within it).
-// The direction is kept in the pair's stick slots, which slip leaves
-// free.
+// slip velocity's at the start of a step, once the slip speed is above
+// the pair's blend speed (below it, at a slip's start, it keeps the one
+// its decision set: a slip velocity that small is mostly the friction's
+// own sideways relaxation, and following it would feed that back): the
+// event function measures the slip velocity along it, and the friction
+// takes it below the blend speed. It is kept in the pair's stick
+// slots, which slip leaves free.
 func (cs *contactSet) slipDirections(s *State) {
 	for _, e := range cs.rows {
 		i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]
@@ -836,7 +856,7 @@ func (cs *contactSet) slipDirections(s *State) {
 			continue
 		}
 		v1, v2 := cs.pairSlip(s, e, p)
-		if v := math.Hypot(v1, v2); v > 0 {
+		if v := math.Hypot(v1, v2); v > e.(mech.CoulombPair).SlipBlend(&s.x) {
 			st[mech.CSStick], sp[mech.CSStick] = v1/v, v2/v
 		}
 	}

@@ -67,6 +67,7 @@ type sphere struct {
 	coulomb bool
 	grp     [2]int
 	rows    []mech.Coulomb
+	mob     float64 // tangential mobility at the contact, Σ 1/m + r²/J_min (1/kg)
 }
 
 func newSphere(c mech.Builder, k *spec.Contact) *sphere {
@@ -196,6 +197,22 @@ func newSphere(c mech.Builder, k *spec.Contact) *sphere {
 	case "coulomb":
 		e.fric, e.coulomb = true, true
 		e.grp = [2]int{c.DiscreteSlot(), c.DiscreteSlot()}
+		for _, b := range []struct {
+			f mech.Frame
+			r float64
+		}{{e.fi, e.ri}, {e.fj, e.rj}} {
+			if b.f.Body < 0 {
+				continue
+			}
+			bi := c.BodyInfo(b.f.Body)
+			jm := math.Min(bi.Inertia[0], math.Min(bi.Inertia[4], bi.Inertia[8]))
+			if bi.Mass > 0 {
+				e.mob += 1 / bi.Mass
+			}
+			if jm > 0 {
+				e.mob += b.r * b.r / jm
+			}
+		}
 		e.rows = []mech.Coulomb{&sphereRow{e: e, k: 0}, &sphereRow{e: e, k: 1}}
 	default:
 		c.Errorf(get("friction").Pos, "friction", "contact %q: unknown friction %q (none, coulomb, regularized, lugre)", k.Name, fr)
@@ -436,10 +453,9 @@ func (e *sphere) tangents(k *sphereKin) [2]mech.Vec3 {
 
 // coulombForce is the exact Coulomb friction force on i (world) in the
 // contact's present mode: none while open; the stick multipliers along
-// the tangents while sticking; −μ F_N along the slip direction while
-// slipping (the slip velocity's direction at the start of the step, held
-// over it by the engine in the stick slots: the force is smooth within a
-// step, as a scalar row's fixed slip sign).
+// the tangents while sticking; −μ F_N against the slip velocity while
+// slipping (smooth while it slips; the engine ends the step where the
+// slip stops or turns back).
 func (e *sphere) coulombForce(x *mech.Ctx, k *sphereKin, fn float64) mech.Vec3 {
 	st := x.CS[e.grp[0]*mech.CSStride:]
 	if st[mech.CSClosed] == 0 {
@@ -449,11 +465,25 @@ func (e *sphere) coulombForce(x *mech.Ctx, k *sphereKin, fn float64) mech.Vec3 {
 		t := e.tangents(k)
 		return mech.Add(mech.Scale(st[mech.CSStick], t[0]), mech.Scale(x.CS[e.grp[1]*mech.CSStride+mech.CSStick], t[1]))
 	}
-	// slip: against the direction held over the step (in the stick
-	// slots; the slip velocity's at the step's start)
+	// slip: against the slip velocity, the direction d the engine keeps
+	// in the stick slots (set at the decision, then the slip velocity's
+	// at each step's start) weighing in at low slip speed: the force is
+	// −μ F_N (vt + v₀ d)/|vt + v₀ d|, v₀ = h μ F_N / m_t (h the model's
+	// step, kept in the α slot; 1/m_t the contact's tangential mobility):
+	// the slip speed friction changes in a step. Well above v₀ it follows
+	// the slip velocity within the step; below, at a slip's start and
+	// end, it holds the direction the decision or the step's start gave
+	// (the sideways damping μ F_N/(m_t |vt|) would otherwise be too stiff
+	// for the step)
 	t := e.tangents(k)
 	d := mech.Add(mech.Scale(st[mech.CSStick], t[0]), mech.Scale(x.CS[e.grp[1]*mech.CSStride+mech.CSStick], t[1]))
-	return mech.Scale(-e.mud.Get(x)*fn, d)
+	mu := e.mud.Get(x) * fn
+	u := mech.Add(k.vt, mech.Scale(1e-8+st[mech.CSAlpha]*mu*e.mob, d)) // SlipBlend
+	nu := mech.Norm(u)
+	if nu == 0 {
+		return mech.Vec3{}
+	}
+	return mech.Scale(-mu/nu, u)
 }
 
 // CoulombRows returns the contact's two friction rows (mech.CoulombRows;
@@ -518,6 +548,11 @@ func (r *sphereRow) Static(x *mech.Ctx) float64 { return r.e.mus.Get(x) * r.norm
 
 // Kinetic returns μ F_N.
 func (r *sphereRow) Kinetic(x *mech.Ctx) float64 { return r.e.mud.Get(x) * r.normalForce(x) }
+
+// SlipBlend returns v₀ = 1e-8 m/s + h μ F_N/m_t (coulombForce).
+func (r *sphereRow) SlipBlend(x *mech.Ctx) float64 {
+	return 1e-8 + x.CS[r.e.grp[0]*mech.CSStride+mech.CSAlpha]*r.Kinetic(x)*r.e.mob
+}
 
 // SlipForce returns −μ F_N dir (the row alone).
 func (r *sphereRow) SlipForce(x *mech.Ctx, vt, dir float64) float64 { return -dir * r.Kinetic(x) }

@@ -229,6 +229,10 @@ type CoulombPair interface {
 	Partner() int
 	// Kinetic returns the slip level μ F_N (≥ 0) at x.
 	Kinetic(x *Ctx) float64
+	// SlipBlend returns the slip speed below which the friction holds
+	// the slip direction kept in the stick slots rather than follow the
+	// slip velocity (the speed friction changes in a step).
+	SlipBlend(x *Ctx) float64
 	// Touch returns the contact's normal event value: > 0 while
 	// touching with a pushing force law (closed) or apart (open), its
 	// sign changing at a transition; and whether it touches now.
