@@ -435,6 +435,12 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		}
 	}
 	cs.stickSolve(s, n)
+	if decide && cs.outsideCones(s, n) {
+		// a pair decided to stick with the forces of the first sweep
+		// whose stick force, with the others' final ones, leaves its
+		// cone: it slips against that force; solved once more
+		cs.stickSolve(s, n)
+	}
 	for j, r := range w.act {
 		f := w.fvec[j]
 		st := cs.group(s, cs.rows[r])
@@ -621,6 +627,43 @@ func (cs *contactSet) decide(s *State, n int) error {
 	return cs.decideLCP(s, n, idx)
 }
 
+// outsideCones switches to slip every sticking pair among the active rows
+// whose stick force (w.fvec) lies outside its cone, against that force,
+// and reports whether there was one.
+func (cs *contactSet) outsideCones(s *State, n int) bool {
+	w := s.cw
+	any := false
+	for j, r := range w.act {
+		e := cs.rows[r]
+		i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]
+		if p < i || cs.group(s, e)[mech.CSMode] != 0 {
+			continue
+		}
+		jp := -1
+		for k, rk := range w.act {
+			if cs.rows[rk].CoulombIndex() == p {
+				jp = k
+			}
+		}
+		if jp < 0 {
+			continue
+		}
+		f1, f2 := w.fvec[j], w.fvec[jp]
+		fm := math.Hypot(f1, f2)
+		if fm <= w.cap[j]*(1+1e-6) || fm == 0 {
+			continue
+		}
+		mu := e.(mech.CoulombPair).Kinetic(&s.x)
+		d1, d2 := -f1/fm, -f2/fm
+		w.fvec[j], w.fvec[jp] = -mu*d1, -mu*d2
+		w.dir[j], w.dir[jp] = d1, d2
+		cs.group(s, e)[mech.CSMode] = 1
+		s.cs[p*mech.CSStride+mech.CSMode] = 1
+		any = true
+	}
+	return any
+}
+
 // decideLCP solves the stick–slip LCP for the active rows at positions
 // idx (the others' forces in w.fvec held) and sets their modes and
 // friction forces (in w.fvec).
@@ -752,6 +795,17 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64, turn bool) {
 			}
 			w.amat[i*n+j] = s1 * v
 		}
+	}
+	// a statically indeterminate set of sticking rows (more rows than the
+	// motions they hold: a sled on three feet) makes G Y singular: a
+	// tiny diagonal picks the increments of least norm, so that the
+	// internal forces the decision distributed do not drift
+	tr := 0.0
+	for i := 0; i < n; i++ {
+		tr += math.Abs(w.amat[i*n+i])
+	}
+	for i := 0; i < n; i++ {
+		w.amat[i*n+i] += 1e-11 * tr / float64(n)
 	}
 	w.solveSmall(w.amat, w.fvec, n)
 	for j, r := range w.act {
