@@ -143,7 +143,7 @@ func (c *codegen) call(n *node) evalFn {
 			return func(v []float64, m Measurer) float64 { return sign2(a(v, m), b(v, m)) }
 		}
 		a := c.gen(args[0])
-		return func(v []float64, m Measurer) float64 { return sign(a(v, m)) }
+		return func(v []float64, m Measurer) float64 { return Sign(a(v, m)) }
 	}
 	a := c.gen(args[0])
 	switch n.fn {

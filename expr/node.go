@@ -225,7 +225,7 @@ func (n *node) evalCall(v []float64, m Measurer) float64 {
 		if len(n.args) == 2 {
 			return sign2(x[0], x[1])
 		}
-		return sign(x[0])
+		return Sign(x[0])
 	}
 	return call12(n.fn, x[0], x[1])
 }
@@ -264,7 +264,7 @@ func call12(fn builtinID, a, b float64) float64 {
 	case fnAbs:
 		return math.Abs(a)
 	case fnSign:
-		return sign(a)
+		return Sign(a)
 	case fnMod:
 		return math.Mod(a, b)
 	case fnFloor:
@@ -295,8 +295,9 @@ func minMax(isMax bool, r, a float64) float64 {
 	return r
 }
 
-// sign returns -1, 0 or 1 (NaN for NaN).
-func sign(x float64) float64 {
+// Sign returns -1, 0 or 1 with the sign of x (x itself for ±0 and NaN):
+// the expression language's sign(x), and the engine's.
+func Sign(x float64) float64 {
 	switch {
 	case x > 0:
 		return 1

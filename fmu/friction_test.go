@@ -25,52 +25,15 @@ func TestCoulombFrictionThroughFMU(t *testing.T) {
 </model>
 `)
 	startInstance(t, in)
-	vr := func(name string) uint32 {
-		for _, v := range in.desc.Variables {
-			if v.Name == name {
-				return v.VR
-			}
-		}
-		t.Fatalf("no variable %q", name)
-		return 0
-	}
-	uT := vr("T")
-	outs := []uint32{vr("omega"), vr("effort"), vr("mode")}
-	read := func() [3]float64 {
-		var y [3]float64
-		if st := in.GetReal(outs, y[:]); st != OK {
-			t.Fatalf("GetReal: %s", st)
-		}
-		return y
-	}
-	run := func(k0, k1 int) {
-		for k := k0; k < k1; k++ {
-			if st := in.DoStep(float64(k)*1e-3, 1e-3, true); st != OK {
-				t.Fatalf("doStep %d: %s", k, st)
-			}
-		}
-	}
-	run(0, 100)
-	if y := read(); math.Abs(y[0]) > 1e-15 || math.Abs(y[1]+0.2) > 1e-12 || y[2] != 0 {
+	vrs := varRefs(t, in, "T", "omega", "effort", "mode")
+	uT, outs := vrs[0], vrs[1:]
+	doSteps(t, in, 0, 100, 1e-3)
+	if y := getReal(t, in, outs...); math.Abs(y[0]) > 1e-15 || math.Abs(y[1]+0.2) > 1e-12 || y[2] != 0 {
 		t.Errorf("under 0.2 N·m: ω %g, friction %.12g N·m, mode %g: want 0, −0.2, 0 (stick)", y[0], y[1], y[2])
 	}
-	snap, st := in.GetFMUState(nil)
-	if st != OK {
-		t.Fatal(st)
-	}
-	in.SetReal([]uint32{uT}, []float64{0.5})
-	run(100, 200)
-	want := read()
+	want := replaysFromSaved(t, in, uT, 0.5, 100, 200, 1e-3, outs)
 	if w := (0.5 - 0.2) / 0.01 * 0.1; math.Abs(want[0]-w) > 1e-9*w || want[1] != -0.2 || want[2] != 1 {
 		t.Errorf("under 0.5 N·m for 0.1 s: ω %.12g, friction %g, mode %g: want %g, −0.2, 1", want[0], want[1], want[2], w)
-	}
-	if st := in.SetFMUState(snap); st != OK {
-		t.Fatal(st)
-	}
-	in.SetReal([]uint32{uT}, []float64{0.5})
-	run(100, 200)
-	if got := read(); got != want {
-		t.Errorf("replay from the saved state: %v, want %v bit for bit", got, want)
 	}
 }
 
@@ -91,50 +54,13 @@ func TestSpatialCoulombContactThroughFMU(t *testing.T) {
 </model>
 `)
 	startInstance(t, in)
-	var vrs []uint32
-	var uF uint32
-	for _, v := range in.desc.Variables {
-		switch v.Name {
-		case "vx", "slip":
-			vrs = append(vrs, v.VR)
-		case "F":
-			uF = v.VR
-		}
-	}
-	read := func() [2]float64 {
-		var y [2]float64
-		if st := in.GetReal(vrs, y[:]); st != OK {
-			t.Fatalf("GetReal: %s", st)
-		}
-		return y
-	}
-	run := func(k0, k1 int) {
-		for k := k0; k < k1; k++ {
-			if st := in.DoStep(float64(k)*1e-3, 1e-3, true); st != OK {
-				t.Fatalf("doStep %d: %s", k, st)
-			}
-		}
-	}
-	run(0, 200)
-	if y := read(); math.Abs(y[0]-5.0/7*0.2) > 1e-6 || y[1] > 1e-10 {
+	vrs := varRefs(t, in, "F", "vx", "slip")
+	uF, outs := vrs[0], vrs[1:]
+	doSteps(t, in, 0, 200, 1e-3)
+	if y := getReal(t, in, outs...); math.Abs(y[0]-5.0/7*0.2) > 1e-6 || y[1] > 1e-10 {
 		t.Errorf("under 1 N for 0.2 s: v %.9g m/s, slip %.3g m/s: want %.9g, rolling", y[0], y[1], 5.0/7*0.2)
 	}
-	snap, st := in.GetFMUState(nil)
-	if st != OK {
-		t.Fatal(st)
-	}
-	in.SetReal([]uint32{uF}, []float64{5})
-	run(200, 400)
-	want := read()
-	if want[1] < 0.1 {
+	if want := replaysFromSaved(t, in, uF, 5, 200, 400, 1e-3, outs); want[1] < 0.1 {
 		t.Errorf("under 5 N the ball must slip (slip %.3g m/s)", want[1])
-	}
-	if st := in.SetFMUState(snap); st != OK {
-		t.Fatal(st)
-	}
-	in.SetReal([]uint32{uF}, []float64{5})
-	run(200, 400)
-	if got := read(); got != want {
-		t.Errorf("replay from the saved state: %v, want %v bit for bit", got, want)
 	}
 }

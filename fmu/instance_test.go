@@ -62,6 +62,59 @@ func startInstance(t testing.TB, in *Instance) {
 	must(t, in.ExitInitializationMode(), "exit")
 }
 
+// varRefs returns the value references of the named variables.
+func varRefs(t testing.TB, in *Instance, names ...string) []uint32 {
+	t.Helper()
+	vrs := make([]uint32, len(names))
+	for i, name := range names {
+		found := false
+		for _, v := range in.desc.Variables {
+			if v.Name == name {
+				vrs[i], found = v.VR, true
+			}
+		}
+		if !found {
+			t.Fatalf("no variable %q", name)
+		}
+	}
+	return vrs
+}
+
+// doSteps takes the communication steps k0 … k1−1 of length h.
+func doSteps(t testing.TB, in *Instance, k0, k1 int, h float64) {
+	t.Helper()
+	for k := k0; k < k1; k++ {
+		if st := in.DoStep(float64(k)*h, h, true); st != OK {
+			t.Fatalf("doStep %d: %s", k, st)
+		}
+	}
+}
+
+// replaysFromSaved saves the FMU state, sets input u to value and takes
+// the steps k0 … k1−1 of h, then restores the state and does the same
+// again: the outputs outs must be the same bit for bit. It returns them.
+func replaysFromSaved(t testing.TB, in *Instance, u uint32, value float64, k0, k1 int, h float64, outs []uint32) []float64 {
+	t.Helper()
+	snap, st := in.GetFMUState(nil)
+	if st != OK {
+		t.Fatal(st)
+	}
+	in.SetReal([]uint32{u}, []float64{value})
+	doSteps(t, in, k0, k1, h)
+	want := getReal(t, in, outs...)
+	if st := in.SetFMUState(snap); st != OK {
+		t.Fatal(st)
+	}
+	in.SetReal([]uint32{u}, []float64{value})
+	doSteps(t, in, k0, k1, h)
+	for i, v := range getReal(t, in, outs...) {
+		if math.Float64bits(v) != math.Float64bits(want[i]) {
+			t.Errorf("replay from the saved state: output %d is %v, want %v bit for bit", i, v, want[i])
+		}
+	}
+	return want
+}
+
 func getReal(t testing.TB, in *Instance, vrs ...uint32) []float64 {
 	t.Helper()
 	v := make([]float64, len(vrs))

@@ -30,47 +30,10 @@ const motorModel = `<model name="servo"><settings end="1 s" step="1 ms" gravity=
 func TestMotorThroughFMU(t *testing.T) {
 	in, _ := instantiateText(t, motorModel)
 	startInstance(t, in)
-	vr := func(name string) uint32 {
-		for _, v := range in.desc.Variables {
-			if v.Name == name {
-				return v.VR
-			}
-		}
-		t.Fatalf("no variable %q", name)
-		return 0
-	}
-	uV, yW, yI := vr("V"), vr("omega"), vr("i")
-	read := func() [2]float64 {
-		var y [2]float64
-		if st := in.GetReal([]uint32{yW, yI}, y[:]); st != OK {
-			t.Fatalf("GetReal: %s", st)
-		}
-		return y
-	}
-	for k := 0; k < 200; k++ {
-		if st := in.DoStep(float64(k)*1e-3, 1e-3, true); st != OK {
-			t.Fatalf("doStep %d: %s", k, st)
-		}
-	}
-	snap, st := in.GetFMUState(nil)
-	if st != OK {
-		t.Fatal(st)
-	}
-	in.SetReal([]uint32{uV}, []float64{6})
-	for k := 200; k < 400; k++ {
-		in.DoStep(float64(k)*1e-3, 1e-3, true)
-	}
-	want := read()
-	if st := in.SetFMUState(snap); st != OK {
-		t.Fatal(st)
-	}
-	in.SetReal([]uint32{uV}, []float64{6})
-	for k := 200; k < 400; k++ {
-		in.DoStep(float64(k)*1e-3, 1e-3, true)
-	}
-	if got := read(); math.Float64bits(got[0]) != math.Float64bits(want[0]) || math.Float64bits(got[1]) != math.Float64bits(want[1]) {
-		t.Errorf("replay from the saved state: %v, want %v bit for bit", got, want)
-	}
+	vrs := varRefs(t, in, "V", "omega", "i")
+	uV, outs := vrs[0], vrs[1:]
+	doSteps(t, in, 0, 200, 1e-3)
+	want := replaysFromSaved(t, in, uV, 6, 200, 400, 1e-3, outs)
 	// the engine alone, the same steps
 	ms, err := xml.Parse([]byte(motorModel), "model.xml")
 	if err != nil {

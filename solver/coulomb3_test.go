@@ -11,41 +11,8 @@ import (
 // sticks: no creep, no pre-sliding) and slides at g (sin α − μ cos α)
 // with μ = 0.05, to 1e-9 relative, with generalized-α and RK4.
 func TestBallOnInclineCoulomb(t *testing.T) {
-	alpha := 20 * math.Pi / 180
-	model := func(mu, integ string) string {
-		return `<model name="ball" dimension="3"><settings end="2 s" step="1 ms" gravity="0 0 -9.81" integrator="` + integ + `"/>
-  <ground><marker name="slope" axis="0 1 0" angle="20 deg"/></ground>
-  <body name="ball" mass="1" inertia="0.004 0.004 0.004" at="` + ftoa(0.1*math.Sin(alpha)-9.3e-6*math.Sin(alpha)) + ` 0 ` + ftoa(0.1*math.Cos(alpha)-9.3e-6*math.Cos(alpha)) + `"/>
-  <contact kind="sphere-plane" name="c" i="ball" radius="0.1" j="ground.slope" k="1e6" c="2000"
-           friction="coulomb" mu-static="` + mu + `" mu-dynamic="` + mu + `"/>
-</model>`
-	}
 	for _, integ := range []string{"genalpha", "rk4"} {
-		for _, c := range []struct {
-			mu   string
-			want float64
-		}{
-			{"0.5", 5.0 / 7 * 9.81 * math.Sin(alpha)},
-			{"0.05", 9.81 * (math.Sin(alpha) - 0.05*math.Cos(alpha))},
-		} {
-			m, s := loadDrive(t, model(c.mu, integ))
-			speed := func() float64 {
-				vx, vz := chanAt(t, m, s, "ball.vx"), chanAt(t, m, s, "ball.vz")
-				return vx*math.Cos(alpha) - vz*math.Sin(alpha)
-			}
-			if err := m.AdvanceTo(s, 1); err != nil {
-				t.Fatal(err)
-			}
-			v1 := speed()
-			if err := m.AdvanceTo(s, 2); err != nil {
-				t.Fatal(err)
-			}
-			a := speed() - v1
-			t.Logf("%s μ = %s: acceleration %.12g m/s², want %.12g (relative %.2g); slip %.3g m/s", integ, c.mu, a, c.want, math.Abs(a/c.want-1), chanAt(t, m, s, "c.slip"))
-			if math.Abs(a/c.want-1) > 1e-9 {
-				t.Errorf("%s μ = %s: acceleration %.12g m/s², want %.12g", integ, c.mu, a, c.want)
-			}
-		}
+		checkBallOnIncline(t, integ, `friction="coulomb"`)
 	}
 }
 
@@ -204,10 +171,9 @@ func TestBallOnSphereCoulomb(t *testing.T) {
 // A step of spatial contacts with exact Coulomb friction, one rolling
 // (sticking) and one sliding, allocates nothing.
 func TestCoulombContactStepAllocatesNothing(t *testing.T) {
-	alpha := 20 * math.Pi / 180
 	at := func(y float64) string {
 		r := 0.1 - 9.3e-6 // resting on the law
-		return ftoa(r*math.Sin(alpha)) + " " + ftoa(y) + " " + ftoa(r*math.Cos(alpha))
+		return ftoa(r*math.Sin(inclineAlpha)) + " " + ftoa(y) + " " + ftoa(r*math.Cos(inclineAlpha))
 	}
 	for _, integ := range []string{"genalpha", "rk4"} {
 		m, s := loadDrive(t, `<model name="two" dimension="3"><settings end="2 s" step="1 ms" gravity="0 0 -9.81" integrator="`+integ+`"/>
@@ -229,7 +195,6 @@ func TestCoulombContactStepAllocatesNothing(t *testing.T) {
 // run at 0.1 ms. (The touch, with the law's damping on at once, is a
 // jump the implicit step cannot cross: the step is cut at the event.)
 func TestBallDropCoulomb(t *testing.T) {
-	alpha := 20 * math.Pi / 180
 	var v1s []float64
 	for _, step := range []string{"1 ms", "0.1 ms"} {
 		m, s := loadDrive(t, `<model name="drop" dimension="3"><settings end="2 s" step="`+step+`" gravity="0 0 -9.81"/>
@@ -237,18 +202,15 @@ func TestBallDropCoulomb(t *testing.T) {
   <body name="a" mass="1" inertia="0.004 0.004 0.004" at="0.0342 0 0.1040"/>
   <contact kind="sphere-plane" name="c" i="a" radius="0.1" j="ground.slope" k="1e6" c="2000" friction="coulomb" mu-static="0.5"/>
 </model>`)
-		speed := func() float64 {
-			return chanAt(t, m, s, "a.vx")*math.Cos(alpha) - chanAt(t, m, s, "a.vz")*math.Sin(alpha)
-		}
 		if err := m.AdvanceTo(s, 1); err != nil {
 			t.Fatal(err)
 		}
-		v1 := speed()
+		v1 := slopeSpeed(t, m, s, "a")
 		v1s = append(v1s, v1)
 		if err := m.AdvanceTo(s, 2); err != nil {
 			t.Fatal(err)
 		}
-		a, want := speed()-v1, 5.0/7*9.81*math.Sin(alpha)
+		a, want := slopeSpeed(t, m, s, "a")-v1, 5.0/7*9.81*math.Sin(inclineAlpha)
 		t.Logf("%s: speed at 1 s %.10g m/s; acceleration %.12g, want %.12g", step, v1, a, want)
 		if math.Abs(a/want-1) > 1e-9 {
 			t.Errorf("%s: rolling acceleration %.12g m/s², want %.12g", step, a, want)
@@ -265,14 +227,8 @@ func TestBallDropCoulomb(t *testing.T) {
 // at second order to a fine RK4 run (0.0625 ms): error below 1e-6 m/s at
 // 1 ms and at least three times smaller at 0.5 ms.
 func TestCurvedSlipCoulomb(t *testing.T) {
-	alpha := 20 * math.Pi / 180
-	r := 0.1 - 9.3e-6
 	run := func(integ, step string) [2]float64 {
-		m, s := loadDrive(t, `<model name="b" dimension="3"><settings end="1 s" step="`+step+`" gravity="0 0 -9.81" integrator="`+integ+`"/>
-  <ground><marker name="slope" axis="0 1 0" angle="20 deg"/></ground>
-  <body name="ball" mass="1" inertia="0.004 0.004 0.004" at="`+ftoa(r*math.Sin(alpha))+` 0 `+ftoa(r*math.Cos(alpha))+`" velocity="0 1 0"/>
-  <contact kind="sphere-plane" name="c" i="ball" radius="0.1" j="ground.slope" k="1e6" c="2000" friction="coulomb" mu-static="0.05"/>
-</model>`)
+		m, s := loadDrive(t, inclineBall(integ, step, `velocity="0 1 0"`, `friction="coulomb" mu-static="0.05"`))
 		if err := m.AdvanceTo(s, 0.5); err != nil {
 			t.Fatal(err)
 		}

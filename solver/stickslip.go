@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"mbfmu/expr"
 	"mbfmu/linalg"
 	"mbfmu/solver/mech"
 
@@ -150,16 +151,6 @@ func (m *Model) newContactWork() *contactWork {
 	}
 }
 
-func sgn(x float64) float64 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
-}
-
 // group returns the discrete state of friction row e.
 func (cs *contactSet) group(s *State, e mech.Coulomb) []float64 {
 	i := e.CoulombIndex() * mech.CSStride
@@ -186,7 +177,7 @@ func (cs *contactSet) begin(m *Model, s *State) {
 			continue
 		}
 		vt, _ := e.Slip(&s.x, w[:len(e.Dofs())])
-		st[mech.CSMode] = sgn(vt)
+		st[mech.CSMode] = expr.Sign(vt)
 		if st[mech.CSMode] == 0 {
 			st[mech.CSMode] = 1
 		}
@@ -228,7 +219,7 @@ func (cs *contactSet) settle(m *Model, s *State) bool {
 		switch {
 		case st[mech.CSClosed] == 0:
 			if vt != 0 {
-				st[mech.CSMode] = sgn(vt)
+				st[mech.CSMode] = expr.Sign(vt)
 			} else if st[mech.CSMode] == 0 {
 				st[mech.CSMode] = 1
 			}
@@ -562,18 +553,10 @@ func (cs *contactSet) decide(s *State, n int) error {
 	cs.stickSolve(s, n) // all candidates stick
 	for j, r := range w.act {
 		e := cs.rows[r]
-		i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]
-		if p < i {
-			continue // a scalar row, or a pair's partner
-		}
-		jp := -1
-		for k, rk := range w.act {
-			if cs.rows[rk].CoulombIndex() == p {
-				jp = k
-			}
-		}
+		i := e.CoulombIndex()
+		jp := cs.partnerAt(s, e)
 		if jp < 0 {
-			continue
+			continue // a scalar row, or a pair's partner
 		}
 		f1, f2 := w.fvec[j], w.fvec[jp]
 		fm, r0 := math.Hypot(f1, f2), w.cap[j]
@@ -616,10 +599,7 @@ func (cs *contactSet) decide(s *State, n int) error {
 			}
 			d1, d2 = e1, e2
 		}
-		w.fvec[j], w.fvec[jp] = -mu*d1, -mu*d2
-		w.dir[j], w.dir[jp] = d1, d2
-		cs.group(s, e)[mech.CSMode] = 1
-		s.cs[p*mech.CSStride+mech.CSMode] = 1
+		cs.slipPair(s, e, j, jp, mu, d1, d2)
 	}
 	if len(idx) == 0 {
 		return nil
@@ -635,17 +615,8 @@ func (cs *contactSet) outsideCones(s *State, n int) bool {
 	any := false
 	for j, r := range w.act {
 		e := cs.rows[r]
-		i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]
-		if p < i || cs.group(s, e)[mech.CSMode] != 0 {
-			continue
-		}
-		jp := -1
-		for k, rk := range w.act {
-			if cs.rows[rk].CoulombIndex() == p {
-				jp = k
-			}
-		}
-		if jp < 0 {
+		jp := cs.partnerAt(s, e)
+		if jp < 0 || cs.group(s, e)[mech.CSMode] != 0 {
 			continue
 		}
 		f1, f2 := w.fvec[j], w.fvec[jp]
@@ -653,15 +624,36 @@ func (cs *contactSet) outsideCones(s *State, n int) bool {
 		if fm <= w.cap[j]*(1+1e-6) || fm == 0 {
 			continue
 		}
-		mu := e.(mech.CoulombPair).Kinetic(&s.x)
-		d1, d2 := -f1/fm, -f2/fm
-		w.fvec[j], w.fvec[jp] = -mu*d1, -mu*d2
-		w.dir[j], w.dir[jp] = d1, d2
-		cs.group(s, e)[mech.CSMode] = 1
-		s.cs[p*mech.CSStride+mech.CSMode] = 1
+		cs.slipPair(s, e, j, jp, e.(mech.CoulombPair).Kinetic(&s.x), -f1/fm, -f2/fm)
 		any = true
 	}
 	return any
+}
+
+// partnerAt returns, for the row e leading a pair, the position of its
+// partner among the active rows; −1 for a scalar row, a partner, or a
+// pair whose partner is not active.
+func (cs *contactSet) partnerAt(s *State, e mech.Coulomb) int {
+	p := cs.pair[e.CoulombIndex()]
+	if p < e.CoulombIndex() {
+		return -1
+	}
+	for k, rk := range s.cw.act {
+		if cs.rows[rk].CoulombIndex() == p {
+			return k
+		}
+	}
+	return -1
+}
+
+// slipPair sets the pair led by e (active positions j, jp) slipping in
+// direction d with the friction −mu d.
+func (cs *contactSet) slipPair(s *State, e mech.Coulomb, j, jp int, mu, d1, d2 float64) {
+	w := s.cw
+	w.fvec[j], w.fvec[jp] = -mu*d1, -mu*d2
+	w.dir[j], w.dir[jp] = d1, d2
+	cs.group(s, e)[mech.CSMode] = 1
+	s.cs[cs.pair[e.CoulombIndex()]*mech.CSStride+mech.CSMode] = 1
 }
 
 // decideLCP solves the stick–slip LCP for the active rows at positions
@@ -725,7 +717,7 @@ func (cs *contactSet) decideLCP(s *State, n int, idx []int) error {
 			// at a stick → slip event the LCP is degenerate (the force
 			// sits on the cone's edge, at = 0): the reserve was running
 			// out, so slip starts, against the friction force
-			mode, f = -sgn(f), math.Copysign(r, f)
+			mode, f = -expr.Sign(f), math.Copysign(r, f)
 		}
 		f = math.Max(-r, math.Min(r, f))
 		cs.group(s, e)[mech.CSMode] = mode
@@ -1168,7 +1160,7 @@ func (cs *contactSet) trackOpen(s *State) {
 			continue
 		}
 		if vt, _ := e.Slip(&s.x, w[:len(e.Dofs())]); vt != 0 {
-			st[mech.CSMode] = sgn(vt)
+			st[mech.CSMode] = expr.Sign(vt)
 		}
 	}
 }

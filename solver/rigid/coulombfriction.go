@@ -2,6 +2,7 @@ package rigid
 
 import (
 	"math"
+	"mbfmu/expr"
 
 	"mbfmu/solver/mech"
 	"mbfmu/spec"
@@ -80,7 +81,10 @@ func (e *coulombFriction) SlipTangent(x *mech.Ctx, cv float64, g []float64) {
 }
 
 // Static returns the break-away level F_s (mech.Coulomb).
-func (e *coulombFriction) Static(x *mech.Ctx) float64 { return e.g(x, 0) }
+func (e *coulombFriction) Static(x *mech.Ctx) float64 {
+	_, fs := e.levels(x)
+	return fs
+}
 
 // SlipForce returns −dir·level − σ2 vt (mech.Coulomb).
 func (e *coulombFriction) SlipForce(x *mech.Ctx, vt, dir float64) float64 {
@@ -93,12 +97,10 @@ func (e *coulombFriction) SlipForce(x *mech.Ctx, vt, dir float64) float64 {
 // Stribeck curve g(w) when v-stribeck is given.
 func (e *coulombFriction) slip(x *mech.Ctx, w, md float64) (f, df float64) {
 	s2 := e.s2.Get(x)
-	n := math.Abs(e.normal.Get(x)) * e.radius
-	fc := e.pre.Get(x) + e.muK.Get(x)*n
+	fc, fs := e.levels(x)
 	if !e.stribeck {
 		return -md*fc - s2*w, -s2
 	}
-	fs := e.pre.Get(x) + e.muS.Get(x)*n
 	vs := e.vs.Get(x)
 	r := w / vs
 	ex := math.Exp(-r * r)
@@ -151,20 +153,10 @@ func (e *coulombFriction) Channel(x *mech.Ctx, sub int) float64 {
 	if sub == 1 {
 		if e.idx < 0 {
 			_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
-			return sgnf(w)
+			return expr.Sign(w)
 		}
 		return x.CS[e.idx*mech.CSStride+mech.CSMode]
 	}
 	f, _ := e.effort(x, grad[:len(e.c.dofs())])
 	return f
-}
-
-func sgnf(v float64) float64 {
-	switch {
-	case v > 0:
-		return 1
-	case v < 0:
-		return -1
-	}
-	return 0
 }

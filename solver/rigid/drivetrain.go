@@ -861,11 +861,15 @@ func (l *lugre) Params() []*mech.Param {
 
 // g returns the Stribeck curve at the speed w.
 func (l *lugre) g(x *mech.Ctx, w float64) float64 {
-	n := math.Abs(l.normal.Get(x)) * l.radius
-	fc := l.pre.Get(x) + l.muK.Get(x)*n
-	fs := l.pre.Get(x) + l.muS.Get(x)*n
+	fc, fs := l.levels(x)
 	r := w / l.vs.Get(x)
 	return fc + (fs-fc)*math.Exp(-r*r)
+}
+
+// levels returns the Coulomb and static levels F_c, F_s at x.
+func (l *lugre) levels(x *mech.Ctx) (fc, fs float64) {
+	n := math.Abs(l.normal.Get(x)) * l.radius
+	return l.pre.Get(x) + l.muK.Get(x)*n, l.pre.Get(x) + l.muS.Get(x)*n
 }
 
 // damping is the bristles' damping at the speed w, σ1 e^{−(w/v_s)²}:
