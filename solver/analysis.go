@@ -183,40 +183,132 @@ func (m *Model) Kinematics(s *State, t float64) error {
 // at the current time: g + Q(q, 0, t) − Φqᵀ λ = 0, Φ(q, t) = 0, by Newton's
 // method on the tangent stiffness with a Levenberg-style mass shift that is
 // removed as it converges (so mechanisms with no stiffness at the start,
-// such as a horizontal pendulum, still converge).
+// such as a horizontal pendulum, still converge). Where that fails (a large
+// deflection under a large load), it steps the load: with r₀ the residual
+// at the start, it solves r(q) = (1 − λ) r₀ for λ rising from 0 to 1 in
+// increments that grow while Newton converges quickly and halve where it
+// does not (a Newton homotopy: every applied force, gravity and initial
+// reaction is scaled alike).
 func (m *Model) Static(s *State) error {
-	nv := m.nv
 	clear(s.v)
 	clear(s.a)
 	clear(s.aa)
 	m.commitStates(s, mech.CommitSteady) // element states at rest (a motor's current V/R)
+	q0 := append([]float64(nil), s.q...)
+	lam0 := append([]float64(nil), s.lam...)
+	es0 := append([]float64(nil), s.es...)
+	turns0 := append([]float64(nil), s.turns...)
+	restore := func(q, lam, es, turns []float64) {
+		copy(s.q, q)
+		copy(s.lam, lam)
+		copy(s.es, es)
+		copy(s.turns, turns)
+	}
+	// a Newton correction moves a rotation by at most 0.2 rad and a
+	// length by at most 0.2 of the model's size (a model in millimetres
+	// or inches moves as one in metres)
+	capAt := make([]float64, m.nv)
+	size := 1.0
+	units := m.coordUnits(m.CoordNames())
+	for i := range capAt {
+		if units[i] == "rad" {
+			capAt[i] = 0.2
+		} else if qi := m.qOf[i]; qi >= 0 {
+			size = math.Max(size, math.Abs(s.q[qi]))
+		}
+	}
+	for i := range capAt {
+		if capAt[i] == 0 {
+			capAt[i] = 0.2 * size
+		}
+	}
+	if _, err := m.staticNewton(s, 1, nil, capAt, 100); err != nil {
+		// load stepping from the start
+		restore(q0, lam0, es0, turns0)
+		r0 := make([]float64, m.nv+m.nc)
+		m.staticResidual(s, r0)
+		at, dl := 0.0, 0.25
+		for at < 1 {
+			try := math.Min(1, at+dl)
+			if 1-try < 1e-9 {
+				try = 1
+			}
+			q1 := append([]float64(nil), s.q...)
+			l1 := append([]float64(nil), s.lam...)
+			e1 := append([]float64(nil), s.es...)
+			t1 := append([]float64(nil), s.turns...)
+			its, err := m.staticNewton(s, try, r0, capAt, 60)
+			if err != nil {
+				restore(q1, l1, e1, t1)
+				dl /= 2
+				if dl < 1e-5 {
+					return errorf("static equilibrium not found: with the load stepped from 0, Newton's method fails beyond %.4g %% of it (a snap-through or a mechanism free to move without stiffness?)", 100*at)
+				}
+				continue
+			}
+			at = try
+			if its <= 8 {
+				dl *= 2
+			} else if its > 20 {
+				dl /= 2
+			}
+		}
+	}
+	s.initialized = true
+	copy(s.qp, s.q)
+	clear(s.vp)
+	s.restartHistory()
+	return m.accelerations(s, s.a, false)
+}
+
+// staticResidual writes the static residual at the current positions and
+// multipliers: −(g + Q) + Φqᵀ λ, then Φ; it returns the force scale
+// max(1, |g|) against which the force rows are judged.
+func (m *Model) staticResidual(s *State, res []float64) float64 {
+	nv := m.nv
+	s.lin.Zero()
+	s.linValid = false
+	m.evalForces(s, true, 1, 0)
+	m.evalCons(s, false)
+	for i := 0; i < nv; i++ {
+		res[i] = -(m.gq[i] + s.fq[i])
+	}
+	m.addJacT(s, res, s.lam, 1)
+	for r := 0; r < m.nc; r++ {
+		res[nv+r] = s.phi[r]
+	}
+	scale := 1.0
+	for i := 0; i < nv; i++ {
+		scale = math.Max(scale, math.Abs(m.gq[i]))
+	}
+	return scale
+}
+
+// staticNewton solves r(q) = (1 − frac) r0 (r0 nil: r(q) = 0) from the
+// current state in at most maxIt iterations, each correction of coordinate
+// i at most capAt[i], and returns how many it took.
+func (m *Model) staticNewton(s *State, frac float64, r0, capAt []float64, maxIt int) (int, error) {
+	nv := m.nv
 	mu := 1e-2
 	prev := math.Inf(1)
 	small := false // the last Newton correction was at round-off level
 	rounds := 0    // re-solves after the element states moved
-	for it := 0; it < 500; it++ {
-		// residual
-		s.lin.Zero()
-		s.linValid = false
-		m.evalForces(s, true, 1, 0)
-		m.evalCons(s, false)
-		for i := 0; i < nv; i++ {
-			s.res[i] = -(m.gq[i] + s.fq[i])
-		}
-		m.addJacT(s, s.res, s.lam, 1)
-		for r := 0; r < m.nc; r++ {
-			s.res[nv+r] = s.phi[r]
+	for it := 0; it < maxIt; it++ {
+		scale := m.staticResidual(s, s.res)
+		if r0 != nil {
+			for i, r := range r0 {
+				s.res[i] -= (1 - frac) * r
+			}
 		}
 		nrm := 0.0
-		scale := 1.0
-		for i := 0; i < nv; i++ {
-			scale = math.Max(scale, math.Abs(m.gq[i]))
-		}
 		for i := 0; i < nv; i++ {
 			nrm = math.Max(nrm, math.Abs(s.res[i])/scale)
 		}
 		for r := 0; r < m.nc; r++ {
 			nrm = math.Max(nrm, math.Abs(s.res[nv+r]))
+		}
+		if !finite(nrm) {
+			break
 		}
 		if nrm < 1e-11 || small {
 			// the element states at rest at this configuration; where
@@ -237,11 +329,7 @@ func (m *Model) Static(s *State) error {
 					continue
 				}
 			}
-			s.initialized = true
-			copy(s.qp, s.q)
-			clear(s.vp)
-			s.restartHistory()
-			return m.accelerations(s, s.a, false)
+			return it, nil
 		}
 		if nrm < prev {
 			mu *= 0.3
@@ -259,9 +347,10 @@ func (m *Model) Static(s *State) error {
 			s.dx[i] = -s.res[i]
 		}
 		s.lin.Solve(s.dx)
-		step, qn := 0.0, 0.0
+		step, qn, over := 0.0, 0.0, 0.0
 		for i := 0; i < nv; i++ {
 			step = math.Max(step, math.Abs(s.dx[i]))
+			over = math.Max(over, math.Abs(s.dx[i])/capAt[i])
 		}
 		for _, x := range s.q {
 			qn = math.Max(qn, math.Abs(x))
@@ -270,8 +359,8 @@ func (m *Model) Static(s *State) error {
 		// of their internal forces: accept a negligible Newton correction
 		small = mu <= 1e-2 && step <= 1e-12*(1+qn)
 		sc := 1.0
-		if step > 0.2 {
-			sc = 0.2 / step
+		if over > 1 {
+			sc = 1 / over
 		}
 		m.addTo(s.q, s.dx, sc)
 		m.updateTurns(s) // (a correction turns by at most 0.2 rad)
@@ -279,7 +368,7 @@ func (m *Model) Static(s *State) error {
 			s.lam[r] += sc * s.dx[nv+r]
 		}
 	}
-	return errorf("static equilibrium not found in 500 iterations (is the mechanism free to move without stiffness, e.g. sliding with no spring?)")
+	return maxIt, errorf("static equilibrium not found in %d iterations (is the mechanism free to move without stiffness, e.g. sliding with no spring?)", maxIt)
 }
 
 // Linear is a linear model about an operating point in minimal

@@ -50,7 +50,11 @@ func (c *compiler) elements() {
 			c.errf(ms.Settings.Pos, "integrator", "%s combines past positions linearly and is not available for spatial models (orientations are rotations, not vectors): use genalpha, hht, newmark or rk4", m.integ.name)
 		}
 		rigid.SpatialBodies(c, ms)
+		clamps := flex.Spatial(c, ms) // beams' nodes are bodies: before the joints
 		for _, j := range ms.Joints {
+			rigid.SpatialJoint(c, j)
+		}
+		for _, j := range clamps {
 			rigid.SpatialJoint(c, j)
 		}
 		for _, d := range ms.Drivers {
@@ -62,7 +66,6 @@ func (c *compiler) elements() {
 		for _, d := range ms.Drives {
 			rigid.Drive(c, d)
 		}
-		flex.Compile(c, ms) // refuses beams in spatial models
 		contacts.CompileSpatial(c, ms)
 		return
 	}

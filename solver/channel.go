@@ -159,6 +159,9 @@ func (c *compiler) channels() {
 	// sized up front: a model of 10⁵ bodies has millions of channels
 	n := 1 + len(m.inputs) + 16*len(m.joints) + len(m.forces)
 	for _, b := range m.bodies {
+		if b.Node {
+			continue
+		}
 		per := 9
 		if b.Spatial {
 			per = len(frameQty)
@@ -180,6 +183,9 @@ func (c *compiler) channels() {
 		}
 	}
 	for _, b := range m.bodies {
+		if b.Node {
+			continue // a beam's node: the beam has the channels
+		}
 		chans := c.pointChans
 		if b.Spatial {
 			chans = c.frameChans

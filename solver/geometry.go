@@ -9,6 +9,9 @@ import "mbfmu/solver/mech"
 func (m *Model) Geometry() *mech.Geometry {
 	g := &mech.Geometry{Dim: m.dim}
 	for _, b := range m.bodies {
+		if b.Node {
+			continue // drawn with its beam
+		}
 		gb := mech.GeomBody{Name: b.Name, CM: b.CM, Outline: b.Outline, Radius: b.Radius, Shapes: b.Shapes}
 		for i, mk := range b.Markers {
 			f := b.Local[i]

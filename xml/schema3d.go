@@ -211,6 +211,25 @@ func schema3() *elemDef {
 		contact.planarHints["kind:"+k.name] = `"` + k.name + `" is a planar contact kind; a spatial model has sphere-plane and sphere-sphere`
 	}
 
+	beam := &elemDef{
+		name: "beam", family: "beam", ns: nsElement,
+		attrs: []attrDef{
+			{name: "kind", kind: vEnum, req: true}, // read first, by element
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Beam).Name }},
+		},
+		kinds: spatialBeamKinds(planar["beam"]),
+		check: (*parser).checkMarkers,
+		new:   func(any) any { return &spec.Beam{Attr: map[string]spec.Expr{}} },
+		add: func(parent, obj any) {
+			s := parent.(*spec.Model)
+			s.Beams = append(s.Beams, *obj.(*spec.Beam))
+		},
+		planarHints: map[string]string{
+			"kind:ancf": `"ancf" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner)`,
+			"kind:ffr":  `"ffr" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner)`,
+		},
+	}
+
 	return &elemDef{
 		name:  "model",
 		attrs: modelAttrs(),
@@ -218,11 +237,40 @@ func schema3() *elemDef {
 			joint("fixed", "fixed"), joint("revolute", "revolute"), joint("prismatic", "prismatic"),
 			joint("translational", "prismatic"), joint("cylindrical", "cylindrical"), joint("spherical", "spherical"),
 			joint("universal", "universal"), joint("planar", "planar"), joint("distance", "distance", distance),
-			driver, pointForce, torque, planar["spring"], rspring, bushing, contact, planar["coupler"], planar["stop"], planar["motor"], planar["friction"], planar["state"], planar["variable"], planar["output"]},
+			beam, driver, pointForce, torque, planar["spring"], rspring, bushing, contact, planar["coupler"], planar["stop"], planar["motor"], planar["friction"], planar["state"], planar["variable"], planar["output"]},
 		check: (*parser).checkModel,
-		planarHints: map[string]string{
-			"<beam>": "beams are planar-only for now: a spatial model (dimension=\"3\") cannot hold a <beam>",
-		},
+	}
+}
+
+// spatialBeamKinds lists the beam kinds of spatial models: the
+// geometrically exact rod (solver/flex/rod.go), with the planar beams'
+// <marker s> children.
+func spatialBeamKinds(planarBeam *elemDef) []kindDef {
+	marker := planarBeam.kinds[0].children[0]
+	return []kindDef{
+		{name: "rod", attrs: []attrDef{
+			{name: "at", kind: vVec, dim: Length, req: true},
+			{name: "x-axis", kind: vVec, dim: Dimensionless},
+			{name: "y-axis", kind: vVec, dim: Dimensionless},
+			{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
+			{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
+			{name: "radius", kind: vExpr, dim: Length, positive: true},
+			{name: "bend-axis", kind: vVec, dim: Dimensionless},
+			{name: "area", kind: vExpr, dim: Area, req: true, positive: true},
+			{name: "area-moment-y", kind: vExpr, dim: AreaMoment, req: true, positive: true},
+			{name: "area-moment-z", kind: vExpr, dim: AreaMoment, req: true, positive: true},
+			{name: "torsion-constant", kind: vExpr, dim: AreaMoment, req: true, positive: true},
+			{name: "youngs", kind: vExpr, dim: Pressure, req: true, positive: true},
+			{name: "shear-modulus", kind: vExpr, dim: Pressure, positive: true},
+			{name: "poisson", kind: vExpr, dim: Dimensionless},
+			{name: "shear-factor", kind: vExpr, dim: Dimensionless, positive: true},
+			{name: "density", kind: vExpr, dim: Density, req: true, positive: true},
+			{name: "damping", kind: vExpr, dim: Time},
+			{name: "velocity", kind: vVec, dim: Velocity},
+			{name: "omega", kind: vVec, dim: AngularVelocity},
+			{name: "i", kind: vRef},
+			{name: "j", kind: vRef},
+		}, children: []*elemDef{marker}},
 	}
 }
 

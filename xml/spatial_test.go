@@ -395,7 +395,7 @@ func TestSpatialErrors(t *testing.T) {
 			`m.xml:7: radius-j: must be > 0 (got -1)`,
 			`m.xml:7: friction: unknown value "viscous"; want one of none, coulomb, regularized, lugre`,
 			`m.xml:8: kind: unknown <contact> kind "sphere-cylinder"; want one of sphere-plane, sphere-sphere`,
-			`m.xml:9: <beam>: beams are planar-only for now: a spatial model (dimension="3") cannot hold a <beam>`,
+			`m.xml:9: kind: "ancf" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner)`,
 		}},
 	}
 	for _, tc := range tests {

@@ -484,7 +484,8 @@ func cmdKinematics(args []string) error {
 func cmdStatic(args []string) error {
 	m, model, o, err := modelCommand("static", "usage: mbfmu static model.xml [-o results.csv] [--xlsx results.xlsx] [--param name=value]\n\n"+
 		"Static equilibrium near the initial positions; prints the positions, forces and energies\n"+
-		"(all channels with -o file.csv).",
+		"(all channels with -o file.csv). A load too large for one Newton sequence (a large\n"+
+		"deflection) is stepped from zero automatically.",
 		optOut|optParam, "", args, nil)
 	if err != nil {
 		return err

@@ -58,15 +58,12 @@ func Refers(b mech.Builder, ms *spec.Model, ref string) bool {
 	return false
 }
 
-// Compile compiles the flexible bodies (beams) of a planar model, then the
+// Compile compiles the flexible bodies (beams) of a planar model (Spatial
+// those of a spatial one), then the
 // joints and forces that refer to their markers. Call it after the rigid
 // bodies.
 func Compile(b mech.Builder, ms *spec.Model) {
 	if len(ms.Beams) == 0 {
-		return
-	}
-	if b.Dim() == 3 {
-		b.Errorf(ms.Beams[0].Pos, "kind", "beams are planar for now: beam %q cannot be part of a spatial model", ms.Beams[0].Name)
 		return
 	}
 	g := b.Gravity()

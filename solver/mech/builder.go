@@ -104,6 +104,10 @@ type Builder interface {
 type BodyInfo struct {
 	Name    string
 	Spatial bool
+	// Node marks a spatial beam's node: a body for the engine (markers,
+	// joints, forces, coordinates) without channels or drawing of its own
+	// (its beam has them)
+	Node    bool
 	Q, V    int     // first position and velocity coordinate
 	Mass    float64 // kg
 	J       float64 // planar: inertia about the centre of mass (kg·m²)

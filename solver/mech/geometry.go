@@ -61,6 +61,7 @@ type GeomLink struct {
 type GeomBeam struct {
 	Name         string
 	NodeX, NodeY []string
+	NodeZ        []string // spatial beams
 }
 
 // GeomContact is a contact point with its normal force, by channel names

@@ -114,7 +114,7 @@ func SpatialBodies(b mech.Builder, ms *spec.Model) {
 		}
 		// ω × J ω vanishes only for an isotropic tensor
 		if iso := J[1] == 0 && J[2] == 0 && J[5] == 0 && J[0] == J[4] && J[4] == J[8]; !iso {
-			b.AddForce(bs.Name+"#gyro", &gyroscopic{j: J, d: [3]int{vr, vr + 1, vr + 2}})
+			b.AddForce(bs.Name+"#gyro", mech.NewGyroscopic(J, vr))
 		}
 	}
 }
@@ -185,46 +185,3 @@ func solid(b mech.Builder, body string, sd *spec.Solid) mech.GeomShape {
 	sh.Q = mech.MatQuat(&R)
 	return sh
 }
-
-// gyroscopic is the gyroscopic force of a spatial body in its body frame,
-// Q = −ω × (J ω), on its three rotational velocities; C = −∂Q/∂ω =
-// [ω]× J − [J ω]×, K = 0.
-type gyroscopic struct {
-	j mech.Mat3
-	d [3]int // the body's rotational velocities
-}
-
-func (e *gyroscopic) Dofs() []int { return e.d[:] }
-
-func (e *gyroscopic) Eval(x *mech.Ctx, f, k, c []float64) {
-	v := e.d[0]
-	w := x.V[v : v+3]
-	// ω × Jω on scalars (mech.MulMV's and mech.Cross's arithmetic): every
-	// residual evaluates it for every body
-	w0, w1, w2 := w[0], w[1], w[2]
-	J := &e.j
-	h0 := J[0]*w0 + J[1]*w1 + J[2]*w2
-	h1 := J[3]*w0 + J[4]*w1 + J[5]*w2
-	h2 := J[6]*w0 + J[7]*w1 + J[8]*w2
-	f = f[:3]
-	f[0] -= w1*h2 - w2*h1
-	f[1] -= w2*h0 - w0*h2
-	f[2] -= w0*h1 - w1*h0
-	if c == nil {
-		return
-	}
-	// [ω]×J − [Jω]× written out (mech.MulMM's sums without its products
-	// by the zeros of [ω]×)
-	c = c[:9]
-	c[0] += -w2*J[3] + w1*J[6]
-	c[1] += -w2*J[4] + w1*J[7] + h2
-	c[2] += -w2*J[5] + w1*J[8] - h1
-	c[3] += w2*J[0] - w0*J[6] - h2
-	c[4] += w2*J[1] - w0*J[7]
-	c[5] += w2*J[2] - w0*J[8] + h0
-	c[6] += -w1*J[0] + w0*J[3] + h1
-	c[7] += -w1*J[1] + w0*J[4] - h0
-	c[8] += -w1*J[2] + w0*J[5]
-}
-
-func (e *gyroscopic) Potential(*mech.Ctx) float64 { return 0 }

@@ -1,0 +1,368 @@
+package flex
+
+import (
+	"math"
+
+	"mbfmu/solver/mech"
+	"mbfmu/spec"
+)
+
+// rodBeam is a compiled spatial rod: its nodes (each a body of the
+// model, mech.BodyInfo.Node), elements and markers.
+type rodBeam struct {
+	name    string
+	ne      int
+	length  float64
+	q, v    []int       // first position and velocity coordinate of each node
+	body    []int       // the body index of each node
+	x0      []mech.Vec3 // reference positions of the nodes
+	elems   []*rodElem
+	markers []flexMarker // at nodes (node set)
+	live    []int        // the markers at nodes (with channels)
+	shape   []int        // the nodes whose positions are channels (drawing)
+}
+
+// Spatial compiles the beams of a spatial model: a <beam kind="rod"> adds
+// its nodes as bodies (named "beam.nK", with markers "beam.nK" and the
+// beam's own markers), its elements and its channels. It returns the
+// joints its i and j attributes ask for (clamps of the ends), for the
+// caller to compile with the model's joints. Call it after the rigid
+// bodies and before the joints.
+func Spatial(b mech.Builder, ms *spec.Model) []spec.Joint {
+	fx := &flexCompiler{b: b, ms: ms, pos: map[string]spec.Pos{}}
+	var clamps []spec.Joint
+	for i := range ms.Beams {
+		bs := &ms.Beams[i]
+		if !b.Claim(bs.Name, bs.Pos, "beam") {
+			continue
+		}
+		if !mech.ValidName(bs.Name) {
+			b.Errorf(bs.Pos, "name", "beam name %q is not a valid identifier (letters, digits, _)", bs.Name)
+			continue
+		}
+		if _, clash := b.Body(bs.Name); clash || bs.Name == "ground" {
+			b.Errorf(bs.Pos, "name", "beam %q has the name of a body", bs.Name)
+			continue
+		}
+		switch bs.Kind {
+		case "rod":
+			clamps = append(clamps, fx.compileRod(bs)...)
+		default:
+			b.Errorf(bs.Pos, "kind", "beam %q: a spatial model's beams are kind=\"rod\" (ancf and ffr beams are planar)", bs.Name)
+		}
+	}
+	return clamps
+}
+
+// vec reads a vector attribute of a beam (def when absent).
+func (fx *flexCompiler) vec(bs *spec.Beam, name string, def mech.Vec3) (mech.Vec3, bool) {
+	given := false
+	for k, c := range []string{".x", ".y", ".z"} {
+		if e := attr(bs, name+c); e.Given() {
+			given = true
+			def[k] = fx.b.Const(e, def[k])
+		}
+	}
+	return def, given
+}
+
+// nonNegative reads an optional attribute ≥ 0.
+func (fx *flexCompiler) nonNegative(bs *spec.Beam, name string, def float64, unit string) float64 {
+	e := attr(bs, name)
+	v := fx.b.Const(e, def)
+	if !(v >= 0) {
+		fx.b.Errorf(e.Pos, name, "%s of beam %q must not be negative, got %g %s", name, bs.Name, v, unit)
+		return def
+	}
+	return v
+}
+
+func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
+	b := fx.b
+	L := fx.positive(bs, "length", "m")
+	ne := fx.count(bs, "elements", 8)
+	A := fx.positive(bs, "area", "m^2")
+	E := fx.positive(bs, "youngs", "Pa")
+	Iy := fx.positive(bs, "area-moment-y", "m^4, the second moment of area about the section's y axis")
+	Iz := fx.positive(bs, "area-moment-z", "m^4, about the section's z axis")
+	J := fx.positive(bs, "torsion-constant", "m^4, Saint-Venant's torsion constant: π d⁴/32 for a round bar, about 0.141 a⁴ for a square a × a")
+	rho := fx.positive(bs, "density", "kg/m^3")
+	G := 0.0
+	switch g, nu := attr(bs, "shear-modulus"), attr(bs, "poisson"); {
+	case g.Given() && nu.Given():
+		b.Errorf(nu.Pos, "poisson", "beam %q: give shear-modulus or poisson, not both", bs.Name)
+	case g.Given():
+		G = fx.positive(bs, "shear-modulus", "Pa")
+	case nu.Given():
+		v := b.Const(nu, 0)
+		if !(v > -1 && v < 0.5) {
+			b.Errorf(nu.Pos, "poisson", "poisson of beam %q must be in (−1, 0.5), got %g", bs.Name, v)
+			v = 0
+		}
+		G = E / (2 * (1 + v))
+	default:
+		b.Errorf(bs.Pos, "shear-modulus", "beam %q needs shear-modulus (G, Pa) or poisson (ν: G = E/2(1 + ν))", bs.Name)
+		G = E / 2
+	}
+	kappa := fx.nonNegative(bs, "shear-factor", 5.0/6, "")
+	if !(kappa > 0) {
+		b.Errorf(attr(bs, "shear-factor").Pos, "shear-factor", "shear-factor of beam %q must be positive", bs.Name)
+		kappa = 5.0 / 6
+	}
+	beta := fx.nonNegative(bs, "damping", 0, "s")
+	if _, ok := bs.Attr["at.x"]; !ok {
+		b.Errorf(bs.Pos, "at", "beam %q needs at (position of its start)", bs.Name)
+	}
+	at, _ := fx.vec(bs, "at", mech.Vec3{})
+	xa, _ := fx.vec(bs, "x-axis", mech.Vec3{1, 0, 0})
+	ya, yGiven := fx.vec(bs, "y-axis", mech.Vec3{})
+	if !yGiven {
+		// the section's y axis: z × x, or y × x... for a vertical beam
+		ya = mech.Cross(mech.Vec3{0, 0, 1}, xa)
+		if mech.Norm(ya) < 1e-6*mech.Norm(xa) {
+			ya = mech.Vec3{0, 1, 0}
+		}
+	}
+	R0, ok := mech.AxesMat(0, xa, 1, ya)
+	if !ok {
+		b.Errorf(attr(bs, "x-axis").Pos, "x-axis", "beam %q: x-axis must be a nonzero vector and y-axis one not along it", bs.Name)
+	}
+	// the reference curvature: a bend of radius `radius` about `bend-axis`
+	var k0 mech.Vec3
+	if r := attr(bs, "radius"); r.Given() {
+		rad := fx.positive(bs, "radius", "m")
+		ax, _ := fx.vec(bs, "bend-axis", mech.Vec3{0, 0, 1})
+		if n := mech.Norm(ax); n > 0 {
+			k0 = mech.Scale(1/(n*rad), ax)
+		} else {
+			b.Errorf(attr(bs, "bend-axis.x").Pos, "bend-axis", "bend-axis of beam %q must be a nonzero vector", bs.Name)
+		}
+	} else if _, given := fx.vec(bs, "bend-axis", mech.Vec3{}); given {
+		b.Errorf(attr(bs, "bend-axis.x").Pos, "bend-axis", "beam %q: bend-axis needs radius (the bend's radius)", bs.Name)
+	}
+	vel, _ := fx.vec(bs, "velocity", mech.Vec3{})
+	om, _ := fx.vec(bs, "omega", mech.Vec3{})
+	for _, f := range []string{"area-moment", "curvature", "axial-strain", "gauss-points", "coupling", "reduction", "modes", "sigma", "krylov-input", "angle"} {
+		if _, ok := bs.Attr[f]; ok {
+			b.Errorf(attr(bs, f).Pos, f, "%s does not apply to rod beam %q", f, bs.Name)
+		}
+	}
+
+	rb := &rodBeam{name: bs.Name, ne: ne, length: L}
+	l := L / float64(ne)
+	cn := mech.Vec3{E * A, kappa * G * A, kappa * G * A}
+	cm := mech.Vec3{G * J, E * Iy, E * Iz}
+	// reference configuration: R(s) = R0 exp(s κ0), x(s) = x0 + R0 ∫ exp(σκ0) e1 dσ
+	frame := func(s float64) (mech.Vec3, mech.Mat3) {
+		th := mech.Scale(s, k0)
+		E := mech.QuatMat(mech.QuatExp(th))
+		R := mech.MulMM(&R0, &E)
+		a2 := mech.Dot(k0, k0)
+		var c1, c2 float64
+		if a := math.Sqrt(a2) * s; a < 1e-4 {
+			c1 = s * s * (0.5 - a*a/24)
+			c2 = s * s * s * (1.0/6 - a*a/120)
+		} else {
+			c1 = (1 - math.Cos(a)) / a2
+			c2 = (a - math.Sin(a)) / (a2 * math.Sqrt(a2))
+		}
+		e1 := mech.Vec3{1, 0, 0}
+		k1 := mech.Cross(k0, e1)
+		k2 := mech.Cross(k0, k1)
+		g := mech.Add(mech.Add(mech.Scale(s, e1), mech.Scale(c1, k1)), mech.Scale(c2, k2))
+		return mech.Add(at, mech.MulMV(&R0, g)), R
+	}
+	g := b.Gravity()
+	for k := 0; k <= ne; k++ {
+		x, R := frame(float64(k) * l)
+		rb.x0 = append(rb.x0, x)
+		qt := len(b.Q0())
+		vt := b.Grow(3)
+		qr, vr := b.GrowRot()
+		if qr != qt+3 || vr != vt+3 {
+			panic("flex: rod node coordinates are not contiguous")
+		}
+		q0, v0 := b.Q0(), b.V0()
+		copy(q0[qt:qt+3], x[:])
+		p := mech.MatQuat(&R)
+		copy(q0[qr:qr+4], p[:])
+		vn := mech.Add(vel, mech.Cross(om, mech.Sub(x, at)))
+		copy(v0[vt:vt+3], vn[:])
+		wb := mech.MulMTV(&R, om)
+		copy(v0[vr:vr+3], wb[:])
+		rb.q = append(rb.q, qt)
+		rb.v = append(rb.v, vt)
+		// lumped mass: half of each adjacent element
+		w := l
+		if k == 0 || k == ne {
+			w = l / 2
+		}
+		mass := rho * A * w
+		Jn := mech.Mat3{rho * (Iy + Iz) * w, 0, 0, 0, rho * Iy * w, 0, 0, 0, rho * Iz * w}
+		for c := 0; c < 3; c++ {
+			b.AddMass(vt+c, mass)
+			b.AddGravity(vt+c, mass*g[c])
+			b.AddMass(vr+c, Jn[4*c])
+		}
+		name := bs.Name + ".n" + itoa(k)
+		bi := b.AddBody(mech.BodyInfo{Name: name, Spatial: true, Node: true, Q: qt, V: vt, Mass: mass, Inertia: Jn})
+		b.DefineMarker(name, mech.Marker{F: mech.Frame{Body: bi, Q: qt, V: vt, R: mech.Ident}, P: mech.Point{Body: bi}})
+		rb.body = append(rb.body, bi)
+		b.AddForce(name+"#gyro", mech.NewGyroscopic(Jn, vr))
+	}
+	for k := 0; k < ne; k++ {
+		e := &rodElem{qa: rb.q[k], qb: rb.q[k+1], l: l, cn: cn, cm: cm, beta: beta}
+		for c := 0; c < 6; c++ {
+			e.d[c], e.d[6+c] = rb.v[k]+c, rb.v[k+1]+c
+		}
+		n := e.nodes(b.Q0())
+		psi, pm := relative(&n)
+		Rm := mech.QuatMat(pm)
+		e.psi0 = psi
+		e.dm0 = mech.MulMTV(&Rm, mech.Sub(n.xb, n.xa))
+		rb.elems = append(rb.elems, e)
+		b.AddForce(bs.Name+"#"+itoa(k), e)
+	}
+	rb.markers = fx.beamMarkers(bs, L)
+	for i := range rb.markers {
+		mk := &rb.markers[i]
+		k := int(math.Round(mk.s / l))
+		if math.Abs(mk.s-float64(k)*l) > 1e-9*L {
+			lo := float64(int(mk.s/l)) * l
+			b.Errorf(attr(bs, "marker."+mk.name).Pos, "s", "marker %q of beam %q is at s = %g m, between nodes: a rod's markers are at its nodes (s = %g m or %g m with %d elements)", mk.name, bs.Name, mk.s, lo, lo+l, ne)
+			continue
+		}
+		mk.node = k
+		if len(mk.name) > 1 && mk.name[0] == 'n' && isDigits(mk.name[1:]) {
+			b.Errorf(attr(bs, "marker."+mk.name).Pos, "name", "marker name %q of beam %q is taken by the node markers (nK)", mk.name, bs.Name)
+			continue
+		}
+		fr := mech.Frame{Body: rb.body[k], Q: rb.q[k], V: rb.v[k], R: mech.Ident}
+		b.DefineMarker(bs.Name+"."+mk.name, mech.Marker{F: fr, P: mech.Point{Body: fr.Body}})
+		rb.live = append(rb.live, i)
+	}
+	rb.shape = make([]int, min(ne+1, maxShapeNodes))
+	for i := range rb.shape {
+		rb.shape[i] = shapeNode(i, ne)
+	}
+	b.AddForce(bs.Name, &rodInfo{b: rb})
+	var clamps []spec.Joint
+	for _, end := range []struct {
+		field string
+		node  int
+	}{{"i", 0}, {"j", ne}} {
+		if e := attr(bs, end.field); e.Given() {
+			clamps = append(clamps, spec.Joint{Kind: "fixed", Name: bs.Name + "_" + end.field, I: e.Src, J: bs.Name + ".n" + itoa(end.node), Pos: e.Pos})
+		}
+	}
+	return clamps
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// rodInfo is the beam-level element of a rod: no forces, only its
+// channels and drawing.
+type rodInfo struct{ b *rodBeam }
+
+func (e *rodInfo) Dofs() []int                                     { return nil }
+func (e *rodInfo) Eval(*mech.Ctx, []float64, []float64, []float64) {}
+func (e *rodInfo) Potential(*mech.Ctx) float64                     { return 0 }
+
+// rodMarkerQty lists the channels of a rod's marker (sub = 1 + 18·marker + index).
+var rodMarkerQty = [...]struct{ q, unit, group, desc string }{
+	{"x", "m", "position", "x position"},
+	{"y", "m", "position", "y position"},
+	{"z", "m", "position", "z position"},
+	{"ux", "m", "position", "x displacement from the reference configuration"},
+	{"uy", "m", "position", "y displacement from the reference configuration"},
+	{"uz", "m", "position", "z displacement from the reference configuration"},
+	{"vx", "m/s", "velocity", "x velocity"},
+	{"vy", "m/s", "velocity", "y velocity"},
+	{"vz", "m/s", "velocity", "z velocity"},
+	{"N", "N", "force", "normal force (section frame x)"},
+	{"Qy", "N", "force", "shear force along the section's y axis"},
+	{"Qz", "N", "force", "shear force along the section's z axis"},
+	{"T", "N*m", "force", "torsional moment"},
+	{"My", "N*m", "force", "bending moment about the section's y axis"},
+	{"Mz", "N*m", "force", "bending moment about the section's z axis"},
+	{"strain", "", "strain", "axial strain"},
+	{"ky", "1/m", "strain", "bending curvature about the section's y axis (change from the reference)"},
+	{"kz", "1/m", "strain", "bending curvature about the section's z axis (change from the reference)"},
+}
+
+func (e *rodInfo) Channels(name string) []mech.ChannelInfo {
+	out := []mech.ChannelInfo{{Name: name + ".energy", Unit: "J", Group: "energy", Description: "beam " + name + " strain energy"}}
+	for _, i := range e.b.live {
+		mk := e.b.markers[i]
+		for _, q := range rodMarkerQty {
+			out = append(out, mech.ChannelInfo{Name: name + "." + mk.name + "." + q.q, Unit: q.unit, Group: q.group, Description: "beam marker " + name + "." + mk.name + " " + q.desc})
+		}
+	}
+	for _, k := range e.b.shape {
+		p := name + ".shape" + itoa(k)
+		for _, c := range []string{"x", "y", "z"} {
+			out = append(out, mech.ChannelInfo{Name: p + "." + c, Unit: "m", Group: "shape", Description: "beam " + name + " node " + itoa(k) + " " + c + " (for drawing)"})
+		}
+	}
+	return out
+}
+
+// Channel evaluates channel sub (Channels' order).
+func (e *rodInfo) Channel(x *mech.Ctx, sub int) float64 {
+	b := e.b
+	if sub == 0 {
+		u := 0.0
+		for _, el := range b.elems {
+			u += el.Potential(x)
+		}
+		return u
+	}
+	sub--
+	nq := len(rodMarkerQty)
+	live := b.live
+	if sub < nq*len(live) {
+		k := b.markers[live[sub/nq]].node
+		c := sub % nq
+		q, v := b.q[k], b.v[k]
+		switch {
+		case c < 3:
+			return x.Q[q+c]
+		case c < 6:
+			return x.Q[q+c-3] - b.x0[k][c-3]
+		case c < 9:
+			return x.V[v+c-6]
+		}
+		el := b.elems[min(k, b.ne-1)]
+		loads, eps := el.sectionLoads(x)
+		switch {
+		case c < 15:
+			return loads[c-9]
+		case c == 15:
+			return eps[0]
+		default:
+			return eps[c-12]
+		}
+	}
+	sub -= nq * len(live)
+	k := b.shape[sub/3]
+	return x.Q[b.q[k]+sub%3]
+}
+
+// Draw draws the rod through its shape-node channels.
+func (e *rodInfo) Draw(g *mech.Geometry) {
+	gb := mech.GeomBeam{Name: e.b.name}
+	for _, k := range e.b.shape {
+		p := e.b.name + ".shape" + itoa(k)
+		gb.NodeX = append(gb.NodeX, p+".x")
+		gb.NodeY = append(gb.NodeY, p+".y")
+		gb.NodeZ = append(gb.NodeZ, p+".z")
+	}
+	g.Beams = append(g.Beams, gb)
+}
