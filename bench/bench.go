@@ -214,12 +214,21 @@ func Pendulum10s(rounds int) (time.Duration, float64, error) {
 // ExampleRun runs an example model file from its start to its end time
 // (median wall time of rounds runs) and returns the step count.
 func ExampleRun(examples, name string, rounds int) (time.Duration, int64, error) {
+	return ExampleRunParams(examples, name, nil, rounds)
+}
+
+// ExampleRunParams is ExampleRun with parameter overrides.
+func ExampleRunParams(examples, name string, params map[string]float64, rounds int) (time.Duration, int64, error) {
 	ms, err := xml.LoadFile(filepath.Join(examples, name, "model.xml"))
 	if err != nil {
 		return 0, 0, err
 	}
-	m, s, err := compileInit(ms)
+	m, err := solver.Compile(ms, solver.CompileOptions{Params: params})
 	if err != nil {
+		return 0, 0, err
+	}
+	s := m.NewState()
+	if err := m.Init(s); err != nil {
 		return 0, 0, err
 	}
 	var times []float64
@@ -427,6 +436,30 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 		add(r)
 		add(Row{c.label, "steps", float64(steps), "", "", "", ""})
 	}
+	// the spatial ANCF cable pendulum (issue 23): the strongest open peer
+	// on this machine kind, sparse LU and modified Newton, 0.232 s with
+	// 40 elements and 1.55 s with 160; cost linear in the elements
+	for _, c := range []struct {
+		n      float64
+		target string
+		ref    string
+		lim    float64
+	}{{40, "", "peer 0.232", 0}, {160, "≤ 0.35", "peer 1.55", 0.35}, {640, "", "", 0}} {
+		label := fmt.Sprintf("spatial ANCF pendulum, %.0f el., 1.1 s", c.n)
+		wall, steps, err := ExampleRunParams(examples, "ancf-pendulum-3d", map[string]float64{"n": c.n}, rounds)
+		if err != nil {
+			if !os.IsNotExist(err) {
+				fmt.Fprintf(w, "# %s: %v\n", label, err)
+			}
+			continue
+		}
+		r := Row{label, "wall time", wall.Seconds(), "s", c.target, c.ref, ""}
+		if c.lim > 0 {
+			r.Pass = pass(wall.Seconds() <= c.lim)
+		}
+		add(r)
+		add(Row{label, "steps", float64(steps), "", "", "", ""})
+	}
 	for _, n := range []int{10, 100, 1000} {
 		d, err := StepTime(Chain(n, 1e-3), 1e-3, rounds)
 		if err != nil {
@@ -450,6 +483,30 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 	}
 	us = float64(d) / 1e3
 	add(Row{"heavy top, genalpha", "one step (h = 1 ms)", us, "µs", "≤ 1", "", pass(us <= 1)})
+	// the spatial ANCF cable pendulum (issue 23): the strongest open peer
+	// on this machine kind, sparse LU and modified Newton, 0.232 s with
+	// 40 elements and 1.55 s with 160; cost linear in the elements
+	for _, c := range []struct {
+		n      float64
+		target string
+		ref    string
+		lim    float64
+	}{{40, "", "peer 0.232", 0}, {160, "≤ 0.35", "peer 1.55", 0.35}, {640, "", "", 0}} {
+		label := fmt.Sprintf("spatial ANCF pendulum, %.0f el., 1.1 s", c.n)
+		wall, steps, err := ExampleRunParams(examples, "ancf-pendulum-3d", map[string]float64{"n": c.n}, rounds)
+		if err != nil {
+			if !os.IsNotExist(err) {
+				fmt.Fprintf(w, "# %s: %v\n", label, err)
+			}
+			continue
+		}
+		r := Row{label, "wall time", wall.Seconds(), "s", c.target, c.ref, ""}
+		if c.lim > 0 {
+			r.Pass = pass(wall.Seconds() <= c.lim)
+		}
+		add(r)
+		add(Row{label, "steps", float64(steps), "", "", "", ""})
+	}
 	for _, n := range []int{10, 100, 1000} {
 		d, err := StepTime(SpatialChain(n, 1e-3), 1e-3, rounds)
 		if err != nil {

@@ -52,7 +52,9 @@ func (c *compiler) elements() {
 		rigid.SpatialBodies(c, ms)
 		clamps := flex.Spatial(c, ms) // beams' nodes are bodies: before the joints
 		for _, j := range ms.Joints {
-			rigid.SpatialJoint(c, j)
+			if !flex.SpatialRefers(ms, j.I, j.J) {
+				rigid.SpatialJoint(c, j)
+			}
 		}
 		for _, j := range clamps {
 			rigid.SpatialJoint(c, j)
@@ -61,7 +63,9 @@ func (c *compiler) elements() {
 			rigid.SpatialDriver(c, d)
 		}
 		for _, f := range ms.Forces {
-			rigid.SpatialForce(c, f)
+			if !flex.SpatialRefers(ms, f.I, f.J) {
+				rigid.SpatialForce(c, f)
+			}
 		}
 		for _, d := range ms.Drives {
 			rigid.Drive(c, d)

@@ -860,7 +860,7 @@ func TestLinearizeAgainstNonlinear(t *testing.T) {
 
 // linReduced are the example models whose beams the test runs with fewer
 // elements (same structure, markers still on element boundaries).
-var linReduced = map[string]string{"ancf-pendulum": "16", "three-rrr": "4"}
+var linReduced = map[string]string{"ancf-pendulum": "16", "ancf-pendulum-3d": "8", "three-rrr": "4"}
 
 // linSwitching reports why the state is a switching point of a contact
 // (its penetration, slip velocity or friction reserve at zero), or "".

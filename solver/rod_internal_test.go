@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -71,5 +72,130 @@ func TestRodForcesAreEnergyGradient(t *testing.T) {
 	}
 	if checked != 3 {
 		t.Fatalf("checked %d elements, want 3", checked)
+	}
+}
+
+// The analytic derivatives of the spatial beams' elements against
+// differences (checkElementDerivatives): the ANCF cable's K and C, the
+// rod's damping C (its K is itself a difference), the pins of cable nodes
+// to a spinning body's marker and to another cable's node (Jacobian,
+// Hessian, γ), in generic deformed, moving states.
+func TestSpatialBeamDerivatives(t *testing.T) {
+	m, _ := loadText(t, `<model name="d" dimension="3">
+  <settings gravity="0 0 -9.81"/>
+  <ground><marker name="O"/></ground>
+  <body name="hub" mass="2" inertia="0.1, 0.2, 0.3" at="0 0 0.5" omega="0.3 -0.2 1.1" velocity="0.1 0 0">
+    <marker name="rim" at="0.2 0.1 -0.05"/>
+  </body>
+  <spherical name="ball" i="ground.O" j="hub"/>
+  <beam kind="ancf" name="c" at="0.2 0.1 0.45" x-axis="1 0.2 -0.1" length="0.8" elements="3"
+        area="1e-4" area-moment="1e-9" youngs="2e9" density="2000" damping="0.002" omega="0 0 1.1">
+    <marker name="a" s="0"/><marker name="b" s="0.8"/>
+  </beam>
+  <beam kind="ancf" name="d" at="1 0.3 0.4" x-axis="0 1 0" length="0.5" elements="2"
+        area="1e-4" area-moment="1e-9" youngs="2e9" density="2000">
+    <marker name="a" s="0"/>
+  </beam>
+  <spherical name="p1" i="hub.rim" j="c.a"/>
+  <spherical name="p2" i="c.b" j="d.a"/>
+  <beam kind="rod" name="r" at="0 0 1" length="0.6" elements="2" radius="1" bend-axis="0 1 0"
+        area="1e-4" area-moment-y="1e-9" area-moment-z="2e-9" torsion-constant="1.5e-9"
+        youngs="2e9" poisson="0.3" density="2000" damping="0.003" i="hub"/>
+</model>`)
+	s := m.NewState()
+	rng := rand.New(rand.NewSource(7))
+	for trial := 0; trial < 2; trial++ {
+		copy(s.q, m.q0)
+		for i := range s.v {
+			s.v[i] = rng.NormFloat64()
+			s.dq[i] = 0.02 * rng.NormFloat64()
+		}
+		m.addTo(s.q, s.dq, 1)
+		s.setTime(0.1)
+		checkElementDerivatives(t, m, s, rng)
+	}
+}
+
+// A spatial ANCF cable moving in a vertical plane is the planar ANCF beam:
+// the flexible pendulum of seed 004 (20 elements), released horizontally
+// with gravity −z, follows the planar model's tip (gravity −y) to the
+// Newton tolerance, with the same integrator and formulation.
+func TestCableInPlaneIsPlanarANCF(t *testing.T) {
+	const beam = `length="1" elements="20" area="4e-4" area-moment="1.333e-8" youngs="7e5" density="7200"`
+	m3, _ := loadText(t, `<model name="s" dimension="3">
+  <settings end="0.3" step="1 ms" formulation="index3" newton-tol="1e-10" gravity="0 0 -9.81"/>
+  <ground><marker name="O"/></ground>
+  <beam kind="ancf" name="b" at="0 0 0" `+beam+`><marker name="root" s="0"/><marker name="tip" s="1"/></beam>
+  <spherical name="pin" i="ground.O" j="b.root"/>
+</model>`)
+	m2, _ := loadText(t, `<model name="p">
+  <settings end="0.3" step="1 ms" formulation="index3" newton-tol="1e-10" gravity="0 -9.81"/>
+  <ground><marker name="O"/></ground>
+  <beam kind="ancf" name="b" at="0 0" `+beam+`><marker name="root" s="0"/><marker name="tip" s="1"/></beam>
+  <revolute name="pin" i="ground.O" j="b.root"/>
+</model>`)
+	run := func(m *Model, names ...string) [][]float64 {
+		s := m.NewState()
+		if err := m.Init(s); err != nil {
+			t.Fatal(err)
+		}
+		var out [][]float64
+		ch := make([]float64, len(m.Channels()))
+		idx := make([]int, len(names))
+		for i, n := range names {
+			k, ok := m.ChannelIndex(n)
+			if !ok {
+				t.Fatalf("no channel %s", n)
+			}
+			idx[i] = k
+		}
+		for step := 1; step <= 300; step++ {
+			if err := m.AdvanceTo(s, float64(step)*1e-3); err != nil {
+				t.Fatal(err)
+			}
+			if step%30 == 0 {
+				m.EvalChannels(s, ch)
+				row := make([]float64, len(idx))
+				for i, k := range idx {
+					row[i] = ch[k]
+				}
+				out = append(out, row)
+			}
+		}
+		return out
+	}
+	a := run(m3, "b.tip.x", "b.tip.z", "b.tip.y")
+	b := run(m2, "b.tip.x", "b.tip.y")
+	worst := 0.0
+	for i := range a {
+		worst = math.Max(worst, math.Max(math.Abs(a[i][0]-b[i][0]), math.Abs(a[i][1]-b[i][1])))
+		if a[i][2] != 0 {
+			t.Errorf("the cable leaves its plane: y = %g", a[i][2])
+		}
+	}
+	t.Logf("tip at 0.3 s: spatial (%.9f, %.9f), planar (%.9f, %.9f); largest difference %.2e m", a[len(a)-1][0], a[len(a)-1][1], b[len(b)-1][0], b[len(b)-1][1], worst)
+	if worst > 1e-8 {
+		t.Errorf("spatial and planar cables differ by %.3g m", worst)
+	}
+}
+
+// A step of a model with a rod and an ANCF cable pinned to a body, and
+// the evaluation of their channels, allocate nothing.
+func TestSpatialBeamStepAllocatesNothing(t *testing.T) {
+	m, _ := loadText(t, `<model name="a" dimension="3">
+  <settings step="1 ms" gravity="0 0 -9.81"/>
+  <ground><marker name="O"/></ground>
+  <body name="hub" mass="2" inertia="0.1, 0.2, 0.3" at="0 0 0" omega="0 0 1"><marker name="rim" at="0.2 0 0"/></body>
+  <spherical name="ball" i="ground.O" j="hub"/>
+  <beam kind="rod" name="r" at="0 0 0" length="0.6" elements="4" area="1e-4" area-moment-y="1e-9" area-moment-z="2e-9"
+        torsion-constant="1.5e-9" youngs="2e9" poisson="0.3" density="2000" damping="0.001" omega="0 0 1" i="hub"><marker name="tip" s="0.6"/></beam>
+  <beam kind="ancf" name="c" at="0.2 0 0" length="0.5" elements="4" area="1e-4" area-moment="1e-9" youngs="2e9" density="2000" damping="0.001"
+        velocity="0 0.2 0" omega="0 0 1">
+    <marker name="a" s="0"/><marker name="tip" s="0.5"/></beam>
+  <spherical name="p" i="hub.rim" j="c.a"/>
+</model>`)
+	s := mustInit(t, m)
+	if allocs := stepAllocs(t, m, s); allocs != 0 {
+		t.Errorf("%v allocations per step", allocs)
 	}
 }

@@ -60,7 +60,12 @@ func TestDocTablesMatchSchema(t *testing.T) {
 				walk(c, "`<"+c.name+">`")
 			}
 			for _, k := range d.kinds {
-				sections = append(sections, section{[]string{"`<" + d.name + ` kind="` + k.name + `">` + "`"}, allAttrs(d, &k)})
+				h := "`<" + d.name + ` kind="` + k.name + `">` + "`"
+				hs := []string{h}
+				if suffix != "" {
+					hs = []string{h + suffix, h}
+				}
+				sections = append(sections, section{hs, allAttrs(d, &k)})
 				for _, c := range k.children {
 					walk(c, "`<"+c.name+">` (in a "+d.name+")")
 				}

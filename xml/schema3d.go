@@ -225,8 +225,7 @@ func schema3() *elemDef {
 			s.Beams = append(s.Beams, *obj.(*spec.Beam))
 		},
 		planarHints: map[string]string{
-			"kind:ancf": `"ancf" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner)`,
-			"kind:ffr":  `"ffr" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner)`,
+			"kind:ffr": `"ffr" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner) or kind="ancf" (a cable)`,
 		},
 	}
 
@@ -270,6 +269,19 @@ func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 			{name: "omega", kind: vVec, dim: AngularVelocity},
 			{name: "i", kind: vRef},
 			{name: "j", kind: vRef},
+		}, children: []*elemDef{marker}},
+		{name: "ancf", attrs: []attrDef{
+			{name: "at", kind: vVec, dim: Length, req: true},
+			{name: "x-axis", kind: vVec, dim: Dimensionless},
+			{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
+			{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
+			{name: "area", kind: vExpr, dim: Area, req: true, positive: true},
+			{name: "area-moment", kind: vExpr, dim: AreaMoment, req: true, positive: true},
+			{name: "youngs", kind: vExpr, dim: Pressure, req: true, positive: true},
+			{name: "density", kind: vExpr, dim: Density, req: true, positive: true},
+			{name: "damping", kind: vExpr, dim: Time},
+			{name: "velocity", kind: vVec, dim: Velocity},
+			{name: "omega", kind: vVec, dim: AngularVelocity},
 		}, children: []*elemDef{marker}},
 	}
 }

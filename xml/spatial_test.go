@@ -389,13 +389,13 @@ func TestSpatialErrors(t *testing.T) {
 <contact kind="sphere-plane" name="c2" i="a" j="b" k="1e5"/>
 <contact kind="sphere-sphere" name="c3" i="a" radius-i="1" j="b" radius-j="-1" k="1" friction="viscous"/>
 <contact kind="sphere-cylinder" name="c4"/>
-<beam kind="ancf" name="beam"/>`, []string{
+<beam kind="ffr" name="beam"/>`, []string{
 			`m.xml:5: kind: "circle-line" is a planar contact kind; a spatial model has sphere-plane and sphere-sphere`,
 			`m.xml:6: radius: required attribute of <contact> is missing`,
 			`m.xml:7: radius-j: must be > 0 (got -1)`,
 			`m.xml:7: friction: unknown value "viscous"; want one of none, coulomb, regularized, lugre`,
 			`m.xml:8: kind: unknown <contact> kind "sphere-cylinder"; want one of sphere-plane, sphere-sphere`,
-			`m.xml:9: kind: "ancf" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner)`,
+			`m.xml:9: kind: "ffr" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner) or kind="ancf" (a cable)`,
 		}},
 	}
 	for _, tc := range tests {

@@ -167,6 +167,7 @@ type ancfBeam struct {
 	ne      int
 	length  float64
 	base    int
+	qbase   int // spatial cables: the first position coordinate (base is the first velocity)
 	ea, ei  float64
 	rhoA    float64
 	beta    float64 // Kelvin–Voigt damping time, s

@@ -732,10 +732,14 @@ const maxShapeNodes = 33
 
 // shapeNodes lists the nodes whose positions are channels: every node of
 // a short beam, evenly spaced ones (ends included) of a long one.
-func (e *ancfInfo) shapeNodes() []int {
-	out := make([]int, min(e.b.ne+1, maxShapeNodes))
+func (e *ancfInfo) shapeNodes() []int { return shapeNodes(e.b.ne) }
+
+// shapeNodes lists the nodes of a beam of ne elements whose positions are
+// channels (shapeNode).
+func shapeNodes(ne int) []int {
+	out := make([]int, min(ne+1, maxShapeNodes))
 	for i := range out {
-		out[i] = shapeNode(i, e.b.ne)
+		out[i] = shapeNode(i, ne)
 	}
 	return out
 }

@@ -26,10 +26,12 @@ type rodBeam struct {
 // its nodes as bodies (named "beam.nK", with markers "beam.nK" and the
 // beam's own markers), its elements and its channels. It returns the
 // joints its i and j attributes ask for (clamps of the ends), for the
-// caller to compile with the model's joints. Call it after the rigid
-// bodies and before the joints.
+// caller to compile with the model's joints. A <beam kind="ancf"> is a
+// spatial ANCF cable (cable3.go): its joints are compiled here (callers
+// skip those SpatialRefers names). Call it after the rigid bodies and
+// before the joints.
 func Spatial(b mech.Builder, ms *spec.Model) []spec.Joint {
-	fx := &flexCompiler{b: b, ms: ms, pos: map[string]spec.Pos{}}
+	fx := &flexCompiler{b: b, ms: ms, pos: map[string]spec.Pos{}, ancf: map[string]*ancfBeam{}}
 	var clamps []spec.Joint
 	for i := range ms.Beams {
 		bs := &ms.Beams[i]
@@ -47,8 +49,22 @@ func Spatial(b mech.Builder, ms *spec.Model) []spec.Joint {
 		switch bs.Kind {
 		case "rod":
 			clamps = append(clamps, fx.compileRod(bs)...)
+		case "ancf":
+			fx.compileANCF3(bs)
 		default:
-			b.Errorf(bs.Pos, "kind", "beam %q: a spatial model's beams are kind=\"rod\" (ancf and ffr beams are planar)", bs.Name)
+			b.Errorf(bs.Pos, "kind", "beam %q: a spatial model's beams are kind=\"rod\" or \"ancf\" (ffr beams are planar)", bs.Name)
+		}
+	}
+	for _, j := range ms.Joints {
+		if SpatialRefers(ms, j.I, j.J) {
+			fx.cableJoint(j)
+		}
+	}
+	for _, f := range ms.Forces {
+		if SpatialRefers(ms, f.I, f.J) {
+			if b.Claim(f.Name, f.Pos, "force") {
+				b.Errorf(f.Pos, "i", "%s %q: loads on a spatial ancf cable's markers are not supported yet (gravity acts on it; pin a body to a node and load the body)", f.Kind, f.Name)
+			}
 		}
 	}
 	return clamps
@@ -241,10 +257,7 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		b.DefineMarker(bs.Name+"."+mk.name, mech.Marker{F: fr, P: mech.Point{Body: fr.Body}})
 		rb.live = append(rb.live, i)
 	}
-	rb.shape = make([]int, min(ne+1, maxShapeNodes))
-	for i := range rb.shape {
-		rb.shape[i] = shapeNode(i, ne)
-	}
+	rb.shape = shapeNodes(ne)
 	b.AddForce(bs.Name, &rodInfo{b: rb})
 	var clamps []spec.Joint
 	for _, end := range []struct {

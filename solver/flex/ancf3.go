@@ -1,0 +1,226 @@
+package flex
+
+import (
+	"mbfmu/solver/mech"
+)
+
+// Spatial gradient-deficient ANCF cable element: the planar element of
+// ancf.go (seed 004) with three components per nodal vector. A node has
+// six coordinates, the position r and the slope r_x (x, y, z, dx, dy,
+// dz); r(x) = Σ_k s_k(x) e_k with the same cubic Hermite functions, so the
+// mass matrix ρA ∫ SᵀS dx ⊗ I₃, the bending stiffness EI ∫ S_xxᵀ S_xx dx ⊗
+// I₃ (κ ≈ |r_xx|: no torsion, equal bending stiffness about every axis)
+// and the axial tensor T_klmn of the Green strain ε = ½(r_x·r_x − 1) are
+// the planar element's, and the forces and tangents are its formulas with
+// i, j running over three components. It is the element of Gerstmayr and
+// Shabana's spatial cable (Exudyn's ObjectANCFCable, Chrono's
+// ChElementCableANCF) with the seed's cheap axial stiffness update.
+
+// ancf3Elem is one element of a spatial ANCF cable, a force element over
+// the 12 coordinates of its two nodes (contiguous).
+type ancf3Elem struct {
+	b  *ancfBeam
+	d  [12]int
+	qo int // first position coordinate (the velocities' d[0] differs when rotations come before)
+}
+
+func (e *ancf3Elem) Dofs() []int { return e.d[:] }
+
+// nodal3 gathers an element's four nodal vectors from q at o.
+func nodal3(q []float64, o int) (ev [4][3]float64) {
+	q = q[o : o+12 : o+12]
+	for i := 0; i < 4; i++ {
+		ev[i][0], ev[i][1], ev[i][2] = q[3*i], q[3*i+1], q[3*i+2]
+	}
+	return
+}
+
+// gram3 is gram for spatial nodal vectors.
+func gram3(ev, fv *[4][3]float64) (g [10]float64) {
+	d := func(i, j int) float64 {
+		return 0.5 * (ev[i][0]*fv[j][0] + ev[i][1]*fv[j][1] + ev[i][2]*fv[j][2] +
+			ev[j][0]*fv[i][0] + ev[j][1]*fv[i][1] + ev[j][2]*fv[i][2])
+	}
+	return [10]float64{d(0, 0), d(0, 1), d(0, 2), d(0, 3), d(1, 1), d(1, 2), d(1, 3), d(2, 2), d(2, 3), d(3, 3)}
+}
+
+// triples3 is triples for spatial nodal vectors.
+func (c *ancfConst) triples3(ev *[4][3]float64, a *[20][3]float64) {
+	for t := range a {
+		tt := &c.t3[t]
+		for i := 0; i < 3; i++ {
+			a[t][i] = tt[0]*ev[0][i] + tt[1]*ev[1][i] + tt[2]*ev[2][i] + tt[3]*ev[3][i]
+		}
+	}
+}
+
+func (e *ancf3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
+	b := e.b
+	cs := b.k
+	ev := nodal3(x.Q, e.qo)
+	ea, ei := b.ea, b.ei
+	g := gram3(&ev, &ev)
+	kt := cs.pairSum(&g)
+	for p := range kt {
+		kt[p] = 0.5 * (kt[p] - cs.d10[p])
+	}
+	w := [16]float64{
+		kt[0], kt[1], kt[2], kt[3],
+		kt[1], kt[4], kt[5], kt[6],
+		kt[2], kt[5], kt[7], kt[8],
+		kt[3], kt[6], kt[8], kt[9],
+	}
+	kb := &cs.kb4
+	for i := range w {
+		w[i] = ea*w[i] + ei*kb[i]
+	}
+	for kk := 0; kk < 4; kk++ {
+		r := w[4*kk : 4*kk+4 : 4*kk+4]
+		for i := 0; i < 3; i++ {
+			f[3*kk+i] -= r[0]*ev[0][i] + r[1]*ev[1][i] + r[2]*ev[2][i] + r[3]*ev[3][i]
+		}
+	}
+	var dv [10]float64 // D'
+	var ed [4][3]float64
+	beta := b.beta
+	if beta > 0 {
+		ed = nodal3(x.V, e.d[0])
+		gd := gram3(&ev, &ed)
+		dv = cs.pairSum(&gd)
+		var wd [16]float64
+		for p, pr := range cs.pair {
+			i, j := int(pr[0]), int(pr[1])
+			v := beta * ea * dv[p]
+			wd[4*i+j], wd[4*j+i] = v, v
+		}
+		for kk := 0; kk < 4; kk++ {
+			var s [3]float64
+			for l := 0; l < 4; l++ {
+				kb := beta * ei * cs.kb4[4*kk+l]
+				for i := 0; i < 3; i++ {
+					s[i] += wd[4*kk+l]*ev[l][i] + kb*ed[l][i]
+				}
+			}
+			for i := 0; i < 3; i++ {
+				f[3*kk+i] -= s[i]
+			}
+		}
+	}
+	if k == nil {
+		return
+	}
+	var a, bt [20][3]float64
+	cs.triples3(&ev, &a)
+	if beta > 0 {
+		cs.triples3(&ed, &bt)
+	}
+	for p, pr := range cs.pair {
+		kk, pp := int(pr[0]), int(pr[1])
+		pm := &cs.pm[p]
+		// Y_kp,ij = Σ_l e_l,i a_(k,p,l),j (symmetric in i, j)
+		var y [3][3]float64
+		for l := 0; l < 4; l++ {
+			al := &a[pm[l]]
+			for i := 0; i < 3; i++ {
+				for j := i; j < 3; j++ {
+					y[i][j] += ev[l][i] * al[j]
+				}
+			}
+		}
+		y[1][0], y[2][0], y[2][1] = y[0][1], y[0][2], y[1][2]
+		diag := ea*kt[p] + ei*cs.kb4[4*kk+pp]
+		var blk, cb [3][3]float64
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				blk[i][j] = ea * y[i][j]
+			}
+			blk[i][i] += diag
+		}
+		if beta > 0 {
+			// W̃_kp,ij = Σ_l e_l,i b_(k,p,l),j
+			var wt [3][3]float64
+			for l := 0; l < 4; l++ {
+				bl := &bt[pm[l]]
+				for i := 0; i < 3; i++ {
+					for j := 0; j < 3; j++ {
+						wt[i][j] += ev[l][i] * bl[j]
+					}
+				}
+			}
+			bd := beta * ea * dv[p]
+			cd := beta * ei * cs.kb4[4*kk+pp]
+			for i := 0; i < 3; i++ {
+				for j := 0; j < 3; j++ {
+					blk[i][j] += beta * ea * wt[i][j]
+					cb[i][j] = beta * ea * y[i][j]
+				}
+				blk[i][i] += bd
+				cb[i][i] += cd
+			}
+		}
+		r0, c0 := 3*kk, 3*pp
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				k[(r0+i)*12+c0+j] += blk[i][j]
+				if beta > 0 {
+					c[(r0+i)*12+c0+j] += cb[i][j]
+				}
+				if kk != pp {
+					// block (p, k) has the same entries (the triple is symmetric)
+					k[(c0+i)*12+r0+j] += blk[i][j]
+					if beta > 0 {
+						c[(c0+i)*12+r0+j] += cb[i][j]
+					}
+				}
+			}
+		}
+	}
+}
+
+// energy returns the axial and bending strain energy of the element (as
+// ancfElem.energy: five-point Gauss quadrature on positions relative to
+// the first node).
+func (e *ancf3Elem) energy(q []float64) (axial, bending float64) {
+	cs := e.b.k
+	ev := nodal3(q, e.qo)
+	p := [3]float64{ev[2][0] - ev[0][0], ev[2][1] - ev[0][1], ev[2][2] - ev[0][2]}
+	xg, wg := gauss5()
+	var sa, sb float64
+	for g := range xg {
+		_, d, dd := hermite(0.5*(xg[g]+1), cs.l)
+		w := 0.5 * cs.l * wg[g]
+		var rx, rxx [3]float64
+		for i := 0; i < 3; i++ {
+			rx[i] = d[2]*p[i] + d[1]*ev[1][i] + d[3]*ev[3][i]
+			rxx[i] = dd[2]*p[i] + dd[1]*ev[1][i] + dd[3]*ev[3][i]
+		}
+		eps := 0.5 * (rx[0]*rx[0] + rx[1]*rx[1] + rx[2]*rx[2] - 1)
+		sa += w * eps * eps
+		sb += w * (rxx[0]*rxx[0] + rxx[1]*rxx[1] + rxx[2]*rxx[2])
+	}
+	return 0.5 * e.b.ea * sa, 0.5 * e.b.ei * sb
+}
+
+func (e *ancf3Elem) Potential(x *mech.Ctx) float64 {
+	a, b := e.energy(x.Q)
+	return a + b
+}
+
+// point3 evaluates position r, slope r' and their rates at arc length s
+// of a spatial cable.
+func (b *ancfBeam) point3(q, v []float64, s float64) (r, rx, vr, vrx [3]float64) {
+	el, xi := b.locate(s)
+	sh, d, _ := hermite(xi, b.k.l)
+	o, ov := b.qbase+6*el, b.base+6*el
+	for k := 0; k < 4; k++ {
+		for i := 0; i < 3; i++ {
+			r[i] += sh[k] * q[o+3*k+i]
+			rx[i] += d[k] * q[o+3*k+i]
+			if v != nil {
+				vr[i] += sh[k] * v[ov+3*k+i]
+				vrx[i] += d[k] * v[ov+3*k+i]
+			}
+		}
+	}
+	return
+}
