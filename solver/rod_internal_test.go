@@ -100,7 +100,7 @@ func TestSpatialBeamDerivatives(t *testing.T) {
   <spherical name="p2" i="c.b" j="d.a"/>
   <beam kind="rod" name="r" at="0 0 1" length="0.6" elements="2" radius="1" bend-axis="0 1 0"
         area="1e-4" area-moment-y="1e-9" area-moment-z="2e-9" torsion-constant="1.5e-9"
-        youngs="2e9" poisson="0.3" density="2000" damping="0.003" i="hub"/>
+        youngs="2e6" poisson="0.3" density="2000" damping="0.003" i="hub"/>
 </model>`)
 	s := m.NewState()
 	rng := rand.New(rand.NewSource(7))

@@ -37,8 +37,9 @@ import (
 //
 // The generalized force is −ℓ Bᵀ (C ε + β C ε̇) (β: Kelvin–Voigt damping
 // time), its damping tangent ℓ β Bᵀ C B; the stiffness tangent (which
-// holds the derivative of B, the geometric stiffness) is taken by central
-// differences of the force over the element's own twelve coordinates.
+// holds the derivative of B, the geometric stiffness) is ℓ Bᵀ C B plus the
+// stress times central differences of B over the element's twelve
+// coordinates.
 
 // rodElem is one element of a rod between nodes a and b.
 type rodElem struct {
@@ -131,9 +132,9 @@ func (e *rodElem) strains(n *rodNodes, k *rodKin) (eps [6]float64) {
 
 // force writes the element's generalized force at nodes n and velocities
 // v (the element's twelve) into f (overwritten).
-func (e *rodElem) force(n *rodNodes, v []float64, f []float64, k *rodKin) {
+func (e *rodElem) force(n *rodNodes, v []float64, f []float64, k *rodKin) (s [6]float64) {
 	e.strains(n, k)
-	var s [6]float64 // ℓ C (ε + β ε̇)
+	// s = ℓ C (ε + β ε̇)
 	for i := 0; i < 6; i++ {
 		rate := 0.0
 		if e.beta != 0 {
@@ -154,6 +155,7 @@ func (e *rodElem) force(n *rodNodes, v []float64, f []float64, k *rodKin) {
 		}
 		f[j] = -a
 	}
+	return s
 }
 
 // Eval adds the elastic and damping forces and, with k, their tangents.
@@ -165,7 +167,7 @@ func (e *rodElem) Eval(x *mech.Ctx, f, k, c []float64) {
 	n := e.nodes(x.Q)
 	var kin rodKin
 	var fl [12]float64
-	e.force(&n, v[:], fl[:], &kin)
+	sig := e.force(&n, v[:], fl[:], &kin)
 	for i := range fl {
 		f[i] += fl[i]
 	}
@@ -191,13 +193,38 @@ func (e *rodElem) Eval(x *mech.Ctx, f, k, c []float64) {
 			}
 		}
 	}
-	// K = −∂f/∂u by central differences over the element's coordinates
-	var fp, fm [12]float64
-	var tmp rodKin
+	// K = −∂f/∂u = ℓ Bᵀ C B + ℓ β Bᵀ C (∂B/∂u · v) + (∂B/∂u)ᵀ s: the
+	// material part exact, the geometric and damping parts from central
+	// differences of B (they carry the stress, not the stiffness: their
+	// error stays far below K's)
+	var cb [6][12]float64 // C B
+	for i := 0; i < 6; i++ {
+		cc := e.cn[i%3]
+		if i >= 3 {
+			cc = e.cm[i-3]
+		}
+		for a := 0; a < 12; a++ {
+			cb[i][a] = e.l * cc * kin.b[i][a]
+		}
+	}
+	for a := 0; a < 12; a++ {
+		for b := 0; b < 12; b++ {
+			sum := 0.0
+			for i := 0; i < 6; i++ {
+				sum += kin.b[i][a] * cb[i][b]
+			}
+			k[12*a+b] += sum
+		}
+	}
+	var bp, bm rodKin
 	for col := 0; col < 12; col++ {
 		node, comp := col/6, col%6
 		var h float64
-		pert := func(sign float64) {
+		for pass, out := range [2]*rodKin{&bp, &bm} {
+			sg := 1.0
+			if pass == 1 {
+				sg = -1
+			}
 			m := n
 			xs, ps := &m.xa, &m.pa
 			if node == 1 {
@@ -205,23 +232,31 @@ func (e *rodElem) Eval(x *mech.Ctx, f, k, c []float64) {
 			}
 			if comp < 3 {
 				h = 1e-6 * (1 + math.Abs(xs[comp]))
-				xs[comp] += sign * h
+				xs[comp] += sg * h
 			} else {
 				h = 1e-6
 				var t [3]float64
-				t[comp-3] = sign * h
+				t[comp-3] = sg * h
 				mech.QuatTurn(ps[:], ps[:], t[0], t[1], t[2])
 			}
-			out := fp[:]
-			if sign < 0 {
-				out = fm[:]
-			}
-			e.force(&m, v[:], out, &tmp)
+			e.strains(&m, out)
 		}
-		pert(1)
-		pert(-1)
+		var dbv [6]float64 // β (∂B/∂u_col) v
+		if e.beta != 0 {
+			for i := 0; i < 6; i++ {
+				acc := 0.0
+				for j := 0; j < 12; j++ {
+					acc += (bp.b[i][j] - bm.b[i][j]) * v[j]
+				}
+				dbv[i] = e.beta * acc / (2 * h)
+			}
+		}
 		for r := 0; r < 12; r++ {
-			k[12*r+col] -= (fp[r] - fm[r]) / (2 * h)
+			acc := 0.0
+			for i := 0; i < 6; i++ {
+				acc += (bp.b[i][r]-bm.b[i][r])/(2*h)*sig[i] + cb[i][r]*dbv[i]
+			}
+			k[12*r+col] += acc
 		}
 	}
 }
