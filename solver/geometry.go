@@ -26,6 +26,9 @@ func (m *Model) Geometry() *mech.Geometry {
 		case "driver", "beam-pin", "beam-clamp", "coupler":
 			continue // joints to beam nodes are drawn with the beam; drivers and couplers act on coordinates
 		}
+		if m.onNode(j.I) || m.onNode(j.J) {
+			continue // a joint to a beam's node is drawn with the beam
+		}
 		l := mech.GeomLink{Kind: j.Kind, Name: j.Name}
 		l.BodyA, l.PA, l.PA3 = m.framePoint(j.I)
 		l.BodyB, l.PB, l.PB3 = m.framePoint(j.J)
@@ -58,4 +61,9 @@ func (m *Model) framePoint(mk mech.Marker) (body string, p2 [2]float64, p3 [3]fl
 	b := &m.bodies[p.Body]
 	p2 = [2]float64{p.S[0] + b.CM[0], p.S[1] + b.CM[1]}
 	return b.Name, p2, [3]float64{p2[0], p2[1], 0}
+}
+
+// onNode reports whether a spatial marker is on a beam's node.
+func (m *Model) onNode(mk mech.Marker) bool {
+	return m.dim == 3 && mk.F.Body >= 0 && m.bodies[mk.F.Body].Node
 }

@@ -221,6 +221,22 @@ func TestSceneBeamsAndContacts(t *testing.T) {
 	if len(sc.Beams) != 1 || len(sc.Beams[0].NodeX) != 33 || sc.Beams[0].NodeX[32] != "rod.shape160.x" {
 		t.Fatalf("beams: %+v", sc.Beams)
 	}
+	// spatial beams: a rod and a cable, through x, y and z; the rod's
+	// clamp to the hub is drawn with the beam, not as a link to its node
+	for _, c := range []struct{ ex, last string }{{"slewing-beam", "beam.shape10.z"}, {"ancf-pendulum-3d", "rod.shape160.z"}} {
+		sc, err = loadScene(filepath.Join("..", "..", "examples", c.ex, "model.xml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sc.Beams) != 1 || len(sc.Beams[0].NodeZ) != len(sc.Beams[0].NodeX) || sc.Beams[0].NodeZ[len(sc.Beams[0].NodeZ)-1] != c.last {
+			t.Fatalf("%s beams: %+v", c.ex, sc.Beams)
+		}
+		for _, l := range sc.Links {
+			if strings.Contains(l.BodyA+l.BodyB, ".n") {
+				t.Errorf("%s: a link to a beam node: %+v", c.ex, l)
+			}
+		}
+	}
 	sc, err = loadScene(filepath.Join("..", "..", "examples", "seed003-case1", "model.xml"))
 	if err != nil {
 		t.Fatal(err)

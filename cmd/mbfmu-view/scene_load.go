@@ -201,6 +201,9 @@ func scene3FromGeometry(g *mech.Geometry) *results.Scene {
 		sc.Links = append(sc.Links, results.SceneLink{Kind: l.Kind, BodyA: l.BodyA, BodyB: l.BodyB,
 			PA: l.PA3[:], PB: l.PB3[:], Force: l.Force})
 	}
+	for _, b := range g.Beams {
+		sc.Beams = append(sc.Beams, results.SceneBeam{Name: b.Name, NodeX: b.NodeX, NodeY: b.NodeY, NodeZ: b.NodeZ})
+	}
 	for _, c := range g.Contacts {
 		sc.Contacts = append(sc.Contacts, results.SceneContact{Name: c.Name, PX: c.PX, PY: c.PY, PZ: c.PZ, FN: c.FN, NX: c.NX, NY: c.NY, NZ: c.NZ})
 	}
