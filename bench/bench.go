@@ -460,6 +460,26 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 		add(r)
 		add(Row{label, "steps", float64(steps), "", "", "", ""})
 	}
+	// the 45° bend's static solve (issue 23): 16 rod elements
+	if ms, err := xml.LoadFile(filepath.Join(examples, "bend-45", "model.xml")); err == nil {
+		if m, err := solver.Compile(ms, solver.CompileOptions{}); err == nil {
+			var times []float64
+			var ferr error
+			for r := 0; r < rounds && ferr == nil; r++ {
+				s := m.NewState()
+				t0 := time.Now()
+				if ferr = m.Init(s); ferr == nil {
+					ferr = m.Static(s)
+				}
+				times = append(times, float64(time.Since(t0)))
+			}
+			if ferr == nil {
+				add(Row{"45° bend, 16 rod elements", "static solve", median(times) / 1e6, "ms", "", "", ""})
+			} else {
+				fmt.Fprintf(w, "# 45° bend: %v\n", ferr)
+			}
+		}
+	}
 	for _, n := range []int{10, 100, 1000} {
 		d, err := StepTime(Chain(n, 1e-3), 1e-3, rounds)
 		if err != nil {
@@ -483,30 +503,6 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 	}
 	us = float64(d) / 1e3
 	add(Row{"heavy top, genalpha", "one step (h = 1 ms)", us, "µs", "≤ 1", "", pass(us <= 1)})
-	// the spatial ANCF cable pendulum (issue 23): the strongest open peer
-	// on this machine kind, sparse LU and modified Newton, 0.232 s with
-	// 40 elements and 1.55 s with 160; cost linear in the elements
-	for _, c := range []struct {
-		n      float64
-		target string
-		ref    string
-		lim    float64
-	}{{40, "", "peer 0.232", 0}, {160, "≤ 0.35", "peer 1.55", 0.35}, {640, "", "", 0}} {
-		label := fmt.Sprintf("spatial ANCF pendulum, %.0f el., 1.1 s", c.n)
-		wall, steps, err := ExampleRunParams(examples, "ancf-pendulum-3d", map[string]float64{"n": c.n}, rounds)
-		if err != nil {
-			if !os.IsNotExist(err) {
-				fmt.Fprintf(w, "# %s: %v\n", label, err)
-			}
-			continue
-		}
-		r := Row{label, "wall time", wall.Seconds(), "s", c.target, c.ref, ""}
-		if c.lim > 0 {
-			r.Pass = pass(wall.Seconds() <= c.lim)
-		}
-		add(r)
-		add(Row{label, "steps", float64(steps), "", "", "", ""})
-	}
 	for _, n := range []int{10, 100, 1000} {
 		d, err := StepTime(SpatialChain(n, 1e-3), 1e-3, rounds)
 		if err != nil {
