@@ -467,10 +467,11 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 			var ferr error
 			for r := 0; r < rounds && ferr == nil; r++ {
 				s := m.NewState()
-				t0 := time.Now()
-				if ferr = m.Init(s); ferr == nil {
-					ferr = m.Static(s)
+				if ferr = m.Init(s); ferr != nil {
+					break
 				}
+				t0 := time.Now()
+				ferr = m.Static(s)
 				times = append(times, float64(time.Since(t0)))
 			}
 			if ferr == nil {

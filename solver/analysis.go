@@ -207,22 +207,29 @@ func (m *Model) Static(s *State) error {
 	// a Newton correction moves a rotation by at most 0.2 rad and a
 	// length by at most 0.2 of the model's size (a model in millimetres
 	// or inches moves as one in metres)
+	// (its size: the spread of its positions; rotations, slopes and other
+	// dimensionless coordinates 0.2)
 	capAt := make([]float64, m.nv)
-	size := 1.0
+	lo, hi := math.Inf(1), math.Inf(-1)
 	units := m.coordUnits(m.CoordNames())
 	for i := range capAt {
-		if units[i] == "rad" {
-			capAt[i] = 0.2
-		} else if qi := m.qOf[i]; qi >= 0 {
-			size = math.Max(size, math.Abs(s.q[qi]))
+		capAt[i] = 0.2
+		if qi := m.qOf[i]; units[i] == "m" && qi >= 0 {
+			lo, hi = math.Min(lo, s.q[qi]), math.Max(hi, s.q[qi])
 		}
 	}
+	size := 1.0
+	if hi > lo {
+		size = math.Max(1, hi-lo)
+	}
 	for i := range capAt {
-		if capAt[i] == 0 {
+		if units[i] == "m" {
 			capAt[i] = 0.2 * size
 		}
 	}
-	if _, err := m.staticNewton(s, 1, nil, capAt, 100); err != nil {
+	// one Newton sequence at the full load, as far as 100 iterations take
+	// it (500 before load stepping existed), then the load stepped
+	if _, err0 := m.staticNewton(s, 1, nil, capAt, 100); err0 != nil {
 		// load stepping from the start
 		restore(q0, lam0, es0, turns0)
 		r0 := make([]float64, m.nv+m.nc)
@@ -242,7 +249,8 @@ func (m *Model) Static(s *State) error {
 				restore(q1, l1, e1, t1)
 				dl /= 2
 				if dl < 1e-5 {
-					return errorf("static equilibrium not found: with the load stepped from 0, Newton's method fails beyond %.4g %% of it (a snap-through or a mechanism free to move without stiffness?)", 100*at)
+					restore(q0, lam0, es0, turns0)
+					return errorf("static equilibrium not found: at the full load %v; with the load stepped from 0, Newton's method fails beyond %.4g %% of it (a snap-through or a mechanism free to move without stiffness?)", err0, 100*at)
 				}
 				continue
 			}
@@ -250,7 +258,7 @@ func (m *Model) Static(s *State) error {
 			if its <= 8 {
 				dl *= 2
 			} else if its > 20 {
-				dl /= 2
+				dl = math.Max(dl/2, 1e-4)
 			}
 		}
 	}

@@ -4,7 +4,9 @@ package solver_test
 // solver/flex/rod.go) against published and closed-form references.
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"mbfmu/solver"
@@ -213,5 +215,80 @@ func TestRodSlewingBeam(t *testing.T) {
 	}
 	if worst > 0.01*peak {
 		t.Errorf("the rod's tip lag differs from the planar ANCF beam's by %.3g m (%.2g %% of the peak)", worst, 100*worst/peak)
+	}
+}
+
+// A cable hanging from a ball joint with a box pinned at its lower end:
+// in static equilibrium the top pin carries the weight of both, the
+// bottom pin the box's, and neither has a torque.
+func TestCablePinReactions(t *testing.T) {
+	m := parseModel(t, `<model name="hang" dimension="3">
+  <settings gravity="0 0 -9.81"/>
+  <ground><marker name="O"/></ground>
+  <body name="box" mass="1" inertia="0.1 0.1 0.1" at="0.05 0 -1"><marker name="m" at="-0.05 0 0"/></body>
+  <beam kind="ancf" name="c" at="0 0 0" x-axis="0 0 -1" length="1" elements="4" area="1e-4" area-moment="1e-9" youngs="2e9" density="2000">
+    <marker name="top" s="0"/><marker name="bottom" s="1"/>
+  </beam>
+  <spherical name="up" i="ground.O" j="c.top"/>
+  <spherical name="down" i="box.m" j="c.bottom"/>
+</model>`, nil)
+	v := staticChannels(t, m, "up.fz", "down.fz", "up.tx", "up.ty", "down.tx", "down.ty", "c.bottom.z")
+	mc := 2000 * 1e-4 * 1.0
+	t.Logf("top pin %.9g N, bottom pin %.9g N (weights %.9g, %.9g N); the cable stretched to %.9g m", v[0], v[1], (mc+1)*9.81, 9.81, -v[6])
+	if math.Abs(math.Abs(v[0])-(mc+1)*9.81) > 1e-6 || math.Abs(math.Abs(v[1])-9.81) > 1e-6 {
+		t.Errorf("pin forces %.9g and %.9g N, want ±%.9g and ±9.81 N", v[0], v[1], (mc+1)*9.81)
+	}
+	for _, x := range v[2:6] {
+		if math.Abs(x) > 1e-9 {
+			t.Errorf("a ball joint's reaction torque %g N·m", x)
+		}
+	}
+}
+
+// A cantilever under its own weight, clamped with i at the ground's axes
+// whatever its direction (along x, along y: the clamp's frame is turned
+// to the marker's), sags at its tip by q L⁴/8EI (Euler–Bernoulli; the
+// shear adds q L²/2kGA, below 1e-4 of it here).
+func TestRodCantileverAnyDirection(t *testing.T) {
+	for _, dir := range []string{"1 0 0", "0 1 0", "0.6 -0.8 0"} {
+		m := parseModel(t, `<model name="cant" dimension="3">
+  <settings gravity="0 0 -9.81"/>
+  <ground><marker name="O"/></ground>
+  <beam kind="rod" name="b" at="0 0 0" x-axis="`+dir+`" length="2" elements="16" i="ground.O"
+        area="1e-4" area-moment-y="1e-8" area-moment-z="2e-8" torsion-constant="1.5e-8"
+        youngs="2e11" poisson="0.5" density="7800"><marker name="tip" s="2"/></beam>
+</model>`, nil)
+		uz := staticChannels(t, m, "b.tip.uz")[0]
+		q := 7800 * 1e-4 * 9.81
+		want := -q * 16 / (8 * 2e11 * 1e-8)
+		t.Logf("along %s: tip sag %.9g m, Euler–Bernoulli %.9g m", dir, uz, want)
+		if math.Abs(uz-want) > 2e-3*math.Abs(want) {
+			t.Errorf("along %s: tip sag %.6g m, want %.6g m", dir, uz, want)
+		}
+	}
+}
+
+// Bad rods are refused with the file, line and field.
+func TestRodErrors(t *testing.T) {
+	base := `<model name="e" dimension="3"><ground><marker name="O"/></ground>
+  <beam kind="rod" name="b" at="0 0 0" length="1" area="1e-4" area-moment-y="1e-8" area-moment-z="1e-8"
+        torsion-constant="2e-8" youngs="2e11" density="7800" %s><marker name="m" s="%s"/></beam>
+</model>`
+	for _, c := range []struct{ attrs, s, want string }{
+		{`poisson="0.3"`, "0.3", `test.xml:3: s: marker "m" of beam "b" is at s = 0.3 m, between nodes`},
+		{``, "1", `shear-modulus: beam "b" needs shear-modulus (G, Pa) or poisson`},
+		{`poisson="0.3" shear-modulus="8e10"`, "1", `poisson: beam "b": give shear-modulus or poisson, not both`},
+		{`poisson="0.7"`, "1", `poisson: poisson of beam "b" must be in (−1, 0.5]`},
+		{`poisson="0.3" radius="0.1" elements="2"`, "1", `elements: beam "b" turns 5 rad per element as built (more than π/2: an element cannot follow it): use at least 7 elements`},
+		{`poisson="0.3" x-axis="1 0 0" y-axis="2 0 0"`, "1", `y-axis: beam "b": x-axis must be a nonzero vector and y-axis one not along it`},
+		{`poisson="0.3" i="ground.Q"`, "1", `i: ground has no marker "Q"`},
+	} {
+		ms, err := xml.Parse([]byte(fmt.Sprintf(base, c.attrs, c.s)), "test.xml")
+		if err == nil {
+			_, err = solver.Compile(ms, solver.CompileOptions{})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.attrs, err, c.want)
+		}
 	}
 }

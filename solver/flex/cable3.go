@@ -169,6 +169,7 @@ func (fx *flexCompiler) cableJoint(j spec.Joint) {
 	e.qj = sj.cable.qbase + 6*sj.node
 	for a := 0; a < 3; a++ {
 		e.d[6+a] = nj + a
+		e.d[9+a] = -1 // (the halves of d are the two sides: Model.reaction)
 	}
 	if si.cable != nil {
 		e.nodeI = true
@@ -197,8 +198,10 @@ func (fx *flexCompiler) cableJoint(j spec.Joint) {
 // cablePin holds a cable node's position (coordinates d[6:9]) at a point:
 // a frame's origin on a rigid body (d[0:6] its velocity coordinates, -1
 // for ground) or another node's position (nodeI: d[0:3]). Φ = x_j − p_i.
+// d[9:12] are unused (-1): each side has six, as the engine's reactions
+// read them.
 type cablePin struct {
-	d      [9]int
+	d      [12]int
 	qi, qj int // the nodes' first position coordinates
 	f      mech.Frame
 	nodeI  bool
@@ -234,7 +237,7 @@ func (e *cablePin) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
 		ASx = mech.MulMM(&A, &Ss)
 	}
 	for a := 0; a < 3; a++ {
-		jac := out.Jac[9*a : 9*a+9]
+		jac := out.Jac[12*a : 12*a+12]
 		clear(jac)
 		out.Phi[a] = q[e.qj+a] - p[a]
 		out.Phit[a] = 0
@@ -265,7 +268,7 @@ func (e *cablePin) Hess(x *mech.Ctx, lam []float64, h []float64) {
 	m := mech.MulMM(&Ss, &Su)
 	for a := 0; a < 3; a++ {
 		for c := 0; c < 3; c++ {
-			h[(3+a)*9+3+c] -= m[3*a+c]
+			h[(3+a)*12+3+c] -= m[3*a+c]
 		}
 	}
 }

@@ -63,7 +63,11 @@ func Spatial(b mech.Builder, ms *spec.Model) []spec.Joint {
 	for _, f := range ms.Forces {
 		if SpatialRefers(ms, f.I, f.J) {
 			if b.Claim(f.Name, f.Pos, "force") {
-				b.Errorf(f.Pos, "i", "%s %q: loads on a spatial ancf cable's markers are not supported yet (gravity acts on it; pin a body to a node and load the body)", f.Kind, f.Name)
+				field := "i"
+				if !cableRefers(ms, f.I) {
+					field = "j"
+				}
+				b.Errorf(f.Pos, field, "%s %q: loads on a spatial ancf cable's markers are not supported yet (gravity acts on it; pin a body to a node and load the body)", f.Kind, f.Name)
 			}
 		}
 	}
@@ -111,8 +115,8 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		G = fx.positive(bs, "shear-modulus", "Pa")
 	case nu.Given():
 		v := b.Const(nu, 0)
-		if !(v > -1 && v < 0.5) {
-			b.Errorf(nu.Pos, "poisson", "poisson of beam %q must be in (−1, 0.5), got %g", bs.Name, v)
+		if !(v > -1 && v <= 0.5) {
+			b.Errorf(nu.Pos, "poisson", "poisson of beam %q must be in (−1, 0.5], got %g", bs.Name, v)
 			v = 0
 		}
 		G = E / (2 * (1 + v))
@@ -141,7 +145,11 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 	}
 	R0, ok := mech.AxesMat(0, xa, 1, ya)
 	if !ok {
-		b.Errorf(attr(bs, "x-axis").Pos, "x-axis", "beam %q: x-axis must be a nonzero vector and y-axis one not along it", bs.Name)
+		field := "x-axis"
+		if yGiven && mech.Norm(xa) > 0 {
+			field = "y-axis"
+		}
+		b.Errorf(attr(bs, field+".x").Pos, field, "beam %q: x-axis must be a nonzero vector and y-axis one not along it", bs.Name)
 	}
 	// the reference curvature: a bend of radius `radius` about `bend-axis`
 	var k0 mech.Vec3
@@ -166,6 +174,9 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 
 	rb := &rodBeam{name: bs.Name, ne: ne, length: L}
 	l := L / float64(ne)
+	if turn := mech.Norm(k0) * l; turn > math.Pi/2 {
+		b.Errorf(attr(bs, "elements").Pos, "elements", "beam %q turns %.3g rad per element as built (more than π/2: an element cannot follow it): use at least %d elements", bs.Name, turn, int(math.Ceil(mech.Norm(k0)*L/(math.Pi/2))))
+	}
 	cn := mech.Vec3{E * A, kappa * G * A, kappa * G * A}
 	cm := mech.Vec3{G * J, E * Iy, E * Iz}
 	// reference configuration: R(s) = R0 exp(s κ0), x(s) = x0 + R0 ∫ exp(σκ0) e1 dσ
@@ -264,9 +275,33 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		field string
 		node  int
 	}{{"i", 0}, {"j", ne}} {
-		if e := attr(bs, end.field); e.Given() {
-			clamps = append(clamps, spec.Joint{Kind: "fixed", Name: bs.Name + "_" + end.field, I: e.Src, J: bs.Name + ".n" + itoa(end.node), Pos: e.Pos})
+		e := attr(bs, end.field)
+		if !e.Given() {
+			continue
 		}
+		pos := e.Pos
+		if pos.Line == 0 {
+			pos = bs.Pos
+		}
+		other, ok := b.Marker(e.Src, pos, end.field)
+		if !ok {
+			continue
+		}
+		// the clamp's frame on the node turned to the other marker's
+		// orientation: the <fixed> joint's rows start at their regular
+		// point whatever the beam's direction
+		Ro := other.F.R
+		if f := other.F; f.Body >= 0 {
+			q0 := b.Q0()
+			A := mech.QuatMat(mech.Quat{q0[f.Q+3], q0[f.Q+4], q0[f.Q+5], q0[f.Q+6]})
+			Ro = mech.MulMM(&A, &f.R)
+		}
+		_, Rn := frame(float64(end.node) * l)
+		Rnt := mech.Transpose(&Rn)
+		k := end.node
+		cm := bs.Name + ".clamp_" + end.field
+		b.DefineMarker(cm, mech.Marker{F: mech.Frame{Body: rb.body[k], Q: rb.q[k], V: rb.v[k], R: mech.MulMM(&Rnt, &Ro)}, P: mech.Point{Body: rb.body[k]}})
+		clamps = append(clamps, spec.Joint{Kind: "fixed", Name: bs.Name + "_" + end.field, I: e.Src, J: cm, Pos: pos})
 	}
 	return clamps
 }
