@@ -282,6 +282,7 @@ func TestRodErrors(t *testing.T) {
 		{`poisson="0.3" radius="0.1" elements="2"`, "1", `elements: beam "b" turns 5 rad per element as built (more than π/2: an element cannot follow it): use at least 7 elements`},
 		{`poisson="0.3" x-axis="1 0 0" y-axis="2 0 0"`, "1", `y-axis: beam "b": x-axis must be a nonzero vector and y-axis one not along it`},
 		{`poisson="0.3" i="ground.Q"`, "1", `i: ground has no marker "Q"`},
+		{`poisson="0.3" axial-stiffness="2e7"`, "1", `area: beam "b": give the section by its material and geometry (area, ...) or by its stiffnesses (axial-stiffness, ...), not both`},
 	} {
 		ms, err := xml.Parse([]byte(fmt.Sprintf(base, c.attrs, c.s)), "test.xml")
 		if err == nil {

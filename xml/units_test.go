@@ -117,7 +117,7 @@ func TestParseQuantityErrors(t *testing.T) {
 		{"1 Hz", AngularVelocity, `unit "Hz" is a frequency; angular velocity needs rad/s (or deg/s, rpm)`},
 		{"1 N*m", RotStiffness, `unit "N*m" is a torque; rotational stiffness needs N*m/rad (or N*m/deg, N*mm/deg)`},
 		{"1 N*m/rad", Torque, `unit "N*m/rad" is a rotational stiffness; torque needs N*m (or N*mm, kN*m)`},
-		{"1 kg/m", Mass, `unit "kg/m" has dimension kg*m^-1; mass needs kg (or g, t)`},
+		{"1 kg/m", Mass, `unit "kg/m" is a mass per length; mass needs kg (or g, t)`},
 		{"3 m", Dimensionless, `unit "m" is a length; expected a plain number (dimensionless)`},
 		{"3 deg", Length, `unit "deg" is an angle; length needs m (or mm, cm, km)`},
 		{"2 kgg", Mass, `unknown unit "kgg"; did you mean "kg"?`},

@@ -97,11 +97,42 @@ func (fx *flexCompiler) nonNegative(bs *spec.Beam, name string, def float64, uni
 	return v
 }
 
-func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
+// rodSection reads a rod's section, given by its material and geometry
+// (E, G or ν, A, I_y, I_z, J, ρ, k) or by its stiffnesses and mass per
+// length (EA, EI_y, EI_z, GJ, optionally kGA; μ), and returns the
+// diagonal stiffnesses C_N = (EA, kGA, kGA), C_M = (GJ, EI_y, EI_z), the
+// mass per length and the rotary inertias per length about the section's
+// x, y and z axes.
+func (fx *flexCompiler) rodSection(bs *spec.Beam) (cn, cm mech.Vec3, mu float64, rot mech.Vec3) {
 	b := fx.b
-	L := fx.positive(bs, "length", "m")
-	ne := fx.count(bs, "elements", 8)
-	A := fx.positive(bs, "area", "m^2")
+	geom := []string{"area", "youngs", "area-moment-y", "area-moment-z", "torsion-constant", "density", "shear-modulus", "poisson", "shear-factor"}
+	stiff := []string{"axial-stiffness", "bending-stiffness-y", "bending-stiffness-z", "torsional-stiffness", "mass-per-length", "shear-stiffness"}
+	byStiff := ""
+	for _, f := range stiff {
+		if _, ok := bs.Attr[f]; ok {
+			byStiff = f
+			break
+		}
+	}
+	if byStiff != "" {
+		for _, f := range geom {
+			if _, ok := bs.Attr[f]; ok {
+				b.Errorf(attr(bs, f).Pos, f, "beam %q: give the section by its material and geometry (%s, ...) or by its stiffnesses (%s, ...), not both", bs.Name, f, byStiff)
+			}
+		}
+		EA := fx.positive(bs, "axial-stiffness", "EA, N")
+		EIy := fx.positive(bs, "bending-stiffness-y", "EI_y, N*m^2, about the section's y axis")
+		EIz := fx.positive(bs, "bending-stiffness-z", "EI_z, N*m^2, about the section's z axis")
+		GJ := fx.positive(bs, "torsional-stiffness", "GJ, N*m^2")
+		mu = fx.positive(bs, "mass-per-length", "kg/m")
+		GA := 5.0 / 6 * EA / (2 * 1.3)
+		if e := attr(bs, "shear-stiffness"); e.Given() {
+			GA = fx.positive(bs, "shear-stiffness", "k G A, N")
+		}
+		// a homogeneous section: ρI = μ I/A = μ EI/EA
+		return mech.Vec3{EA, GA, GA}, mech.Vec3{GJ, EIy, EIz}, mu, mech.Vec3{mu * (EIy + EIz) / EA, mu * EIy / EA, mu * EIz / EA}
+	}
+	A := fx.positive(bs, "area", "m^2, or give the section by its stiffnesses: axial-stiffness, bending-stiffness-y, ...")
 	E := fx.positive(bs, "youngs", "Pa")
 	Iy := fx.positive(bs, "area-moment-y", "m^4, the second moment of area about the section's y axis")
 	Iz := fx.positive(bs, "area-moment-z", "m^4, about the section's z axis")
@@ -129,6 +160,14 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		b.Errorf(attr(bs, "shear-factor").Pos, "shear-factor", "shear-factor of beam %q must be positive", bs.Name)
 		kappa = 5.0 / 6
 	}
+	return mech.Vec3{E * A, kappa * G * A, kappa * G * A}, mech.Vec3{G * J, E * Iy, E * Iz}, rho * A, mech.Vec3{rho * (Iy + Iz), rho * Iy, rho * Iz}
+}
+
+func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
+	b := fx.b
+	L := fx.positive(bs, "length", "m")
+	ne := fx.count(bs, "elements", 8)
+	cn, cm, mu, rot := fx.rodSection(bs)
 	beta := fx.nonNegative(bs, "damping", 0, "s")
 	if _, ok := bs.Attr["at.x"]; !ok {
 		b.Errorf(bs.Pos, "at", "beam %q needs at (position of its start)", bs.Name)
@@ -177,8 +216,6 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 	if turn := mech.Norm(k0) * l; turn > math.Pi/2 {
 		b.Errorf(attr(bs, "elements").Pos, "elements", "beam %q turns %.3g rad per element as built (more than π/2: an element cannot follow it): use at least %d elements", bs.Name, turn, int(math.Ceil(mech.Norm(k0)*L/(math.Pi/2))))
 	}
-	cn := mech.Vec3{E * A, kappa * G * A, kappa * G * A}
-	cm := mech.Vec3{G * J, E * Iy, E * Iz}
 	// reference configuration: R(s) = R0 exp(s κ0), x(s) = x0 + R0 ∫ exp(σκ0) e1 dσ
 	frame := func(s float64) (mech.Vec3, mech.Mat3) {
 		th := mech.Scale(s, k0)
@@ -224,8 +261,8 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		if k == 0 || k == ne {
 			w = l / 2
 		}
-		mass := rho * A * w
-		Jn := mech.Mat3{rho * (Iy + Iz) * w, 0, 0, 0, rho * Iy * w, 0, 0, 0, rho * Iz * w}
+		mass := mu * w
+		Jn := mech.Mat3{rot[0] * w, 0, 0, 0, rot[1] * w, 0, 0, 0, rot[2] * w}
 		for c := 0; c < 3; c++ {
 			b.AddMass(vt+c, mass)
 			b.AddGravity(vt+c, mass*g[c])
