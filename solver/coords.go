@@ -117,17 +117,7 @@ func (m *Model) setTangentOps(s *State) {
 		t := s.dq[r.v : r.v+3]
 		t0, t1, t2 := t[0], t[1], t[2]
 		a2 := t0*t0 + t1*t1 + t2*t2
-		var c1, c2 float64
-		if a2 < tanSeriesA2 {
-			// the rotation of a step: the series to a¹⁰ (the first term
-			// left out is below 1e-18 of the sum)
-			c1 = 0.5 + a2*(-1.0/24+a2*(1.0/720+a2*(-1.0/40320+a2*(1.0/3628800+a2*(-1.0/479001600)))))
-			c2 = 1.0/6 + a2*(-1.0/120+a2*(1.0/5040+a2*(-1.0/362880+a2*(1.0/39916800+a2*(-1.0/6227020800)))))
-		} else {
-			a := math.Sqrt(a2)
-			sn, cs := math.Sincos(a)
-			c1, c2 = (1-cs)/a2, (a-sn)/(a2*a)
-		}
+		c1, c2 := mech.TangentCoef(a2)
 		// [θ]×² = θθᵀ − a²I
 		x0, x1, x2 := c1*t0, c1*t1, c1*t2
 		u01, u02, u12 := c2*t0*t1, c2*t0*t2, c2*t1*t2
@@ -173,7 +163,3 @@ func (s *State) applyT(a []float64, n int, rc []rotCol) {
 		}
 	}
 }
-
-// tanSeriesA2 is the |θ|² below which setTangentOps sums the series of its
-// coefficients (|θ| < 0.22 rad).
-const tanSeriesA2 = 0.05

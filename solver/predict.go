@@ -232,7 +232,7 @@ func (m *Model) toBodyEnd(s *State, h float64, hold bool) {
 func rotateBack(d, v mech.Vec3) mech.Vec3 {
 	a2 := d[0]*d[0] + d[1]*d[1] + d[2]*d[2]
 	var sn, cs float64 // sin θ/θ, (1 − cos θ)/θ²
-	if a2 < tanSeriesA2 {
+	if a2 < mech.TanSeriesA2 {
 		sn = 1 + a2*(-1.0/6+a2*(1.0/120+a2*(-1.0/5040)))
 		cs = 0.5 + a2*(-1.0/24+a2*(1.0/720+a2*(-1.0/40320)))
 	} else {

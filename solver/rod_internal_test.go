@@ -116,69 +116,6 @@ func TestSpatialBeamDerivatives(t *testing.T) {
 	}
 }
 
-// A spatial ANCF cable moving in a vertical plane is the planar ANCF beam:
-// the flexible pendulum of seed 004 (20 elements), released horizontally
-// with gravity −z, follows the planar model's tip (gravity −y) to the
-// Newton tolerance, with the same integrator and formulation.
-func TestCableInPlaneIsPlanarANCF(t *testing.T) {
-	const beam = `length="1" elements="20" area="4e-4" area-moment="1.333e-8" youngs="7e5" density="7200"`
-	m3, _ := loadText(t, `<model name="s" dimension="3">
-  <settings end="0.3" step="1 ms" formulation="index3" newton-tol="1e-10" gravity="0 0 -9.81"/>
-  <ground><marker name="O"/></ground>
-  <beam kind="ancf" name="b" at="0 0 0" `+beam+`><marker name="root" s="0"/><marker name="tip" s="1"/></beam>
-  <spherical name="pin" i="ground.O" j="b.root"/>
-</model>`)
-	m2, _ := loadText(t, `<model name="p">
-  <settings end="0.3" step="1 ms" formulation="index3" newton-tol="1e-10" gravity="0 -9.81"/>
-  <ground><marker name="O"/></ground>
-  <beam kind="ancf" name="b" at="0 0" `+beam+`><marker name="root" s="0"/><marker name="tip" s="1"/></beam>
-  <revolute name="pin" i="ground.O" j="b.root"/>
-</model>`)
-	run := func(m *Model, names ...string) [][]float64 {
-		s := m.NewState()
-		if err := m.Init(s); err != nil {
-			t.Fatal(err)
-		}
-		var out [][]float64
-		ch := make([]float64, len(m.Channels()))
-		idx := make([]int, len(names))
-		for i, n := range names {
-			k, ok := m.ChannelIndex(n)
-			if !ok {
-				t.Fatalf("no channel %s", n)
-			}
-			idx[i] = k
-		}
-		for step := 1; step <= 300; step++ {
-			if err := m.AdvanceTo(s, float64(step)*1e-3); err != nil {
-				t.Fatal(err)
-			}
-			if step%30 == 0 {
-				m.EvalChannels(s, ch)
-				row := make([]float64, len(idx))
-				for i, k := range idx {
-					row[i] = ch[k]
-				}
-				out = append(out, row)
-			}
-		}
-		return out
-	}
-	a := run(m3, "b.tip.x", "b.tip.z", "b.tip.y")
-	b := run(m2, "b.tip.x", "b.tip.y")
-	worst := 0.0
-	for i := range a {
-		worst = math.Max(worst, math.Max(math.Abs(a[i][0]-b[i][0]), math.Abs(a[i][1]-b[i][1])))
-		if a[i][2] != 0 {
-			t.Errorf("the cable leaves its plane: y = %g", a[i][2])
-		}
-	}
-	t.Logf("tip at 0.3 s: spatial (%.9f, %.9f), planar (%.9f, %.9f); largest difference %.2e m", a[len(a)-1][0], a[len(a)-1][1], b[len(b)-1][0], b[len(b)-1][1], worst)
-	if worst > 1e-8 {
-		t.Errorf("spatial and planar cables differ by %.3g m", worst)
-	}
-}
-
 // A step of a model with a rod and an ANCF cable pinned to a body, and
 // the evaluation of their channels, allocate nothing.
 func TestSpatialBeamStepAllocatesNothing(t *testing.T) {

@@ -495,6 +495,20 @@ func modelAttrs() []attrDef {
 	}
 }
 
+// beamSection lists the length, element count, section and material
+// attributes of the planar beams and of the spatial ANCF cable.
+func beamSection() []attrDef {
+	return []attrDef{
+		{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
+		{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
+		{name: "area", kind: vExpr, dim: Area, req: true, positive: true},
+		{name: "area-moment", kind: vExpr, dim: AreaMoment, req: true, positive: true},
+		{name: "youngs", kind: vExpr, dim: Pressure, req: true, positive: true},
+		{name: "density", kind: vExpr, dim: Density, req: true, positive: true},
+		{name: "damping", kind: vExpr, dim: Time},
+	}
+}
+
 // beamKinds lists the flexible beam kinds. The attributes are stored in
 // BeamSpec.Attr (SI units; vectors as name.x, name.y; enums and marker
 // references as their text); each child <marker name s> as "marker.NAME"
@@ -513,15 +527,7 @@ func beamKinds() []kindDef {
 			}
 		},
 	}
-	section := []attrDef{
-		{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
-		{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
-		{name: "area", kind: vExpr, dim: Area, req: true, positive: true},
-		{name: "area-moment", kind: vExpr, dim: AreaMoment, req: true, positive: true},
-		{name: "youngs", kind: vExpr, dim: Pressure, req: true, positive: true},
-		{name: "density", kind: vExpr, dim: Density, req: true, positive: true},
-		{name: "damping", kind: vExpr, dim: Time},
-	}
+	section := beamSection()
 	with := func(a []attrDef, extra ...attrDef) []attrDef {
 		return append(append([]attrDef{}, a...), extra...)
 	}

@@ -276,19 +276,13 @@ func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 			{name: "i", kind: vRef},
 			{name: "j", kind: vRef},
 		}, children: []*elemDef{marker}},
-		{name: "ancf", attrs: []attrDef{
+		{name: "ancf", attrs: append(append([]attrDef{
 			{name: "at", kind: vVec, dim: Length, req: true},
 			{name: "x-axis", kind: vVec, dim: Dimensionless},
-			{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
-			{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
-			{name: "area", kind: vExpr, dim: Area, req: true, positive: true},
-			{name: "area-moment", kind: vExpr, dim: AreaMoment, req: true, positive: true},
-			{name: "youngs", kind: vExpr, dim: Pressure, req: true, positive: true},
-			{name: "density", kind: vExpr, dim: Density, req: true, positive: true},
-			{name: "damping", kind: vExpr, dim: Time},
-			{name: "velocity", kind: vVec, dim: Velocity},
-			{name: "omega", kind: vVec, dim: AngularVelocity},
-		}, children: []*elemDef{marker}},
+		}, beamSection()...),
+			attrDef{name: "velocity", kind: vVec, dim: Velocity},
+			attrDef{name: "omega", kind: vVec, dim: AngularVelocity},
+		), children: []*elemDef{marker}},
 	}
 }
 

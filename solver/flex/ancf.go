@@ -137,6 +137,38 @@ func newANCFConst(l float64) *ancfConst {
 	return c
 }
 
+// elasticWeights returns, from the Gram products g = e_k·e_l of an
+// element's nodal vectors, K̃ per pair (K̃ = ½(Σ T G − D)) and the 4×4
+// weights w = EA K̃ + EI K_t of its elastic force −(w ⊗ I) e (pairs in the
+// order 00 01 02 03 11 12 13 22 23 33).
+func (c *ancfConst) elasticWeights(g *[10]float64, ea, ei float64) (kt [10]float64, w [16]float64) {
+	kt = c.pairSum(g)
+	for p := range kt {
+		kt[p] = 0.5 * (kt[p] - c.d10[p])
+	}
+	w = [16]float64{
+		kt[0], kt[1], kt[2], kt[3],
+		kt[1], kt[4], kt[5], kt[6],
+		kt[2], kt[5], kt[7], kt[8],
+		kt[3], kt[6], kt[8], kt[9],
+	}
+	kb := &c.kb4
+	for i := range w {
+		w[i] = ea*w[i] + ei*kb[i]
+	}
+	return kt, w
+}
+
+// pairMatrix returns the symmetric 4×4 matrix of s·v, v given per pair.
+func (c *ancfConst) pairMatrix(v *[10]float64, s float64) (m [16]float64) {
+	for p, pr := range c.pair {
+		i, j := int(pr[0]), int(pr[1])
+		x := s * v[p]
+		m[4*i+j], m[4*j+i] = x, x
+	}
+	return m
+}
+
 // gram returns the pair products e_k·f_l (symmetrized: ½(e_k·f_l + e_l·f_k)),
 // pairs in the order 00 01 02 03 11 12 13 22 23 33.
 func (c *ancfConst) gram(ev, fv *[4][2]float64) (g [10]float64) {
@@ -248,21 +280,7 @@ func (e *ancfElem) Eval(x *mech.Ctx, f, k, c []float64) {
 		}
 	}
 	g := cs.gram(&ev, &ev)
-	kt := cs.pairSum(&g) // K̃ per pair
-	for p := range kt {
-		kt[p] = 0.5 * (kt[p] - cs.d10[p])
-	}
-	// forces: −(EA K̃ + EI K_t) ⊗ I₂ e (pairs in the order 00 01 02 03 11 12 13 22 23 33)
-	w := [16]float64{
-		kt[0], kt[1], kt[2], kt[3],
-		kt[1], kt[4], kt[5], kt[6],
-		kt[2], kt[5], kt[7], kt[8],
-		kt[3], kt[6], kt[8], kt[9],
-	}
-	kb := &cs.kb4
-	for i := range w {
-		w[i] = ea*w[i] + ei*kb[i]
-	}
+	kt, w := cs.elasticWeights(&g, ea, ei)
 	for kk := 0; kk < 4; kk++ {
 		r := w[4*kk : 4*kk+4 : 4*kk+4]
 		f[2*kk] -= r[0]*ev[0][0] + r[1]*ev[1][0] + r[2]*ev[2][0] + r[3]*ev[3][0]
@@ -275,12 +293,7 @@ func (e *ancfElem) Eval(x *mech.Ctx, f, k, c []float64) {
 		ed = e.nodal(x.V)
 		gd := cs.gram(&ev, &ed)
 		dv = cs.pairSum(&gd)
-		var wd [16]float64
-		for p, pr := range cs.pair {
-			i, j := int(pr[0]), int(pr[1])
-			v := beta * ea * dv[p]
-			wd[4*i+j], wd[4*j+i] = v, v
-		}
+		wd := cs.pairMatrix(&dv, beta*ea)
 		for kk := 0; kk < 4; kk++ {
 			var s0, s1 float64
 			for l := 0; l < 4; l++ {

@@ -64,20 +64,7 @@ func (e *ancf3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 	ev := nodal3(x.Q, e.qo)
 	ea, ei := b.ea, b.ei
 	g := gram3(&ev, &ev)
-	kt := cs.pairSum(&g)
-	for p := range kt {
-		kt[p] = 0.5 * (kt[p] - cs.d10[p])
-	}
-	w := [16]float64{
-		kt[0], kt[1], kt[2], kt[3],
-		kt[1], kt[4], kt[5], kt[6],
-		kt[2], kt[5], kt[7], kt[8],
-		kt[3], kt[6], kt[8], kt[9],
-	}
-	kb := &cs.kb4
-	for i := range w {
-		w[i] = ea*w[i] + ei*kb[i]
-	}
+	kt, w := cs.elasticWeights(&g, ea, ei)
 	f = f[:12:12]
 	for kk := 0; kk < 4; kk++ {
 		r0, r1, r2, r3 := w[4*kk], w[4*kk+1], w[4*kk+2], w[4*kk+3]
@@ -92,12 +79,7 @@ func (e *ancf3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 		ed = nodal3(x.V, e.d[0])
 		gd := gram3(&ev, &ed)
 		dv = cs.pairSum(&gd)
-		var wd [16]float64
-		for p, pr := range cs.pair {
-			i, j := int(pr[0]), int(pr[1])
-			v := beta * ea * dv[p]
-			wd[4*i+j], wd[4*j+i] = v, v
-		}
+		wd := cs.pairMatrix(&dv, beta*ea)
 		for kk := 0; kk < 4; kk++ {
 			var s [3]float64
 			for l := 0; l < 4; l++ {

@@ -70,15 +70,7 @@ func Compile(b mech.Builder, ms *spec.Model) {
 	fx := &flexCompiler{b: b, ms: ms, g: [2]float64{g[0], g[1]}, ancf: map[string]*ancfBeam{}, ffr: map[string]*ffrBeam{}, pos: map[string]spec.Pos{}}
 	for i := range ms.Beams {
 		bs := &ms.Beams[i]
-		if !b.Claim(bs.Name, bs.Pos, "beam") {
-			continue
-		}
-		if !mech.ValidName(bs.Name) {
-			b.Errorf(bs.Pos, "name", "beam name %q is not a valid identifier (letters, digits, _)", bs.Name)
-			continue
-		}
-		if _, clash := b.Body(bs.Name); clash || bs.Name == "ground" {
-			b.Errorf(bs.Pos, "name", "beam %q has the name of a body", bs.Name)
+		if !fx.claimBeam(bs) {
 			continue
 		}
 		fx.pos[bs.Name] = bs.Pos
@@ -101,6 +93,24 @@ func Compile(b mech.Builder, ms *spec.Model) {
 			fx.force(f)
 		}
 	}
+}
+
+// claimBeam registers a beam's name, which must be a valid identifier
+// and not a body's; it reports whether the beam can be compiled.
+func (fx *flexCompiler) claimBeam(bs *spec.Beam) bool {
+	b := fx.b
+	if !b.Claim(bs.Name, bs.Pos, "beam") {
+		return false
+	}
+	if !mech.ValidName(bs.Name) {
+		b.Errorf(bs.Pos, "name", "beam name %q is not a valid identifier (letters, digits, _)", bs.Name)
+		return false
+	}
+	if _, clash := b.Body(bs.Name); clash || bs.Name == "ground" {
+		b.Errorf(bs.Pos, "name", "beam %q has the name of a body", bs.Name)
+		return false
+	}
+	return true
 }
 
 // attr returns a beam attribute (zero spec.Expr when absent).
@@ -495,26 +505,34 @@ type beamSide struct {
 	node int
 }
 
+// nodeMarker resolves ref, "beam.marker" of the ANCF beam b, to the node
+// the marker is at (a problem is reported at pos and field).
+func (fx *flexCompiler) nodeMarker(b *ancfBeam, ref string, pos spec.Pos, field string) (int, bool) {
+	name, mk, hasMk := strings.Cut(ref, ".")
+	if !hasMk {
+		fx.b.Errorf(pos, field, "name a marker of beam %q (%s.MARKER): joints attach to beam nodes", name, name)
+		return -1, false
+	}
+	for _, m := range b.markers {
+		if m.name != mk {
+			continue
+		}
+		if m.node < 0 {
+			fx.b.Errorf(pos, field, "marker %q of beam %q is at s = %g m, between nodes (every %g m): joints attach to nodes", mk, name, m.s, b.k.l)
+			return -1, false
+		}
+		return m.node, true
+	}
+	fx.b.Errorf(pos, field, "beam %q has no marker %q", name, mk)
+	return -1, false
+}
+
 // side resolves a marker reference for a joint.
 func (fx *flexCompiler) side(ref string, pos spec.Pos, field string) (beamSide, bool) {
-	name, mk, hasMk := strings.Cut(ref, ".")
+	name, _, _ := strings.Cut(ref, ".")
 	if b, ok := fx.ancf[name]; ok {
-		if !hasMk {
-			fx.b.Errorf(pos, field, "name a marker of beam %q (%s.MARKER): joints attach to beam nodes", name, name)
-			return beamSide{}, false
-		}
-		for _, m := range b.markers {
-			if m.name != mk {
-				continue
-			}
-			if m.node < 0 {
-				fx.b.Errorf(pos, field, "marker %q of beam %q is at s = %g m, between nodes (every %g m): joints attach to nodes", mk, name, m.s, b.k.l)
-				return beamSide{}, false
-			}
-			return beamSide{ancf: b, node: m.node}, true
-		}
-		fx.b.Errorf(pos, field, "beam %q has no marker %q", name, mk)
-		return beamSide{}, false
+		node, ok := fx.nodeMarker(b, ref, pos, field)
+		return beamSide{ancf: b, node: node}, ok
 	}
 	if _, ok := fx.ffr[name]; ok {
 		fx.b.Errorf(pos, field, "joints to markers of the floating-frame beam %q are not supported: connect to the body it is clamped to, or use an ancf beam", name)
@@ -699,8 +717,25 @@ func (e *ancfInfo) CoordNames(dst []string) {
 }
 
 // ANCF marker channel quantities.
-func ancfMarkerQty() [7]struct{ q, unit, group, desc string } {
-	return [...]struct{ q, unit, group, desc string }{
+// chanQty is a quantity of a beam marker's channels: its name suffix,
+// unit, group and description.
+type chanQty = struct{ q, unit, group, desc string }
+
+// energyChannel is a beam's strain energy channel.
+func energyChannel(name string) mech.ChannelInfo {
+	return mech.ChannelInfo{Name: name + ".energy", Unit: "J", Group: "energy", Description: "beam " + name + " strain energy"}
+}
+
+// markerChannels appends the channels NAME.MARKER.Q of a beam's marker.
+func markerChannels(out []mech.ChannelInfo, name, marker string, qty []chanQty) []mech.ChannelInfo {
+	for _, q := range qty {
+		out = append(out, mech.ChannelInfo{Name: name + "." + marker + "." + q.q, Unit: q.unit, Group: q.group, Description: "beam marker " + name + "." + marker + " " + q.desc})
+	}
+	return out
+}
+
+func ancfMarkerQty() []chanQty {
+	return []chanQty{
 		{"x", "m", "position", "x position"},
 		{"y", "m", "position", "y position"},
 		{"vx", "m/s", "velocity", "x velocity"},
@@ -712,19 +747,38 @@ func ancfMarkerQty() [7]struct{ q, unit, group, desc string } {
 }
 
 func (e *ancfInfo) Channels(name string) []mech.ChannelInfo {
-	out := []mech.ChannelInfo{{Name: name + ".energy", Unit: "J", Group: "energy", Description: "beam " + name + " strain energy"}}
+	out := []mech.ChannelInfo{energyChannel(name)}
 	for _, mk := range e.b.markers {
-		for _, q := range ancfMarkerQty() {
-			out = append(out, mech.ChannelInfo{Name: name + "." + mk.name + "." + q.q, Unit: q.unit, Group: q.group, Description: "beam marker " + name + "." + mk.name + " " + q.desc})
-		}
+		out = markerChannels(out, name, mk.name, ancfMarkerQty())
 	}
 	// node positions for drawing the deformed beam (group "shape")
-	for _, k := range e.shapeNodes() {
+	return shapeChannels(out, name, e.shapeNodes(), 2)
+}
+
+// shapeChannels appends the channels that draw a beam: the x, y (and for
+// dim 3 z) positions of its nodes, named NAME.shapeK.x, ....
+func shapeChannels(out []mech.ChannelInfo, name string, nodes []int, dim int) []mech.ChannelInfo {
+	for _, k := range nodes {
 		p := name + ".shape" + itoa(k)
-		out = append(out, mech.ChannelInfo{Name: p + ".x", Unit: "m", Group: "shape", Description: "beam " + name + " node " + itoa(k) + " x (for drawing)"},
-			mech.ChannelInfo{Name: p + ".y", Unit: "m", Group: "shape", Description: "beam " + name + " node " + itoa(k) + " y (for drawing)"})
+		for _, c := range []string{"x", "y", "z"}[:dim] {
+			out = append(out, mech.ChannelInfo{Name: p + "." + c, Unit: "m", Group: "shape", Description: "beam " + name + " node " + itoa(k) + " " + c + " (for drawing)"})
+		}
 	}
 	return out
+}
+
+// drawShape draws a beam through the channels of shapeChannels.
+func drawShape(g *mech.Geometry, name string, nodes []int, dim int) {
+	gb := mech.GeomBeam{Name: name}
+	for _, k := range nodes {
+		p := name + ".shape" + itoa(k)
+		gb.NodeX = append(gb.NodeX, p+".x")
+		gb.NodeY = append(gb.NodeY, p+".y")
+		if dim == 3 {
+			gb.NodeZ = append(gb.NodeZ, p+".z")
+		}
+	}
+	g.Beams = append(g.Beams, gb)
 }
 
 // maxShapeNodes bounds the node channels used to draw a beam.
@@ -754,16 +808,8 @@ func shapeNode(i, ne int) int {
 	return (i*ne + (n-1)/2) / (n - 1)
 }
 
-// addGeometry draws the beam through its shape-node channels.
-func (e *ancfInfo) Draw(g *mech.Geometry) {
-	gb := mech.GeomBeam{Name: e.b.name}
-	for _, k := range e.shapeNodes() {
-		p := e.b.name + ".shape" + itoa(k)
-		gb.NodeX = append(gb.NodeX, p+".x")
-		gb.NodeY = append(gb.NodeY, p+".y")
-	}
-	g.Beams = append(g.Beams, gb)
-}
+// Draw draws the beam through its shape-node channels.
+func (e *ancfInfo) Draw(g *mech.Geometry) { drawShape(g, e.b.name, e.shapeNodes(), 2) }
 
 func (e *ancfInfo) Channel(x *mech.Ctx, sub int) float64 {
 	b := e.b
@@ -808,8 +854,8 @@ func posVel(r, v [2]float64, k int) float64 {
 }
 
 // FFR marker channel quantities.
-func ffrMarkerQty() [6]struct{ q, unit, group, desc string } {
-	return [...]struct{ q, unit, group, desc string }{
+func ffrMarkerQty() []chanQty {
+	return []chanQty{
 		{"x", "m", "position", "x position"},
 		{"y", "m", "position", "y position"},
 		{"vx", "m/s", "velocity", "x velocity"},
@@ -822,11 +868,9 @@ func ffrMarkerQty() [6]struct{ q, unit, group, desc string } {
 func (e *ffrElem) CoordNames(dst []string) { copy(dst[e.b.e0:], e.b.coords) }
 
 func (e *ffrElem) Channels(name string) []mech.ChannelInfo {
-	out := []mech.ChannelInfo{{Name: name + ".energy", Unit: "J", Group: "energy", Description: "beam " + name + " strain energy"}}
+	out := []mech.ChannelInfo{energyChannel(name)}
 	for _, mk := range e.b.mk {
-		for _, q := range ffrMarkerQty() {
-			out = append(out, mech.ChannelInfo{Name: name + "." + mk.name + "." + q.q, Unit: q.unit, Group: q.group, Description: "beam marker " + name + "." + mk.name + " " + q.desc})
-		}
+		out = markerChannels(out, name, mk.name, ffrMarkerQty())
 	}
 	for _, mk := range e.b.shape {
 		p := name + "." + mk.name

@@ -113,24 +113,10 @@ type cableSide struct {
 
 // cableSide resolves a joint side.
 func (fx *flexCompiler) cableSide(ref string, pos spec.Pos, field string) (cableSide, bool) {
-	name, mk, hasMk := strings.Cut(ref, ".")
+	name, _, _ := strings.Cut(ref, ".")
 	if cb, ok := fx.ancf[name]; ok {
-		if !hasMk {
-			fx.b.Errorf(pos, field, "name a marker of beam %q (%s.MARKER): joints attach to its nodes", name, name)
-			return cableSide{}, false
-		}
-		for _, m := range cb.markers {
-			if m.name != mk {
-				continue
-			}
-			if m.node < 0 {
-				fx.b.Errorf(pos, field, "marker %q of beam %q is at s = %g m, between nodes (every %g m): joints attach to nodes", mk, name, m.s, cb.k.l)
-				return cableSide{}, false
-			}
-			return cableSide{cable: cb, node: m.node}, true
-		}
-		fx.b.Errorf(pos, field, "beam %q has no marker %q", name, mk)
-		return cableSide{}, false
+		node, ok := fx.nodeMarker(cb, ref, pos, field)
+		return cableSide{cable: cb, node: node}, ok
 	}
 	if cableRefers(fx.ms, ref) {
 		return cableSide{}, false // a cable with errors
@@ -306,19 +292,11 @@ var cable3Qty = [...]struct{ q, unit, group, desc string }{
 }
 
 func (e *cable3Info) Channels(name string) []mech.ChannelInfo {
-	out := []mech.ChannelInfo{{Name: name + ".energy", Unit: "J", Group: "energy", Description: "beam " + name + " strain energy"}}
+	out := []mech.ChannelInfo{energyChannel(name)}
 	for _, mk := range e.b.markers {
-		for _, q := range cable3Qty {
-			out = append(out, mech.ChannelInfo{Name: name + "." + mk.name + "." + q.q, Unit: q.unit, Group: q.group, Description: "beam marker " + name + "." + mk.name + " " + q.desc})
-		}
+		out = markerChannels(out, name, mk.name, cable3Qty[:])
 	}
-	for _, k := range e.shape {
-		p := name + ".shape" + itoa(k)
-		for _, c := range []string{"x", "y", "z"} {
-			out = append(out, mech.ChannelInfo{Name: p + "." + c, Unit: "m", Group: "shape", Description: "beam " + name + " node " + itoa(k) + " " + c + " (for drawing)"})
-		}
-	}
-	return out
+	return shapeChannels(out, name, e.shape, 3)
 }
 
 func (e *cable3Info) Channel(x *mech.Ctx, sub int) float64 {
@@ -350,13 +328,4 @@ func (e *cable3Info) Channel(x *mech.Ctx, sub int) float64 {
 }
 
 // Draw draws the cable through its shape-node channels.
-func (e *cable3Info) Draw(g *mech.Geometry) {
-	gb := mech.GeomBeam{Name: e.b.name}
-	for _, k := range e.shape {
-		p := e.b.name + ".shape" + itoa(k)
-		gb.NodeX = append(gb.NodeX, p+".x")
-		gb.NodeY = append(gb.NodeY, p+".y")
-		gb.NodeZ = append(gb.NodeZ, p+".z")
-	}
-	g.Beams = append(g.Beams, gb)
-}
+func (e *cable3Info) Draw(g *mech.Geometry) { drawShape(g, e.b.name, e.shape, 3) }

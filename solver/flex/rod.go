@@ -97,11 +97,11 @@ func (e *rodElem) strains(n *rodNodes, k *rodKin) (eps [6]float64) {
 		return eps
 	}
 	k.eps = eps
-	Ti := TangentInv(psi)
+	Ti := mech.TangentInv(psi)
 	Q := mech.QuatMat(mech.QuatMul(mech.QuatConj(n.pa), n.pb))
 	Qt := mech.Transpose(&Q)
 	P := mech.QuatMat(mech.QuatExp(mech.Scale(0.5, psi)))
-	Th := Tangent(mech.Scale(0.5, psi))
+	Th := mech.Tangent(mech.Scale(0.5, psi))
 	dPa := mech.MulMM(&Ti, &Qt) // −∂Ψ/∂θa
 	// ∂θm/∂θa = Pᵀ − ½ Th Ti Qᵀ, ∂θm/∂θb = ½ Th Ti
 	ThTi := mech.MulMM(&Th, &Ti)
@@ -282,50 +282,4 @@ func (e *rodElem) sectionLoads(x *mech.Ctx) (loads, eps [6]float64) {
 		loads[3+i] = e.cm[i] * eps[3+i]
 	}
 	return loads, eps
-}
-
-// Tangent returns T(θ), the tangent operator of the exponential map of
-// SO(3) trivialised on the right: exp([θ + δ]×) = exp([θ]×) exp([T(θ)δ]×),
-//
-//	T(θ) = I − (1 − cos a)/a² [θ]× + (a − sin a)/a³ [θ]×²,  a = |θ|.
-func Tangent(th mech.Vec3) mech.Mat3 {
-	a2 := mech.Dot(th, th)
-	var c1, c2 float64
-	if a2 < 1e-4 {
-		c1 = 0.5 - a2/24 + a2*a2/720
-		c2 = 1.0/6 - a2/120 + a2*a2/5040
-	} else {
-		a := math.Sqrt(a2)
-		sn, cs := math.Sincos(a)
-		c1, c2 = (1-cs)/a2, (a-sn)/(a2*a)
-	}
-	return skewPoly(th, -c1, c2)
-}
-
-// TangentInv returns T(θ)⁻¹ = I + ½ [θ]× + c(a) [θ]×², c(a) = (1 −
-// (a/2) cot(a/2))/a² (mech.DexpInv as a matrix).
-func TangentInv(th mech.Vec3) mech.Mat3 {
-	a2 := mech.Dot(th, th)
-	var c float64
-	if a2 < 1e-4 {
-		c = 1.0/12 + a2/720 + a2*a2/30240
-	} else {
-		a := math.Sqrt(a2)
-		c = (1 - 0.5*a/math.Tan(0.5*a)) / a2
-	}
-	return skewPoly(th, 0.5, c)
-}
-
-// skewPoly returns I + c1 [θ]× + c2 [θ]×².
-func skewPoly(th mech.Vec3, c1, c2 float64) mech.Mat3 {
-	S := mech.Skew(th)
-	S2 := mech.MulMM(&S, &S)
-	var m mech.Mat3
-	for i := range m {
-		m[i] = c1*S[i] + c2*S2[i]
-	}
-	m[0]++
-	m[4]++
-	m[8]++
-	return m
 }

@@ -35,15 +35,7 @@ func Spatial(b mech.Builder, ms *spec.Model) []spec.Joint {
 	var clamps []spec.Joint
 	for i := range ms.Beams {
 		bs := &ms.Beams[i]
-		if !b.Claim(bs.Name, bs.Pos, "beam") {
-			continue
-		}
-		if !mech.ValidName(bs.Name) {
-			b.Errorf(bs.Pos, "name", "beam name %q is not a valid identifier (letters, digits, _)", bs.Name)
-			continue
-		}
-		if _, clash := b.Body(bs.Name); clash || bs.Name == "ground" {
-			b.Errorf(bs.Pos, "name", "beam %q has the name of a body", bs.Name)
+		if !fx.claimBeam(bs) {
 			continue
 		}
 		switch bs.Kind {
@@ -383,20 +375,12 @@ var rodMarkerQty = [...]struct{ q, unit, group, desc string }{
 }
 
 func (e *rodInfo) Channels(name string) []mech.ChannelInfo {
-	out := []mech.ChannelInfo{{Name: name + ".energy", Unit: "J", Group: "energy", Description: "beam " + name + " strain energy"}}
+	out := []mech.ChannelInfo{energyChannel(name)}
 	for _, i := range e.b.live {
 		mk := e.b.markers[i]
-		for _, q := range rodMarkerQty {
-			out = append(out, mech.ChannelInfo{Name: name + "." + mk.name + "." + q.q, Unit: q.unit, Group: q.group, Description: "beam marker " + name + "." + mk.name + " " + q.desc})
-		}
+		out = markerChannels(out, name, mk.name, rodMarkerQty[:])
 	}
-	for _, k := range e.b.shape {
-		p := name + ".shape" + itoa(k)
-		for _, c := range []string{"x", "y", "z"} {
-			out = append(out, mech.ChannelInfo{Name: p + "." + c, Unit: "m", Group: "shape", Description: "beam " + name + " node " + itoa(k) + " " + c + " (for drawing)"})
-		}
-	}
-	return out
+	return shapeChannels(out, name, e.b.shape, 3)
 }
 
 // Channel evaluates channel sub (Channels' order).
@@ -441,13 +425,4 @@ func (e *rodInfo) Channel(x *mech.Ctx, sub int) float64 {
 }
 
 // Draw draws the rod through its shape-node channels.
-func (e *rodInfo) Draw(g *mech.Geometry) {
-	gb := mech.GeomBeam{Name: e.b.name}
-	for _, k := range e.b.shape {
-		p := e.b.name + ".shape" + itoa(k)
-		gb.NodeX = append(gb.NodeX, p+".x")
-		gb.NodeY = append(gb.NodeY, p+".y")
-		gb.NodeZ = append(gb.NodeZ, p+".z")
-	}
-	g.Beams = append(g.Beams, gb)
-}
+func (e *rodInfo) Draw(g *mech.Geometry) { drawShape(g, e.b.name, e.b.shape, 3) }

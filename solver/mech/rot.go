@@ -213,16 +213,65 @@ func invNorm(x float64) float64 {
 // exponential, so θ̇ = T(θ)⁻¹ ω = ω + ½ θ×ω + c(|θ|) θ×(θ×ω),
 // c(a) = (1 − (a/2) cot(a/2))/a². Runge–Kutta–Munthe-Kaas stages use it.
 func DexpInv(th, om Vec3) Vec3 {
-	a2 := Dot(th, th)
-	var c float64
-	if a2 < 1e-6 {
-		c = 1.0/12 + a2/720 + a2*a2/30240
-	} else {
-		a := math.Sqrt(a2)
-		c = (1 - 0.5*a/math.Tan(0.5*a)) / a2
-	}
+	c := dexpInvCoef(Dot(th, th))
 	t := Cross(th, om)
 	return Add(Add(om, Scale(0.5, t)), Scale(c, Cross(th, t)))
+}
+
+// dexpInvCoef returns c(a) = (1 − (a/2) cot(a/2))/a² for a2 = a².
+func dexpInvCoef(a2 float64) float64 {
+	if a2 < 1e-6 {
+		return 1.0/12 + a2/720 + a2*a2/30240
+	}
+	a := math.Sqrt(a2)
+	return (1 - 0.5*a/math.Tan(0.5*a)) / a2
+}
+
+// TangentCoef returns the coefficients c1 = (1 − cos a)/a² and
+// c2 = (a − sin a)/a³ of the tangent operator T(θ) = I − c1 [θ]× +
+// c2 [θ]×², for a2 = |θ|² (below TanSeriesA2, the rotation of a step,
+// their series to a¹⁰: the first term left out is below 1e-18 of the
+// sum).
+func TangentCoef(a2 float64) (c1, c2 float64) {
+	if a2 < TanSeriesA2 {
+		c1 = 0.5 + a2*(-1.0/24+a2*(1.0/720+a2*(-1.0/40320+a2*(1.0/3628800+a2*(-1.0/479001600)))))
+		c2 = 1.0/6 + a2*(-1.0/120+a2*(1.0/5040+a2*(-1.0/362880+a2*(1.0/39916800+a2*(-1.0/6227020800)))))
+		return c1, c2
+	}
+	a := math.Sqrt(a2)
+	sn, cs := math.Sincos(a)
+	return (1 - cs) / a2, (a - sn) / (a2 * a)
+}
+
+// TanSeriesA2 is the |θ|² below which TangentCoef sums the series of its
+// coefficients (|θ| < 0.22 rad: the rotation of a step).
+const TanSeriesA2 = 0.05
+
+// Tangent returns T(θ), the tangent operator of the exponential map of
+// SO(3) trivialised on the right: exp([θ + δ]×) = exp([θ]×) exp([T(θ)δ]×).
+func Tangent(th Vec3) Mat3 {
+	c1, c2 := TangentCoef(Dot(th, th))
+	return skewPoly(th, -c1, c2)
+}
+
+// TangentInv returns T(θ)⁻¹ = I + ½ [θ]× + c(a) [θ]×² (DexpInv as a
+// matrix).
+func TangentInv(th Vec3) Mat3 {
+	return skewPoly(th, 0.5, dexpInvCoef(Dot(th, th)))
+}
+
+// skewPoly returns I + c1 [θ]× + c2 [θ]×².
+func skewPoly(th Vec3, c1, c2 float64) Mat3 {
+	S := Skew(th)
+	S2 := MulMM(&S, &S)
+	var m Mat3
+	for i := range m {
+		m[i] = c1*S[i] + c2*S2[i]
+	}
+	m[0]++
+	m[4]++
+	m[8]++
+	return m
 }
 
 // Cardan returns the Cardan angles (x, y, z sequence, rotating axes:
