@@ -11,7 +11,9 @@ import (
 	"io"
 	"mbfmu/atomicfile"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"mbfmu/xml"
@@ -100,6 +102,11 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	if err != nil {
 		return nil, err
 	}
+	// the data files the model refers to go into the resources beside it
+	data, bundled, err := xml.Bundle(data, modelPath)
+	if err != nil {
+		return nil, err
+	}
 	if runtimePath == "" {
 		if runtimePath, err = FindRuntime(); err != nil {
 			return nil, err
@@ -129,6 +136,7 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 		arm = b
 	}
 	d := l.desc
+	d.GUID = GUID(data)
 	d.Platforms = []string{"linux64"}
 	if dll != nil {
 		d.Platforms = append(d.Platforms, "win64")
@@ -143,6 +151,14 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	dirs := []string{"binaries/", "binaries/linux64/", "resources/", "documentation/"}
+	seen := map[string]bool{}
+	for _, f := range bundled {
+		for d := path.Dir(f.Name); d != "." && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			dirs = append(dirs, "resources/"+d+"/")
+		}
+	}
+	sort.Strings(dirs[4:])
 	if dll != nil {
 		dirs = append(dirs, "binaries/win64/")
 	}
@@ -169,6 +185,9 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	}
 	if dll != nil {
 		files = append(files, entry{"binaries/win64/" + d.ModelIdentifier + ".dll", dll, 0o755})
+	}
+	for _, f := range bundled {
+		files = append(files, entry{"resources/" + f.Name, f.Data, 0o644})
 	}
 	if arm != nil {
 		files = append(files, entry{"binaries/aarch64-linux/" + d.ModelIdentifier + ".so", arm, 0o755})

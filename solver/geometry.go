@@ -67,3 +67,14 @@ func (m *Model) framePoint(mk mech.Marker) (body string, p2 [2]float64, p3 [3]fl
 func (m *Model) onNode(mk mech.Marker) bool {
 	return m.dim == 3 && mk.F.Body >= 0 && m.bodies[mk.F.Body].Node
 }
+
+// Reductions lists how the model's flexible bodies were reduced.
+func (m *Model) Reductions() []mech.Reduction {
+	var out []mech.Reduction
+	for _, f := range m.forces {
+		if r, ok := f.(mech.Reducer); ok {
+			out = append(out, r.Reduction())
+		}
+	}
+	return out
+}

@@ -310,7 +310,7 @@ func (p *parser) resolve() {
 		}
 	}
 	for _, b := range p.spec.Beams {
-		if e := p.elems[b.Name]; e != nil && e.tag == "beam" {
+		if e := p.elems[b.Name]; e != nil && (e.tag == "beam" || e.tag == "fe-body") {
 			var ms []string
 			for k := range b.Attr {
 				if m, ok := strings.CutPrefix(k, "marker."); ok {

@@ -698,6 +698,8 @@ func contactLaw() []attrDef {
 type beamMarker struct {
 	name string
 	s    spec.Expr
+	node int      // an fe-body's marker: the node label
+	pos  spec.Pos // where the marker is written
 }
 
 // driverDef is the <driver> element of a model whose drivable coordinates

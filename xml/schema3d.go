@@ -1,6 +1,10 @@
 package xml
 
-import "mbfmu/spec"
+import (
+	"strconv"
+
+	"mbfmu/spec"
+)
 
 // This file is the schema of spatial models (<model dimension="3">). It
 // shares <settings>, <parameter>, <input>, <table>, <spring> and <output>
@@ -229,10 +233,27 @@ func schema3() *elemDef {
 		},
 	}
 
+	feBody := &elemDef{
+		name: "fe-body", family: "beam", ns: nsElement,
+		attrs: []attrDef{
+			{name: "kind", kind: vEnum, req: true}, // read first, by element
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*spec.Beam).Name }},
+		},
+		kinds: feBodyKinds(),
+		check: (*parser).checkMarkers,
+		new:   func(any) any { return &spec.Beam{Attr: map[string]spec.Expr{}} },
+		add: func(parent, obj any) {
+			s := parent.(*spec.Model)
+			bs := *obj.(*spec.Beam)
+			bs.Kind = "fe-" + bs.Kind
+			s.Beams = append(s.Beams, bs)
+		},
+	}
+
 	return &elemDef{
 		name:  "model",
 		attrs: modelAttrs(),
-		children: []*elemDef{planar["settings"], planar["parameter"], planar["input"], planar["table"], ground, body,
+		children: []*elemDef{planar["settings"], planar["parameter"], planar["input"], planar["table"], ground, body, feBody,
 			joint("fixed", "fixed"), joint("revolute", "revolute"), joint("prismatic", "prismatic"),
 			joint("translational", "prismatic"), joint("cylindrical", "cylindrical"), joint("spherical", "spherical"),
 			joint("universal", "universal"), joint("planar", "planar"), joint("distance", "distance", distance),
@@ -309,5 +330,49 @@ func spatialContactKinds() []kindDef {
 		{name: "sphere-sphere", attrs: common(i,
 			attrDef{name: "radius-i", kind: vExpr, dim: Length, req: true, positive: true}, j,
 			attrDef{name: "radius-j", kind: vExpr, dim: Length, req: true, positive: true})},
+	}
+}
+
+// feBodyKinds lists the kinds of <fe-body> (the FE program's file
+// formats; solver/flex/feimport.go) with their common attributes and the
+// <marker node> children.
+func feBodyKinds() []kindDef {
+	marker := &elemDef{
+		name: "marker",
+		attrs: []attrDef{
+			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*beamMarker).name }},
+			{name: "node", kind: vInt, req: true, field: func(o any) any { return &o.(*beamMarker).node }},
+		},
+		new: func(any) any { return &beamMarker{} },
+		add: func(parent, obj any) {
+			if m := obj.(*beamMarker); m.name != "" {
+				parent.(*spec.Beam).Attr["marker."+m.name] = spec.Expr{Src: strconv.Itoa(m.node), Pos: m.pos, Field: "node"}
+			}
+		},
+	}
+	common := func(extra ...attrDef) []attrDef {
+		return append([]attrDef{
+			{name: "mass", kind: vText, req: true},
+			{name: "stiffness", kind: vText, req: true},
+			{name: "nodes", kind: vText, req: true},
+			{name: "units", kind: vEnum, req: true, enum: []string{"m-kg-s", "mm-t-s", "mm-kg-s", "mm-kg-ms", "mm-g-ms", "in-lbf-s"}},
+			{name: "at", kind: vVec, dim: Length},
+			{name: "x-axis", kind: vVec, dim: Dimensionless},
+			{name: "y-axis", kind: vVec, dim: Dimensionless},
+			{name: "velocity", kind: vVec, dim: Velocity},
+			{name: "omega", kind: vVec, dim: AngularVelocity},
+			{name: "clamp", kind: vText},
+			{name: "reduction", kind: vEnum, enum: []string{"modal", "craig-bampton"}},
+			{name: "modes", kind: vExpr, dim: Dimensionless, positive: true},
+			{name: "interface", kind: vText},
+			{name: "damping", kind: vExpr, dim: Time},
+		}, extra...)
+	}
+	return []kindDef{
+		{name: "abaqus", attrs: common(), children: []*elemDef{marker}},
+		{name: "matrix-market", attrs: common(
+			attrDef{name: "dof-map", kind: vText},
+			attrDef{name: "dofs-per-node", kind: vExpr, dim: Dimensionless, positive: true},
+		), children: []*elemDef{marker}},
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"mbfmu/results"
@@ -30,10 +32,11 @@ func loadModel(path string) (*solver.Model, error) {
 	var spec *spec.Model
 	var err error
 	if strings.HasSuffix(strings.ToLower(path), ".fmu") {
-		var data []byte
-		if data, err = fmuModel(path); err == nil {
-			spec, err = xml.Parse(data, path+"/resources/model.xml")
+		var m *solver.Model
+		if m, err = fmuLoad(path); err != nil {
+			return nil, fmt.Errorf("scene from model: %w", err)
 		}
+		return m, nil
 	} else {
 		spec, err = xml.LoadFile(path)
 	}
@@ -45,6 +48,62 @@ func loadModel(path string) (*solver.Model, error) {
 		return nil, fmt.Errorf("scene from model %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// fmuLoad reads and compiles the model of an mbfmu FMU: resources/model.xml, and the
+// data files beside it (an fe-body's matrices) read from a copy of the
+// resources in a temporary folder.
+func fmuLoad(path string) (*solver.Model, error) {
+	data, err := fmuModel(path)
+	if err != nil {
+		return nil, err
+	}
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	var tmp string
+	for _, f := range z.File {
+		name, ok := strings.CutPrefix(f.Name, "resources/")
+		if !ok || name == "" || name == "model.xml" || strings.HasSuffix(name, "/") {
+			continue
+		}
+		if tmp == "" {
+			if tmp, err = os.MkdirTemp("", "mbfmu-view-"); err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(tmp)
+		}
+		dst := filepath.Join(tmp, filepath.FromSlash(name))
+		if !strings.HasPrefix(dst, tmp+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%s: resource %q lies outside the resources folder", path, f.Name)
+		}
+		r, err := f.Open()
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	name := path + "/resources/model.xml"
+	if tmp != "" {
+		name = filepath.Join(tmp, "model.xml") // the FE files are read at compilation
+	}
+	ms, err := xml.Parse(data, name)
+	if err != nil {
+		return nil, err
+	}
+	return solver.Compile(ms, solver.CompileOptions{})
 }
 
 // fmuModel returns resources/model.xml of an mbfmu FMU.

@@ -13,6 +13,7 @@ import (
 	"mbfmu/atomicfile"
 	"mbfmu/results"
 	"mbfmu/solver"
+	"mbfmu/solver/mech"
 )
 
 func cmdEigen(args []string) error {
@@ -54,6 +55,9 @@ func cmdEigen(args []string) error {
 	table := io.Writer(os.Stdout)
 	if o.out == "-" {
 		table = os.Stderr
+	}
+	for _, r := range m.Reductions() {
+		writeReduction(table, r)
 	}
 	fmt.Fprintf(table, "%s: linearised about the %s, %d degrees of freedom\n", m.Name(), point, lin.DOF())
 	fmt.Fprintf(table, "%4s %16s %16s %12s %24s\n", "mode", "frequency (Hz)", "damped (Hz)", "damping", "eigenvalue (1/s)")
@@ -228,4 +232,28 @@ func writeABCD(w io.Writer, lin *solver.Linear) error {
 		fmt.Fprintf(f, "# element states: %s\n", strings.Join(lin.States, ", "))
 	}
 	return f.Flush()
+}
+
+// writeReduction prints a flexible body's frequencies before and after its
+// FE model's reduction.
+func writeReduction(w io.Writer, r mech.Reduction) {
+	rigid := ""
+	if r.Rigid > 0 {
+		rigid = fmt.Sprintf(", %d rigid-body modes left to its floating frame", r.Rigid)
+	}
+	fmt.Fprintf(w, "%s: FE model (%s) of %d coordinates%s, reduced to %d (%s)\n", r.Body, r.Source, r.Dofs, rigid, len(r.Kept), r.Basis)
+	fmt.Fprintf(w, "%4s %16s %16s %12s\n", "mode", "FE model (Hz)", "reduced (Hz)", "difference")
+	for k := 0; k < max(len(r.Full), len(r.Kept)); k++ {
+		full, kept, diff := "", "", ""
+		if k < len(r.Full) {
+			full = fmt.Sprintf("%.8g", r.Full[k])
+		}
+		if k < len(r.Kept) {
+			kept = fmt.Sprintf("%.8g", r.Kept[k])
+			if k < len(r.Full) && r.Full[k] > 0 {
+				diff = fmt.Sprintf("%+.3g %%", 100*(r.Kept[k]-r.Full[k])/r.Full[k])
+			}
+		}
+		fmt.Fprintf(w, "%4d %16s %16s %12s\n", k+1, full, kept, diff)
+	}
 }

@@ -35,6 +35,7 @@ type flexCompiler struct {
 	g     [2]float64 // gravity
 	ancf  map[string]*ancfBeam
 	ffr   map[string]*ffrBeam
+	ffr3  map[string]*ffr3
 	pos   map[string]spec.Pos
 	names []string
 }

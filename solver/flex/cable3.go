@@ -28,7 +28,7 @@ func cableRefers(ms *spec.Model, ref string) bool {
 // references is compiled by Spatial (it attaches to a spatial ANCF
 // cable), not by the rigid joints and forces.
 func SpatialRefers(ms *spec.Model, i, j string) bool {
-	return (i != "" && cableRefers(ms, i)) || (j != "" && cableRefers(ms, j))
+	return (i != "" && (cableRefers(ms, i) || feFreeRef(ms, i))) || (j != "" && (cableRefers(ms, j) || feFreeRef(ms, j)))
 }
 
 func (fx *flexCompiler) compileANCF3(bs *spec.Beam) {

@@ -31,7 +31,7 @@ type rodBeam struct {
 // skip those SpatialRefers names). Call it after the rigid bodies and
 // before the joints.
 func Spatial(b mech.Builder, ms *spec.Model) []spec.Joint {
-	fx := &flexCompiler{b: b, ms: ms, pos: map[string]spec.Pos{}, ancf: map[string]*ancfBeam{}}
+	fx := &flexCompiler{b: b, ms: ms, pos: map[string]spec.Pos{}, ancf: map[string]*ancfBeam{}, ffr3: map[string]*ffr3{}}
 	var clamps []spec.Joint
 	for i := range ms.Beams {
 		bs := &ms.Beams[i]
@@ -43,17 +43,23 @@ func Spatial(b mech.Builder, ms *spec.Model) []spec.Joint {
 			clamps = append(clamps, fx.compileRod(bs)...)
 		case "ancf":
 			fx.compileANCF3(bs)
+		case "fe-abaqus", "fe-matrix-market":
+			fx.compileFE(bs)
 		default:
 			b.Errorf(bs.Pos, "kind", "beam %q: a spatial model's beams are kind=\"rod\" or \"ancf\" (ffr beams are planar)", bs.Name)
 		}
 	}
 	for _, j := range ms.Joints {
-		if SpatialRefers(ms, j.I, j.J) {
+		if feFreeRef(ms, j.I) || feFreeRef(ms, j.J) {
+			fx.feJoint(j)
+		} else if SpatialRefers(ms, j.I, j.J) {
 			fx.cableJoint(j)
 		}
 	}
 	for _, f := range ms.Forces {
-		if SpatialRefers(ms, f.I, f.J) {
+		if feFreeRef(ms, f.I) || feFreeRef(ms, f.J) {
+			fx.feForce(f)
+		} else if SpatialRefers(ms, f.I, f.J) {
 			if b.Claim(f.Name, f.Pos, "force") {
 				field := "i"
 				if !cableRefers(ms, f.I) {

@@ -316,3 +316,21 @@ func ReadsMeasures(f any) bool {
 	}
 	return false
 }
+
+// Reduction describes how a flexible body's finite-element model was
+// reduced: its frequencies before and after, so that a user sees what the
+// basis keeps.
+type Reduction struct {
+	Body   string    // the element's name
+	Source string    // where the FE model comes from (fe-abaqus, beam, ...)
+	Basis  string    // modal, krylov, craig-bampton
+	Dofs   int       // free coordinates of the FE model
+	Rigid  int       // rigid-body modes left to the floating frame
+	Full   []float64 // the FE model's lowest elastic frequencies (Hz)
+	Kept   []float64 // the reduced model's frequencies (Hz)
+}
+
+// Reducer is implemented by flexible bodies whose FE model is reduced.
+type Reducer interface {
+	Reduction() Reduction
+}

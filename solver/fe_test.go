@@ -1,0 +1,374 @@
+package solver_test
+
+// Tests of flexible bodies imported from FE programs (<fe-body>,
+// solver/flex/fecompile.go, ffr3.go) against an independent eigen-solution
+// of the same matrices (scripts/reference/fe_frame.py, scipy) and
+// conservation laws.
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mbfmu/solver"
+	"mbfmu/xml"
+)
+
+// feDir is the example FE model: an L-shaped steel tube frame exported as
+// Abaqus matrices in mm-t-s.
+const feDir = "../examples/fe-frame"
+
+// feModel compiles a model written in the test as if it were a file in
+// dir (its FE file names are relative to it).
+func feModel(t *testing.T, dir, src string) (*solver.Model, error) {
+	t.Helper()
+	ms, err := xml.Parse([]byte(src), filepath.Join(dir, "test.xml"))
+	if err != nil {
+		return nil, err
+	}
+	return solver.Compile(ms, solver.CompileOptions{})
+}
+
+// readRef reads the columns of a reference CSV of fe_frame.py.
+func readRef(t *testing.T, name string) [][]float64 {
+	t.Helper()
+	f, err := os.Open(filepath.Join(feDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cols [][]float64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, "mode") || strings.HasPrefix(l, "component") {
+			continue
+		}
+		for i, s := range strings.Split(l, ",")[1:] {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for len(cols) <= i {
+				cols = append(cols, nil)
+			}
+			cols[i] = append(cols[i], v)
+		}
+	}
+	return cols
+}
+
+// elasticFreqs linearises a model about its initial state and returns the
+// frequencies above 1 Hz (the free body's rigid modes are at zero).
+func elasticFreqs(t *testing.T, m *solver.Model) []float64 {
+	t.Helper()
+	s := m.NewState()
+	if err := m.Init(s); err != nil {
+		t.Fatal(err)
+	}
+	lin, err := m.Linearize(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f []float64
+	for _, md := range lin.Modes {
+		if md.Freq > 1 && (len(f) == 0 || math.Abs(md.Freq-f[len(f)-1]) > 1e-9*md.Freq) {
+			f = append(f, md.Freq)
+		}
+	}
+	sort.Float64s(f)
+	return f
+}
+
+func compareFreqs(t *testing.T, what string, got, want []float64, n int, tol float64) {
+	t.Helper()
+	if len(got) < n {
+		t.Fatalf("%s: %d elastic modes, want %d", what, len(got), n)
+	}
+	worst := 0.0
+	for k := 0; k < n; k++ {
+		worst = math.Max(worst, math.Abs(got[k]-want[k])/want[k])
+	}
+	t.Logf("%s: %d frequencies %.6g … %.6g Hz, largest relative difference %.2g", what, n, got[0], got[n-1], worst)
+	if worst > tol {
+		t.Errorf("%s: frequencies %v, reference %v", what, got[:n], want[:n])
+	}
+}
+
+const feBody = `<model name="fe" dimension="3">
+  <settings end="1" step="1e-4" gravity="0 0 0"/>
+  <ground><marker name="O"/></ground>
+  <fe-body kind="abaqus" name="frame" mass="frame_MASS1.mtx" stiffness="frame_STIF1.mtx" nodes="frame.inp"
+           units="mm-t-s" %s>
+    <marker name="root" node="1"/>
+    <marker name="tip" node="21"/>
+  </fe-body>
+  %s
+</model>`
+
+// The free-free frame: the linearised model's elastic frequencies are the
+// FE model's (an independent eigen-solution of the same matrices) with the
+// modal basis, and the Craig–Bampton basis of the frame clamped at node 1
+// gives the frequencies of the same reduction written in numpy.
+func TestFEFrequencies(t *testing.T) {
+	free := readRef(t, "reference.csv")[0]
+	clamped := readRef(t, "reference-clamped.csv")
+	m, err := feModel(t, feDir, fmt.Sprintf(feBody, `modes="12"`, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareFreqs(t, "free-free, modal 12", elasticFreqs(t, m), free, 12, 1e-7)
+	wall := `<fixed name="wall" i="ground.O" j="frame.root"/>`
+	m, err = feModel(t, feDir, fmt.Sprintf(feBody, `clamp="1" modes="12"`, wall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareFreqs(t, "clamped, modal 12", elasticFreqs(t, m), clamped[0], 12, 1e-7)
+	m, err = feModel(t, feDir, fmt.Sprintf(feBody, `clamp="1" reduction="craig-bampton" interface="21" modes="6"`, wall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareFreqs(t, "clamped, Craig–Bampton (tip, 6 modes)", elasticFreqs(t, m), clamped[1], 12, 1e-7)
+	red := m.Reductions()
+	if len(red) != 1 || len(red[0].Kept) != 12 || math.Abs(red[0].Full[0]-clamped[0][0]) > 1e-7*clamped[0][0] {
+		t.Errorf("reduction report %+v", red)
+	}
+	// a free-free body's Craig–Bampton basis leaves the rigid modes to the
+	// frame: interface at both ends, 6 modes → 12 + 6 − 6 shapes, whose
+	// lowest frequencies bound the FE model's from above
+	m, err = feModel(t, feDir, fmt.Sprintf(feBody, `reduction="craig-bampton" interface="1 21" modes="6"`, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := elasticFreqs(t, m)
+	if len(f) != 12 {
+		t.Fatalf("free Craig–Bampton: %d elastic modes, want 12", len(f))
+	}
+	for k := 0; k < 12; k++ {
+		tol := math.Inf(1) // Rayleigh–Ritz: never below
+		if k < 3 {
+			tol = 0.005 // and close for the lowest
+		}
+		if d := (f[k] - free[k]) / free[k]; d < -1e-9 || d > tol {
+			t.Errorf("free Craig–Bampton mode %d: %.6g Hz, FE model %.6g Hz", k+1, f[k], free[k])
+		}
+	}
+}
+
+// The same FE model in the other formats (Matrix Market with the ANSYS
+// DOF map in a shuffled order, with 6 dofs per node, in metres) gives the
+// same frequencies.
+func TestFEFormats(t *testing.T) {
+	type ent struct {
+		i, j int // 0-based global dof (node·6 + dof)
+		v    float64
+	}
+	read := func(name string) []ent {
+		b, err := os.ReadFile(filepath.Join(feDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []ent
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.FieldsFunc(l, func(r rune) bool { return r == ',' || r == ' ' })
+			var ix [4]int
+			for k := range ix {
+				ix[k], _ = strconv.Atoi(f[k])
+			}
+			v, _ := strconv.ParseFloat(f[4], 64)
+			out = append(out, ent{(ix[0]-1)*6 + ix[1] - 1, (ix[2]-1)*6 + ix[3] - 1, v})
+		}
+		return out
+	}
+	M, K := read("frame_MASS1.mtx"), read("frame_STIF1.mtx")
+	dir := t.TempDir()
+	// nodes in metres
+	inp, _ := os.ReadFile(filepath.Join(feDir, "frame.inp"))
+	var nodes strings.Builder
+	nodes.WriteString("# label x y z (m)\n")
+	in := false
+	for _, l := range strings.Split(string(inp), "\n") {
+		if strings.HasPrefix(l, "*") {
+			in = strings.HasPrefix(strings.ToLower(l), "*node")
+			continue
+		}
+		if in {
+			f := strings.Split(l, ",")
+			var c [3]float64
+			for k := range c {
+				c[k], _ = strconv.ParseFloat(strings.TrimSpace(f[k+1]), 64)
+			}
+			fmt.Fprintf(&nodes, "%s %.9g %.9g %.9g\n", f[0], c[0]/1e3, c[1]/1e3, c[2]/1e3)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "nodes.txt"), []byte(nodes.String()), 0o644)
+	nd := 126
+	// a permutation of the equations for the DOF map
+	perm := make([]int, nd)
+	for i := range perm {
+		perm[i] = (i*37 + 11) % nd
+	}
+	scale := func(e ent, mass bool) float64 {
+		// mm-t-s → SI: mass t·mm^(2−ti−tj) → kg·m^…, stiffness also /s²
+		tr := func(i int) float64 {
+			if i%6 < 3 {
+				return 1
+			}
+			return 0
+		}
+		return e.v * 1e3 * math.Pow(1e-3, 2-tr(e.i)-tr(e.j))
+	}
+	writeMM := func(name string, es []ent, mass bool, row func(int) int) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%%%%MatrixMarket matrix coordinate real symmetric\n%% test\n%d %d %d\n", nd, nd, len(es))
+		for _, e := range es {
+			i, j := row(e.i), row(e.j)
+			if j > i {
+				i, j = j, i
+			}
+			fmt.Fprintf(&b, "%d %d %.17g\n", i+1, j+1, scale(e, mass))
+		}
+		os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644)
+	}
+	var mp strings.Builder
+	mp.WriteString("Matrix Eqn   Node   DOF\n")
+	labels := []string{"UX", "UY", "UZ", "ROTX", "ROTY", "ROTZ"}
+	for g := 0; g < nd; g++ {
+		fmt.Fprintf(&mp, "%10d %6d %5s\n", perm[g]+1, g/6+1, labels[g%6])
+	}
+	os.WriteFile(filepath.Join(dir, "map.txt"), []byte(mp.String()), 0o644)
+	writeMM("m_perm.mtx", M, true, func(g int) int { return perm[g] })
+	writeMM("k_perm.mtx", K, false, func(g int) int { return perm[g] })
+	writeMM("m.mtx", M, true, func(g int) int { return g })
+	writeMM("k.mtx", K, false, func(g int) int { return g })
+	free := readRef(t, "reference.csv")[0]
+	for _, c := range []struct{ what, attrs string }{
+		{"ANSYS map, shuffled", `mass="m_perm.mtx" stiffness="k_perm.mtx" dof-map="map.txt"`},
+		{"6 dofs per node", `mass="m.mtx" stiffness="k.mtx" dofs-per-node="6"`},
+	} {
+		src := `<model name="fe" dimension="3"><settings gravity="0 0 0"/>
+  <fe-body kind="matrix-market" name="frame" nodes="nodes.txt" units="m-kg-s" modes="12" ` + c.attrs + `/>
+</model>`
+		m, err := feModel(t, dir, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareFreqs(t, c.what, elasticFreqs(t, m), free, 12, 1e-7)
+	}
+}
+
+// A free frame tumbling about its intermediate principal axis at a tenth
+// of its first frequency, its shapes excited by a kick: the energy and the
+// angular momentum about the centre of mass (channels) stay constant up to
+// the integrator's error, which falls at second order with the step (a
+// wrong coupling term would leave a drift that does not), and the centre
+// of mass moves at constant velocity.
+func TestFETumbling(t *testing.T) {
+	drift := func(h float64) (dE, dH, dV, peak float64) {
+		src := fmt.Sprintf(feBody, `modes="8" omega="1 30 0.5" velocity="0.2 0 0"`, `<force name="kick" i="frame.tip" fz="if(time &lt; 1e-3, 200*sin(pi*time/1e-3), 0)"/>`)
+		src = strings.Replace(src, `<settings end="1" step="1e-4"`, fmt.Sprintf(`<settings end="0.3" step="%g" integrator="genalpha" rho-inf="1"`, h), 1)
+		m, err := feModel(t, feDir, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := []string{"energy.total", "frame.hx", "frame.hy", "frame.hz", "frame.vx", "frame.vy", "frame.vz", "frame.tip.uz"}
+		ts, out, err := series(t, m, 1e-3, names...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range out[7] {
+			peak = math.Max(peak, math.Abs(v))
+		}
+		k0, k1 := 3, len(ts)-1 // after the kick, the end
+		d := func(i int) float64 { return out[i][k1] - out[i][k0] }
+		h0 := math.Hypot(math.Hypot(out[1][k0], out[2][k0]), out[3][k0])
+		return math.Abs(d(0)) / out[0][k0], math.Hypot(math.Hypot(d(1), d(2)), d(3)) / h0, math.Hypot(math.Hypot(d(4), d(5)), d(6)), peak
+	}
+	e1, h1, v1, peak := drift(1e-4)
+	e2, h2, v2, _ := drift(5e-5)
+	t.Logf("tip vibration %.3g mm; drift over 0.3 s at h = 0.1 ms and 0.05 ms: energy %.2g, %.2g, angular momentum %.2g, %.2g (relative), centre-of-mass velocity %.2g, %.2g m/s", peak*1e3, e1, e2, h1, h2, v1, v2)
+	if peak < 1e-4 {
+		t.Errorf("the kick did not excite the shapes (tip %.3g m)", peak)
+	}
+	if e2 > 2e-8 || h2 > 5e-7 || v1 > 1e-12 || v2 > 1e-12 {
+		t.Errorf("not conserved: energy %.3g, angular momentum %.3g, velocity %.3g", e2, h2, v2)
+	}
+	if e1/e2 < 3 || h1/h2 < 3 {
+		t.Errorf("the drift does not fall at second order with the step: energy ×%.3g, angular momentum ×%.3g", e1/e2, h1/h2)
+	}
+}
+
+// Bad FE input is refused with the file, line or entry named.
+func TestFEErrors(t *testing.T) {
+	dir := t.TempDir()
+	inp, _ := os.ReadFile(filepath.Join(feDir, "frame.inp"))
+	mass, _ := os.ReadFile(filepath.Join(feDir, "frame_MASS1.mtx"))
+	stif, _ := os.ReadFile(filepath.Join(feDir, "frame_STIF1.mtx"))
+	write := func(name, s string) { os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644) }
+	write("frame.inp", string(inp))
+	write("M.mtx", string(mass))
+	write("K.mtx", string(stif))
+	write("K3.mtx", "1, 1, 1.5\n")
+	write("Kbadnode.mtx", string(stif)+"99,1, 99,1, 1.0\n")
+	write("Kunsym.mtx", string(stif)+"2,1, 1,1, 5.0\n1,1, 2,1, 7.0\n")
+	lines := strings.Split(string(stif), "\n")
+	write("Knan.mtx", strings.Join(lines[:3], "\n")+"\n1,2, 1,2, nan\n")
+	write("Mneg.mtx", strings.ReplaceAll(string(mass), "1,1, 1,1,", "1,1, 1,1, -"))
+	// a spring to the ground on node 1: no longer free
+	write("Kground.mtx", string(stif)+"1,1, 1,1, 1e6\n")
+	for _, c := range []struct{ attrs, want string }{
+		{`mass="M.mtx" stiffness="K.mtx" units="furlong"`, `units: unknown value "furlong"`},
+		{`mass="M.mtx" stiffness="nope.mtx" units="mm-t-s"`, `stiffness: fe-body "b": open`},
+		{`mass="M.mtx" stiffness="K3.mtx" units="mm-t-s"`, `K3.mtx:1: a line of three values (row, column, value) is the COORDINATE format`},
+		{`mass="M.mtx" stiffness="Kbadnode.mtx" units="mm-t-s"`, `node 99 is not among the model's nodes`},
+		{`mass="M.mtx" stiffness="Kunsym.mtx" units="mm-t-s"`, `the matrix is not symmetric: entry (`},
+		{`mass="M.mtx" stiffness="Knan.mtx" units="mm-t-s"`, `Knan.mtx:4: value "nan" is not a finite number`},
+		{`mass="M.mtx" stiffness="Kground.mtx" units="mm-t-s"`, `the model is not free`},
+		{`mass="M.mtx" stiffness="K.mtx" units="mm-t-s" clamp="1 77"`, `clamp: fe-body "b": node 77 is not among the FE model's nodes`},
+		{`mass="M.mtx" stiffness="K.mtx" units="mm-t-s" reduction="craig-bampton"`, `craig-bampton needs interface`},
+		{`mass="M.mtx" stiffness="K.mtx" units="mm-t-s" modes="200"`, `200 modes asked, the FE model has 120 elastic ones`},
+	} {
+		src := `<model name="e" dimension="3"><ground><marker name="O"/></ground>
+  <fe-body kind="abaqus" name="b" nodes="frame.inp" ` + c.attrs + `><marker name="tip" node="21"/></fe-body>
+</model>`
+		_, err := feModel(t, dir, src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.attrs, err, c.want)
+		}
+	}
+	// a joint at a node that moves with the modes
+	src := `<model name="e" dimension="3"><ground><marker name="O"/></ground>
+  <fe-body kind="abaqus" name="b" nodes="frame.inp" mass="M.mtx" stiffness="K.mtx" units="mm-t-s"><marker name="tip" node="21"/></fe-body>
+  <spherical name="pin" i="ground.O" j="b.tip"/>
+</model>`
+	if _, err := feModel(t, dir, src); err == nil || !strings.Contains(err.Error(), `test.xml:3: j: joint "pin": marker "b.tip" is at a node of fe-body "b" that moves with the modes`) {
+		t.Errorf("joint at a free node: got %v", err)
+	}
+}
+
+// The frame clamped at node 1 under gravity: the static tip displacement
+// of the Craig–Bampton model is the numpy solution of the same reduced
+// equations (the consistent gravity load M g over every node).
+func TestFEStatic(t *testing.T) {
+	ref := readRef(t, "reference-static.csv")
+	src := fmt.Sprintf(feBody, `clamp="1" reduction="craig-bampton" interface="21" modes="6"`, `<fixed name="wall" i="ground.O" j="frame.root"/>`)
+	src = strings.Replace(src, `gravity="0 0 0"`, `gravity="0 0 -9.81"`, 1)
+	m, err := feModel(t, feDir, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := staticChannels(t, m, "frame.tip.ux", "frame.tip.uy", "frame.tip.uz")
+	for k := range got {
+		want := ref[1][k]
+		t.Logf("u%c = %.12g m (numpy %.12g m, full model %.12g m)", "xyz"[k], got[k], want, ref[0][k])
+		if math.Abs(got[k]-want) > 1e-9*math.Abs(want) {
+			t.Errorf("tip u%c %.12g m, reference %.12g m", "xyz"[k], got[k], want)
+		}
+	}
+}

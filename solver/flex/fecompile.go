@@ -1,0 +1,844 @@
+package flex
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"mbfmu/solver/mech"
+	"mbfmu/spec"
+)
+
+// This file compiles <fe-body>: a finite-element model read from an FE
+// program's files (feimport.go), reduced (modal or Craig–Bampton) and
+// moving with a floating frame (ffr3.go). The frame is a body of the model
+// whose origin is the undeformed centre of mass; nodes listed in clamp are
+// fixed in the frame (the reference conditions: markers there are rigid
+// markers of the body, for joints), the others move with the modes.
+
+// feDenseMax bounds the free dofs reduced by the dense eigen solver.
+const feDenseMax = 3000
+
+// feFile resolves a file attribute relative to the model file.
+func feFile(bs *spec.Beam, name string) (string, spec.Pos, bool) {
+	e := attr(bs, name)
+	if !e.Given() {
+		return "", e.Pos, false
+	}
+	p := e.Src
+	if !filepath.IsAbs(p) && e.Pos.File != "" {
+		p = filepath.Join(filepath.Dir(e.Pos.File), p)
+	}
+	return p, e.Pos, true
+}
+
+// nodeList reads a list of node labels ("1 2 5-9").
+func nodeList(s string) ([]int, error) {
+	var out []int
+	for _, f := range fields(s) {
+		if a, b, ok := strings.Cut(f, "-"); ok && a != "" {
+			lo, e1 := strconv.Atoi(a)
+			hi, e2 := strconv.Atoi(b)
+			if e1 != nil || e2 != nil || hi < lo || hi-lo > 1e6 {
+				return nil, fmt.Errorf("bad node range %q", f)
+			}
+			for k := lo; k <= hi; k++ {
+				out = append(out, k)
+			}
+			continue
+		}
+		k, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("node %q is not an integer label", f)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// readFE reads the files of an fe-body (unscaled).
+func (fx *flexCompiler) readFE(bs *spec.Beam) (*feData, bool) {
+	b := fx.b
+	d := &feData{index: map[int]int{}, dofOf: map[[2]int]int{}}
+	format := strings.TrimPrefix(bs.Kind, "fe-")
+	mp, mpos, okM := feFile(bs, "mass")
+	kp, kpos, okK := feFile(bs, "stiffness")
+	np, npos, okN := feFile(bs, "nodes")
+	if !okM || !okK || !okN {
+		b.Errorf(bs.Pos, "mass", "fe-body %q needs mass, stiffness and nodes files", bs.Name)
+		return nil, false
+	}
+	fail := func(pos spec.Pos, field string, err error) (*feData, bool) {
+		b.Errorf(pos, field, "fe-body %q: %v", bs.Name, err)
+		return nil, false
+	}
+	switch format {
+	case "abaqus":
+		if err := d.readInpNodes(np); err != nil {
+			return fail(npos, "nodes", err)
+		}
+		if err := d.readAbaqusMatrix(mp, &d.M); err != nil {
+			return fail(mpos, "mass", err)
+		}
+		if err := d.readAbaqusMatrix(kp, &d.K); err != nil {
+			return fail(kpos, "stiffness", err)
+		}
+	case "matrix-market":
+		if err := d.readNodeList(np); err != nil {
+			return fail(npos, "nodes", err)
+		}
+		var dofOf func(int) (int, error)
+		if mapPath, mapPos, ok := feFile(bs, "dof-map"); ok {
+			if _, given := bs.Attr["dofs-per-node"]; given {
+				b.Errorf(attr(bs, "dofs-per-node").Pos, "dofs-per-node", "fe-body %q: give dof-map or dofs-per-node, not both", bs.Name)
+			}
+			eq, err := d.readDofMap(mapPath)
+			if err != nil {
+				return fail(mapPos, "dof-map", err)
+			}
+			dofOf = func(r int) (int, error) {
+				if i, ok := eq[r]; ok {
+					return i, nil
+				}
+				return 0, fmt.Errorf("row %d is not in the dof map %s", r, filepath.Base(mapPath))
+			}
+		} else {
+			dpn := int(b.Const(attr(bs, "dofs-per-node"), 0))
+			if dpn != 3 && dpn != 6 {
+				b.Errorf(attr(bs, "dofs-per-node").Pos, "dofs-per-node", "fe-body %q: a Matrix Market model needs dof-map (the ANSYS mapping file) or dofs-per-node = 3 or 6 (dofs in node order)", bs.Name)
+				return nil, false
+			}
+			nn := len(d.labels)
+			dofOf = func(r int) (int, error) {
+				node, kind := (r-1)/dpn, (r-1)%dpn
+				if node >= nn {
+					return 0, fmt.Errorf("row %d is beyond the %d nodes × %d dofs of the node list", r, nn, dpn)
+				}
+				return d.dof(node, kind), nil
+			}
+		}
+		if err := d.readMatrixMarket(mp, dofOf, &d.M); err != nil {
+			return fail(mpos, "mass", err)
+		}
+		if err := d.readMatrixMarket(kp, dofOf, &d.K); err != nil {
+			return fail(kpos, "stiffness", err)
+		}
+	default:
+		b.Errorf(bs.Pos, "kind", "unknown fe-body kind %q (abaqus, matrix-market)", format)
+		return nil, false
+	}
+	var err error
+	if d.M, err = symmetrize(d.M, mp); err != nil {
+		return fail(mpos, "mass", err)
+	}
+	if d.K, err = symmetrize(d.K, kp); err != nil {
+		return fail(kpos, "stiffness", err)
+	}
+	return d, true
+}
+
+func (fx *flexCompiler) compileFE(bs *spec.Beam) {
+	b := fx.b
+	if b.Integrator() == "rk4" {
+		b.Errorf(bs.Pos, "kind", "fe-body %q needs an implicit integrator (its inertia coupling is solved with the Newton iteration); rk4 is not supported", bs.Name)
+		return
+	}
+	us, ok := feUnitSystems[word(bs, "units", "")]
+	if !ok {
+		b.Errorf(attr(bs, "units").Pos, "units", "fe-body %q: units must name the FE model's unit system (%s); FE models come in many", bs.Name, strings.Join(feUnitNames(), ", "))
+		return
+	}
+	d, ok := fx.readFE(bs)
+	if !ok {
+		return
+	}
+	// scale to SI: positions by L, entries by M L^(2−t_i−t_j) (and 1/T² for K)
+	for i := range d.pos {
+		d.pos[i] = mech.Scale(us.L, d.pos[i])
+	}
+	tr := func(i int) float64 {
+		if d.dofs[i][1] < 3 {
+			return 1
+		}
+		return 0
+	}
+	for k := range d.M {
+		e := &d.M[k]
+		e.v *= us.M * math.Pow(us.L, 2-tr(e.i)-tr(e.j))
+	}
+	for k := range d.K {
+		e := &d.K[k]
+		e.v *= us.M * math.Pow(us.L, 2-tr(e.i)-tr(e.j)) / (us.T * us.T)
+	}
+	n := len(d.dofs)
+	// clamped nodes
+	clamped := map[int]bool{}
+	if e := attr(bs, "clamp"); e.Given() {
+		ls, err := nodeList(e.Src)
+		if err != nil {
+			b.Errorf(e.Pos, "clamp", "fe-body %q: %v", bs.Name, err)
+			return
+		}
+		for _, l := range ls {
+			i, ok := d.node(l)
+			if !ok {
+				b.Errorf(e.Pos, "clamp", "fe-body %q: node %d is not among the FE model's nodes", bs.Name, l)
+				return
+			}
+			clamped[i] = true
+		}
+	}
+	var free []int
+	loc := make([]int, n)
+	for i := range d.dofs {
+		loc[i] = -1
+		if !clamped[d.dofs[i][0]] {
+			loc[i] = len(free)
+			free = append(free, i)
+		}
+	}
+	nf := len(free)
+	if nf > feDenseMax {
+		b.Errorf(bs.Pos, "mass", "fe-body %q has %d free dofs; the reduction here is dense and takes at most %d (reduce the model in the FE program: a superelement or fewer nodes)", bs.Name, nf, feDenseMax)
+		return
+	}
+	Mf, Kf := dense(d.M, loc, nf), dense(d.K, loc, nf)
+	for i := 0; i < nf; i++ {
+		if !(Mf[i*nf+i] > 0) && !(Kf[i*nf+i] > 0) {
+			nd := d.dofs[free[i]]
+			b.Errorf(bs.Pos, "mass", "fe-body %q: dof %s of node %d has neither mass nor stiffness (a node without elements?)", bs.Name, dofName(nd[1]), d.labels[nd[0]])
+			return
+		}
+	}
+	// origin: the undeformed centre of mass; rigid modes over all dofs
+	full := make([]int, n)
+	for i := range full {
+		full[i] = i
+	}
+	rig := func(origin mech.Vec3) []float64 {
+		// n×6: translations x, y, z, rotations x, y, z
+		Y := make([]float64, n*6)
+		for i, dk := range d.dofs {
+			p := mech.Sub(d.pos[dk[0]], origin)
+			a := dk[1]
+			if a < 3 {
+				Y[i*6+a] = 1
+				for c := 0; c < 3; c++ {
+					var e mech.Vec3
+					e[c] = 1
+					Y[i*6+3+c] = mech.Cross(e, p)[a]
+				}
+			} else {
+				Y[i*6+a] = 1
+			}
+		}
+		return Y
+	}
+	Y0 := rig(mech.Vec3{})
+	MY0 := spmm(d.M, Y0, 6, n)
+	mass := 0.0
+	var first mech.Vec3
+	for a := 0; a < 3; a++ {
+		mass += dotCols(Y0, MY0, 6, a, a, n) / 3
+		// first moment about the FE origin: Φ_tᵀ M Φ_r e_c = e_c × S
+	}
+	if !(mass > 0) {
+		b.Errorf(attr(bs, "mass").Pos, "mass", "fe-body %q: the mass matrix gives the body a mass of %g kg (not positive)", bs.Name, mass)
+		return
+	}
+	for a := 0; a < 3; a++ {
+		if m := dotCols(Y0, MY0, 6, a, a, n); math.Abs(m-mass) > 1e-6*mass {
+			b.Errorf(attr(bs, "mass").Pos, "mass", "fe-body %q: the mass matrix gives a rigid translation along %c the mass %g kg and along another %g kg (a mass matrix moves every direction alike)", bs.Name, "xyz"[a], m, mass)
+			return
+		}
+	}
+	// S from Φ_tᵀ M Φ_r: entry (a, 3+c) = (e_c × S)_a
+	first = mech.Vec3{dotCols(Y0, MY0, 6, 1, 5, n), dotCols(Y0, MY0, 6, 2, 3, n), dotCols(Y0, MY0, 6, 0, 4, n)}
+	cm := mech.Scale(1/mass, first)
+	// basis over the free dofs
+	V, info, err := fx.feBasis(bs, d, free, Mf, Kf, len(clamped) == 0, rig(cm))
+	if err != nil {
+		b.Errorf(attr(bs, "reduction").Pos, "reduction", "fe-body %q: %v", bs.Name, err)
+		return
+	}
+	m := len(V) / nf
+	if m > ffr3Max {
+		b.Errorf(attr(bs, "modes").Pos, "modes", "fe-body %q: %d elastic coordinates; at most %d", bs.Name, m, ffr3Max)
+		return
+	}
+	Vf := make([]float64, n*m) // over all dofs, zero at the clamped ones
+	for a, i := range free {
+		copy(Vf[i*m:i*m+m], V[a*m:a*m+m])
+	}
+	pos := make([]mech.Vec3, len(d.pos))
+	for i := range pos {
+		pos[i] = mech.Sub(d.pos[i], cm)
+	}
+	body := &ffr3{name: bs.Name, m: m, g: b.Gravity(), ownsRigid: true, info: info}
+	body.beta = fx.nonNegative(bs, "damping", 0, "s")
+	setInvariants(body, d.M, d.dofs, pos, Vf, n)
+	body.kff = make([]float64, m*m)
+	KV := spmm(d.K, Vf, m, n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			body.kff[i*m+j] = dotCols(Vf, KV, m, i, j, n)
+		}
+	}
+	symm(body.kff, m)
+	// the frame: a body of the model
+	at, _ := fx.vec(bs, "at", mech.Vec3{})
+	R0 := fx.axes(bs)
+	vel, _ := fx.vec(bs, "velocity", mech.Vec3{})
+	om, _ := fx.vec(bs, "omega", mech.Vec3{})
+	qt := len(b.Q0())
+	vt := b.Grow(3)
+	qr, vr := b.GrowRot()
+	if qr != qt+3 || vr != vt+3 {
+		panic("flex: fe-body frame coordinates are not contiguous")
+	}
+	q0, v0 := b.Q0(), b.V0()
+	acm := mech.MulMV(&R0, cm)
+	rc := mech.Add(at, acm)
+	copy(q0[qt:qt+3], rc[:])
+	p := mech.MatQuat(&R0)
+	copy(q0[qr:qr+4], p[:])
+	vc := mech.Add(vel, mech.Cross(om, acm))
+	copy(v0[vt:vt+3], vc[:])
+	wb := mech.MulMTV(&R0, om)
+	copy(v0[vr:vr+3], wb[:])
+	body.fq, body.fv = qt, vt
+	body.eq = len(b.Q0())
+	body.ev = b.Grow(m)
+	body.dofl = make([]int, 6+m)
+	for j := 0; j < 6; j++ {
+		body.dofl[j] = vt + j
+	}
+	for j := 0; j < m; j++ {
+		body.dofl[6+j] = body.ev + j
+		body.coords = append(body.coords, bs.Name+".q"+itoa(j+1))
+	}
+	k := b.AddBody(mech.BodyInfo{Name: bs.Name, Spatial: true, Q: qt, V: vt, Mass: mass, Inertia: body.j0})
+	body.body = k
+	b.DefineMarker(bs.Name, mech.Marker{F: mech.Frame{Body: k, Q: qt, V: vt, R: mech.Ident}, P: mech.Point{Body: k}})
+	// markers at nodes
+	for _, name := range markerNames(bs) {
+		e := attr(bs, "marker."+name)
+		label, err := strconv.Atoi(strings.TrimSpace(e.Src))
+		ni, ok := d.node(label)
+		if err != nil || !ok {
+			b.Errorf(e.Pos, "node", "marker %q of fe-body %q: node %s is not among the FE model's nodes", name, bs.Name, e.Src)
+			continue
+		}
+		mk := ffr3Marker{name: name, node: label, p0: pos[ni], tr: make([]float64, 3*m), rot: make([]float64, 3*m)}
+		for a := 0; a < 6; a++ {
+			if i, ok := d.dofOf[[2]int{ni, a}]; ok {
+				dst := mk.tr
+				if a >= 3 {
+					dst = mk.rot
+				}
+				copy(dst[(a%3)*m:(a%3)*m+m], Vf[i*m:i*m+m])
+			}
+		}
+		if clamped[ni] {
+			fr := mech.Frame{Body: k, Q: qt, V: vt, S: pos[ni], R: mech.Ident}
+			b.DefineMarker(bs.Name+"."+name, mech.Marker{F: fr, P: mech.Point{Body: k}})
+		}
+		body.mk = append(body.mk, mk)
+	}
+	n6 := 6 + m
+	body.mbar = make([]float64, n6*n6)
+	body.massAt(&R0, make([]float64, m), body.mbar)
+	b.AddMassBlock(body.dofl, body.mbar)
+	for c := 0; c < 3; c++ {
+		b.AddGravity(vt+c, mass*body.g[c])
+	}
+	fx.ffr3[bs.Name] = body
+	b.AddForce(bs.Name, &ffr3Elem{b: body})
+}
+
+// dofName names a dof kind.
+func dofName(k int) string { return [...]string{"ux", "uy", "uz", "rx", "ry", "rz"}[k] }
+
+// markerNames lists a beam's or fe-body's markers in order of their
+// attribute names.
+func markerNames(bs *spec.Beam) []string {
+	var out []string
+	for k := range bs.Attr {
+		if n, ok := strings.CutPrefix(k, "marker."); ok {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// axes reads x-axis and y-axis of a body's orientation (identity when
+// absent).
+func (fx *flexCompiler) axes(bs *spec.Beam) mech.Mat3 {
+	xa, xg := fx.vec(bs, "x-axis", mech.Vec3{1, 0, 0})
+	ya, yg := fx.vec(bs, "y-axis", mech.Vec3{0, 1, 0})
+	if !xg && !yg {
+		return mech.Ident
+	}
+	if !yg {
+		ya = mech.Cross(mech.Vec3{0, 0, 1}, xa)
+		if mech.Norm(ya) < 1e-6*mech.Norm(xa) {
+			ya = mech.Vec3{0, 1, 0}
+		}
+	}
+	R, ok := mech.AxesMat(0, xa, 1, ya)
+	if !ok {
+		fx.b.Errorf(attr(bs, "x-axis.x").Pos, "x-axis", "%q: x-axis must be a nonzero vector and y-axis one not along it", bs.Name)
+		return mech.Ident
+	}
+	return R
+}
+
+// spmm returns M Y for sparse M (n×n) and Y (n×c row-major).
+func spmm(M []feEntry, Y []float64, c, n int) []float64 {
+	out := make([]float64, n*c)
+	for _, e := range M {
+		dst := out[e.i*c : e.i*c+c]
+		src := Y[e.j*c : e.j*c+c]
+		for k := range dst {
+			dst[k] += e.v * src[k]
+		}
+	}
+	return out
+}
+
+// dotCols returns column a of Y dotted with column b of Z (both n×c).
+func dotCols(Y, Z []float64, c, a, b, n int) float64 {
+	s := 0.0
+	for i := 0; i < n; i++ {
+		s += Y[i*c+a] * Z[i*c+b]
+	}
+	return s
+}
+
+// symm makes a square matrix exactly symmetric.
+func symm(a []float64, m int) {
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			v := 0.5 * (a[i*m+j] + a[j*m+i])
+			a[i*m+j], a[j*m+i] = v, v
+		}
+	}
+}
+
+// setInvariants computes the inertia invariants of an FFR body from its
+// FE mass matrix (all dofs, sparse), dof layout, node positions from the
+// frame's origin and basis V (n×m, zero at clamped dofs).
+func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []float64, n int) {
+	m := body.m
+	// Y = [Φ_t | Φ_r0 | V | P_1 … P_m]
+	c := 6 + m + 3*m
+	Y := make([]float64, n*c)
+	// the dof of each kind at each node (-1: none)
+	nodeDof := make([][6]int, len(pos))
+	for i := range nodeDof {
+		nodeDof[i] = [6]int{-1, -1, -1, -1, -1, -1}
+	}
+	for i, dk := range dofs {
+		nodeDof[dk[0]][dk[1]] = i
+	}
+	for i, dk := range dofs {
+		row := Y[i*c : i*c+c]
+		p := pos[dk[0]]
+		a := dk[1]
+		copy(row[6:6+m], V[i*m:i*m+m])
+		if a >= 3 {
+			row[a] = 1
+			continue
+		}
+		row[a] = 1
+		for q := 0; q < 3; q++ {
+			var e mech.Vec3
+			e[q] = 1
+			row[3+q] = mech.Cross(e, p)[a]
+		}
+		nd := &nodeDof[dk[0]]
+		for k := 0; k < m; k++ {
+			// P_k e_q = e_q × V_k on the translations of the node
+			var vk mech.Vec3
+			for b := 0; b < 3; b++ {
+				if j := nd[b]; j >= 0 {
+					vk[b] = V[j*m+k]
+				}
+			}
+			for q := 0; q < 3; q++ {
+				var e mech.Vec3
+				e[q] = 1
+				row[6+m+3*k+q] = mech.Cross(e, vk)[a]
+			}
+		}
+	}
+	MY := spmm(M, Y, c, n)
+	dot := func(a, b int) float64 { return dotCols(Y, MY, c, a, b, n) }
+	body.mass = (dot(0, 0) + dot(1, 1) + dot(2, 2)) / 3
+	body.s0 = mech.Vec3{dot(1, 5), dot(2, 3), dot(0, 4)}
+	for a := 0; a < 3; a++ {
+		for b := 0; b < 3; b++ {
+			body.j0[3*a+b] = 0.5 * (dot(3+a, 3+b) + dot(3+b, 3+a))
+		}
+	}
+	body.sb = make([]mech.Vec3, m)
+	body.f0 = make([]mech.Vec3, m)
+	body.cs = make([]mech.Mat3, m)
+	body.ds = make([]mech.Mat3, m*m)
+	body.ek = make([]mech.Vec3, m*m)
+	body.mff = make([]float64, m*m)
+	P := func(k, q int) int { return 6 + m + 3*k + q }
+	for k := 0; k < m; k++ {
+		for a := 0; a < 3; a++ {
+			body.sb[k][a] = dot(a, 6+k)
+			body.f0[k][a] = dot(3+a, 6+k)
+		}
+		var C mech.Mat3
+		for a := 0; a < 3; a++ {
+			for q := 0; q < 3; q++ {
+				C[3*a+q] = dot(3+a, P(k, q))
+			}
+		}
+		body.cs[k] = addM3(C, mech.Transpose(&C))
+		for l := 0; l < m; l++ {
+			body.mff[k*m+l] = dot(6+k, 6+l)
+			var D mech.Mat3
+			for a := 0; a < 3; a++ {
+				for q := 0; q < 3; q++ {
+					D[3*a+q] = dot(P(k, a), P(l, q))
+				}
+				body.ek[k*m+l][a] = dot(P(k, a), 6+l)
+			}
+			body.ds[k*m+l] = addM3(D, mech.Transpose(&D))
+		}
+	}
+	symm(body.mff, m)
+}
+
+// addM3 returns a + b.
+func addM3(a, b mech.Mat3) mech.Mat3 {
+	for i := range a {
+		a[i] += b[i]
+	}
+	return a
+}
+
+// feBasis returns the reduction basis of an fe-body over its free dofs
+// (nf×m row-major, M-orthonormal, in the reduced model's eigenvectors) and
+// the frequencies before and after the reduction. A free-free model's
+// rigid-body modes (rigid: n×6 about the centre of mass) are left to the
+// frame.
+func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []float64, freeFree bool, rigid []float64) ([]float64, ffr3Info, error) {
+	nf := len(free)
+	info := ffr3Info{source: bs.Kind, dofs: nf, basis: word(bs, "reduction", "modal")}
+	s := fx.count(bs, "modes", 6)
+	vals, vec, err := genEigen(Mf, Kf, nf)
+	if err != nil {
+		return nil, info, fmt.Errorf("the free dofs' %v", err)
+	}
+	top := math.Abs(vals[nf-1])
+	if vals[0] < -1e-8*top {
+		return nil, info, fmt.Errorf("the stiffness matrix is not positive semidefinite (eigenvalue %g of K φ = λ M φ)", vals[0])
+	}
+	// rigid modes over the free dofs
+	var R []float64
+	r := 0
+	if freeFree {
+		R = make([]float64, nf*6)
+		for a, i := range free {
+			copy(R[a*6:a*6+6], rigid[i*6:i*6+6])
+		}
+		R, r = mOrthonormal(R, Mf, nf, 6, nil, 0)
+		if r > 0 && vals[r-1] > 1e-6*math.Max(vals[min(r, nf-1)], 1e-300) {
+			return nil, info, fmt.Errorf("the model is not free: its %d rigid-body motions should have zero frequency, the %d lowest are %.4g Hz … %.4g Hz (clamp its support nodes with clamp=\"...\")", r, r, freq(vals[0]), freq(vals[r-1]))
+		}
+		info.rigid = r
+	}
+	for j := r; j < nf && j < r+max(2*s, s+10); j++ {
+		info.full = append(info.full, freq(vals[j]))
+	}
+	var W []float64
+	w := 0
+	switch info.basis {
+	case "modal":
+		if r+s > nf {
+			return nil, info, fmt.Errorf("%d modes asked, the FE model has %d elastic ones", s, nf-r)
+		}
+		W = make([]float64, nf*s)
+		for i := 0; i < nf; i++ {
+			copy(W[i*s:i*s+s], vec[i*nf+r:i*nf+r+s])
+		}
+		w = s
+	case "craig-bampton":
+		e := attr(bs, "interface")
+		if !e.Given() {
+			return nil, info, fmt.Errorf("craig-bampton needs interface=\"...\": the nodes whose dofs the basis keeps")
+		}
+		ls, err := nodeList(e.Src)
+		if err != nil {
+			return nil, info, err
+		}
+		loc := map[int]int{}
+		for a, i := range free {
+			loc[i] = a
+		}
+		var bnd []int
+		for _, l := range ls {
+			ni, ok := d.node(l)
+			if !ok {
+				return nil, info, fmt.Errorf("interface node %d is not among the FE model's nodes", l)
+			}
+			got := false
+			for k := 0; k < 6; k++ {
+				if i, ok := d.dofOf[[2]int{ni, k}]; ok {
+					if a, ok := loc[i]; ok {
+						bnd = append(bnd, a)
+						got = true
+					}
+				}
+			}
+			if !got {
+				return nil, info, fmt.Errorf("interface node %d is clamped (its dofs are not free)", l)
+			}
+		}
+		sort.Ints(bnd)
+		W, err = craigBamptonBasis(Mf, Kf, nf, bnd, s)
+		if err != nil {
+			return nil, info, err
+		}
+		w = len(bnd) + s
+	default:
+		return nil, info, fmt.Errorf("reduction must be modal or craig-bampton, got %q", info.basis)
+	}
+	// without the rigid modes, M-orthonormal, then in the reduced model's
+	// eigenvectors
+	W, m := mOrthonormal(W, Mf, nf, w, R, r)
+	if m == 0 {
+		return nil, info, fmt.Errorf("the basis has no elastic shapes")
+	}
+	kr := make([]float64, m*m)
+	KW := denseMul(Kf, W, nf, m)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			kr[i*m+j] = dotCols(W, KW, m, i, j, nf)
+		}
+	}
+	symm(kr, m)
+	id := make([]float64, m*m)
+	for i := 0; i < m; i++ {
+		id[i*m+i] = 1
+	}
+	rv, Z, err := genEigen(id, kr, m)
+	if err != nil {
+		return nil, info, err
+	}
+	V := make([]float64, nf*m)
+	for i := 0; i < nf; i++ {
+		for j := 0; j < m; j++ {
+			s := 0.0
+			for k := 0; k < m; k++ {
+				s += W[i*m+k] * Z[k*m+j]
+			}
+			V[i*m+j] = s
+		}
+	}
+	for _, v := range rv {
+		info.reduced = append(info.reduced, freq(v))
+	}
+	return V, info, nil
+}
+
+// freq converts an eigenvalue ω² to a frequency in Hz.
+func freq(l float64) float64 { return math.Sqrt(math.Max(l, 0)) / (2 * math.Pi) }
+
+// denseMul returns A X for a dense n×n A and X n×c.
+func denseMul(A, X []float64, n, c int) []float64 {
+	out := make([]float64, n*c)
+	for i := 0; i < n; i++ {
+		row := A[i*n : i*n+n]
+		dst := out[i*c : i*c+c]
+		for k, a := range row {
+			if a == 0 {
+				continue
+			}
+			src := X[k*c : k*c+c]
+			for j := range dst {
+				dst[j] += a * src[j]
+			}
+		}
+	}
+	return out
+}
+
+// mOrthonormal returns an M-orthonormal basis of the columns of W (n×w),
+// made M-orthogonal to the columns of R (n×rw, M-orthonormal; nil for
+// none) first, with the columns that depend on the others dropped, and its
+// width.
+func mOrthonormal(W, M []float64, n, w int, R []float64, rw int) ([]float64, int) {
+	mul := func(a []float64) []float64 {
+		out := make([]float64, n)
+		for i := 0; i < n; i++ {
+			row := M[i*n : i*n+n]
+			t := 0.0
+			for k, v := range row {
+				t += v * a[k]
+			}
+			out[i] = t
+		}
+		return out
+	}
+	dot := func(a, b []float64) float64 {
+		s := 0.0
+		for i := range a {
+			s += a[i] * b[i]
+		}
+		return s
+	}
+	// orthonormal columns and their products with M
+	var cols, mcols [][]float64
+	var rc, mrc [][]float64
+	for j := 0; j < rw; j++ {
+		c := make([]float64, n)
+		for i := 0; i < n; i++ {
+			c[i] = R[i*rw+j]
+		}
+		rc = append(rc, c)
+		mrc = append(mrc, mul(c))
+	}
+	for j := 0; j < w; j++ {
+		c := make([]float64, n)
+		for i := 0; i < n; i++ {
+			c[i] = W[i*w+j]
+		}
+		mc := mul(c)
+		n0 := math.Sqrt(dot(c, mc))
+		if !(n0 > 0) {
+			continue
+		}
+		for pass := 0; pass < 2; pass++ {
+			for k, o := range rc {
+				p := dot(c, mrc[k])
+				for i := range c {
+					c[i] -= p * o[i]
+				}
+			}
+			for k, o := range cols {
+				p := dot(c, mcols[k])
+				for i := range c {
+					c[i] -= p * o[i]
+				}
+			}
+		}
+		mc = mul(c)
+		nn := math.Sqrt(dot(c, mc))
+		if !(nn >= 1e-8*n0) {
+			continue
+		}
+		for i := range c {
+			c[i] /= nn
+			mc[i] /= nn
+		}
+		cols = append(cols, c)
+		mcols = append(mcols, mc)
+	}
+	m := len(cols)
+	out := make([]float64, n*m)
+	for j, c := range cols {
+		for i := 0; i < n; i++ {
+			out[i*m+j] = c[i]
+		}
+	}
+	return out, m
+}
+
+// feFreeRef reports whether ref names a marker of an fe-body at a node
+// that moves with the modes (not clamped to the frame).
+func feFreeRef(ms *spec.Model, ref string) bool {
+	name, mk, ok := strings.Cut(ref, ".")
+	if !ok {
+		return false
+	}
+	for i := range ms.Beams {
+		bs := &ms.Beams[i]
+		if bs.Name != name || !strings.HasPrefix(bs.Kind, "fe-") {
+			continue
+		}
+		e, ok := bs.Attr["marker."+mk]
+		if !ok {
+			return false
+		}
+		node, err := strconv.Atoi(strings.TrimSpace(e.Src))
+		if err != nil {
+			return false
+		}
+		cl, _ := nodeList(bs.Attr["clamp"].Src)
+		for _, c := range cl {
+			if c == node {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// feJoint refuses a joint at a node that moves with the modes.
+func (fx *flexCompiler) feJoint(j spec.Joint) {
+	if !fx.b.Claim(j.Name, j.Pos, "joint") {
+		return
+	}
+	field, ref := "i", j.I
+	if !feFreeRef(fx.ms, ref) {
+		field, ref = "j", j.J
+	}
+	name, _, _ := strings.Cut(ref, ".")
+	fx.b.Errorf(j.Pos, field, "joint %q: marker %q is at a node of fe-body %q that moves with the modes; joints attach to nodes clamped to the body's frame (list them in clamp=\"...\", the body's reference conditions) or to the frame's marker %q", j.Name, ref, name, name)
+}
+
+// feForce compiles a force or torque at a node marker of an fe-body.
+func (fx *flexCompiler) feForce(f spec.Force) {
+	b := fx.b
+	if !b.Claim(f.Name, f.Pos, "force") {
+		return
+	}
+	if f.Kind != "force" && f.Kind != "torque" {
+		b.Errorf(f.Pos, "i", "%s %q: only <force> and <torque> act at an fe-body's node that moves with the modes; attach springs and bushings to a clamped node", f.Kind, f.Name)
+		return
+	}
+	if f.J != "" {
+		b.Errorf(f.Pos, "j", "%s %q at an fe-body node acts at marker i only", f.Kind, f.Name)
+		return
+	}
+	name, mk, _ := strings.Cut(f.I, ".")
+	body := fx.ffr3[name]
+	if body == nil {
+		return // the body failed to compile
+	}
+	var m *ffr3Marker
+	for i := range body.mk {
+		if body.mk[i].name == mk {
+			m = &body.mk[i]
+		}
+	}
+	if m == nil {
+		return
+	}
+	ld := &ffr3Load{b: body, name: f.Name, mk: m, torque: f.Kind == "torque"}
+	switch f.Frame {
+	case "", "global":
+	case "marker":
+		ld.follower = true
+	default:
+		b.Errorf(f.Pos, "frame", "%s %q: frame must be global or marker, got %q", f.Kind, f.Name, f.Frame)
+	}
+	if ld.torque {
+		ld.c = [3]mech.Param{b.Run(f.TX, 0), b.Run(f.TY, 0), b.Run(f.TZ, 0)}
+	} else {
+		ld.c = [3]mech.Param{b.Run(f.FX, 0), b.Run(f.FY, 0), b.Run(f.FZ, 0)}
+	}
+	b.AddForce(f.Name, ld)
+}
