@@ -136,3 +136,40 @@ func TestSpatialBeamStepAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations per step", allocs)
 	}
 }
+
+// ffrModels are spatial floating-frame bodies: a stiffened Krylov beam on a
+// spinning hub loaded at its tip, and a free FE frame kicked at a node.
+var ffrModels = []string{`<model name="a" dimension="3">
+  <settings step="1 ms" gravity="0 0 -9.81"/>
+  <ground><marker name="O"/></ground>
+  <body name="hub" mass="2" inertia="0.1, 0.2, 0.3" omega="0.3 0.2 2"><marker name="rim" at="0.2 0 0"/></body>
+  <spherical name="ball" i="ground.O" j="hub"/>
+  <beam kind="ffr" name="b" i="hub.rim" length="0.8" elements="4" area="1e-4" area-moment-y="1e-9" area-moment-z="2e-9"
+        torsion-constant="1.5e-9" youngs="2e7" poisson="0.3" density="2000" damping="0.001" reduction="krylov" modes="9">
+    <marker name="tip" s="0.8"/><marker name="mid" s="0.33"/></beam>
+  <force name="f" i="b.tip" fx="1" fy="2*sin(time)" fz="-3" frame="marker"/>
+  <torque name="t" i="b.mid" tx="0.1" ty="0.2" tz="0.3"/>
+</model>`, `<model name="a" dimension="3">
+  <settings step="0.1 ms" gravity="0 0 -9.81"/>
+  <fe-body kind="abaqus" name="frame" mass="../examples/fe-frame/frame_MASS1.mtx" stiffness="../examples/fe-frame/frame_STIF1.mtx"
+           nodes="../examples/fe-frame/frame.inp" units="mm-t-s" modes="8" omega="1 3 2" damping="1e-4">
+    <marker name="tip" node="21"/></fe-body>
+  <force name="kick" i="frame.tip" fx="20" fy="-10" fz="5"/>
+</model>`}
+
+// The floating-frame elements' tangents equal finite differences of
+// their forces, and a step allocates nothing.
+func TestFFRDerivativesAndAllocations(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for i, src := range ffrModels {
+		m, _ := loadText(t, src)
+		s := mustInit(t, m)
+		if err := m.AdvanceTo(s, 0.005); err != nil {
+			t.Fatal(err)
+		}
+		checkElementDerivatives(t, m, s, rng)
+		if allocs := stepAllocs(t, m, s); allocs != 0 {
+			t.Errorf("model %d: %v allocations per step", i, allocs)
+		}
+	}
+}

@@ -228,9 +228,6 @@ func schema3() *elemDef {
 			s := parent.(*spec.Model)
 			s.Beams = append(s.Beams, *obj.(*spec.Beam))
 		},
-		planarHints: map[string]string{
-			"kind:ffr": `"ffr" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner) or kind="ancf" (a cable)`,
-		},
 	}
 
 	feBody := &elemDef{
@@ -296,6 +293,30 @@ func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 			{name: "omega", kind: vVec, dim: AngularVelocity},
 			{name: "i", kind: vRef},
 			{name: "j", kind: vRef},
+		}, children: []*elemDef{marker}},
+		{name: "ffr", attrs: []attrDef{
+			{name: "i", kind: vRef, req: true},
+			{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
+			{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
+			{name: "area", kind: vExpr, dim: Area, positive: true},
+			{name: "area-moment-y", kind: vExpr, dim: AreaMoment, positive: true},
+			{name: "area-moment-z", kind: vExpr, dim: AreaMoment, positive: true},
+			{name: "torsion-constant", kind: vExpr, dim: AreaMoment, positive: true},
+			{name: "youngs", kind: vExpr, dim: Pressure, positive: true},
+			{name: "shear-modulus", kind: vExpr, dim: Pressure, positive: true},
+			{name: "poisson", kind: vExpr, dim: Dimensionless},
+			{name: "density", kind: vExpr, dim: Density, positive: true},
+			{name: "axial-stiffness", kind: vExpr, dim: Force, positive: true},
+			{name: "torsional-stiffness", kind: vExpr, dim: FlexuralRigidity, positive: true},
+			{name: "bending-stiffness-y", kind: vExpr, dim: FlexuralRigidity, positive: true},
+			{name: "bending-stiffness-z", kind: vExpr, dim: FlexuralRigidity, positive: true},
+			{name: "mass-per-length", kind: vExpr, dim: LinearDensity, positive: true},
+			{name: "damping", kind: vExpr, dim: Time},
+			{name: "coupling", kind: vEnum, enum: []string{"zero-order", "stiffened"}},
+			{name: "reduction", kind: vEnum, enum: []string{"none", "modal", "krylov", "craig-bampton"}},
+			{name: "modes", kind: vExpr, dim: Dimensionless, positive: true},
+			{name: "sigma", kind: vExpr, dim: AngularVelocity},
+			{name: "krylov-input", kind: vEnum, enum: []string{"both", "transverse"}},
 		}, children: []*elemDef{marker}},
 		{name: "ancf", attrs: append(append([]attrDef{
 			{name: "at", kind: vVec, dim: Length, req: true},

@@ -395,7 +395,8 @@ func TestSpatialErrors(t *testing.T) {
 			`m.xml:7: radius-j: must be > 0 (got -1)`,
 			`m.xml:7: friction: unknown value "viscous"; want one of none, coulomb, regularized, lugre`,
 			`m.xml:8: kind: unknown <contact> kind "sphere-cylinder"; want one of sphere-plane, sphere-sphere`,
-			`m.xml:9: kind: "ffr" beams are planar for now; a spatial model's beams are kind="rod" (geometrically exact, Simo–Reissner) or kind="ancf" (a cable)`,
+			`m.xml:9: i: required attribute of <beam> is missing`,
+			`m.xml:9: length: required attribute of <beam> is missing`,
 		}},
 	}
 	for _, tc := range tests {

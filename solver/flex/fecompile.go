@@ -277,7 +277,7 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 	for i := range pos {
 		pos[i] = mech.Sub(d.pos[i], cm)
 	}
-	body := &ffr3{name: bs.Name, m: m, g: b.Gravity(), ownsRigid: true, info: info}
+	body := &ffr3{name: bs.Name, m: m, g: b.Gravity(), info: info}
 	body.beta = fx.nonNegative(bs, "damping", 0, "s")
 	setInvariants(body, d.M, d.dofs, pos, Vf, n)
 	body.kff = make([]float64, m*m)
@@ -348,6 +348,7 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		}
 		body.mk = append(body.mk, mk)
 	}
+	body.shape, body.chains = feDrawing(d, pos, Vf, m)
 	n6 := 6 + m
 	body.mbar = make([]float64, n6*n6)
 	body.massAt(&R0, make([]float64, m), body.mbar)
@@ -614,11 +615,20 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 	default:
 		return nil, info, fmt.Errorf("reduction must be modal or craig-bampton, got %q", info.basis)
 	}
-	// without the rigid modes, M-orthonormal, then in the reduced model's
-	// eigenvectors
+	V, _, reduced, err := finishBasis(W, Mf, Kf, nf, w, R, r)
+	info.reduced = reduced
+	return V, info, err
+}
+
+// finishBasis makes a raw basis W (nf×w) M-orthogonal to the rigid modes R
+// (nf×r, M-orthonormal; none when r = 0), M-orthonormal without its
+// dependent columns and turned to the reduced model's eigenvectors (so its
+// coordinates are the reduced model's modes); it returns the basis, its
+// width and the reduced model's frequencies (Hz).
+func finishBasis(W, Mf, Kf []float64, nf, w int, R []float64, r int) ([]float64, int, []float64, error) {
 	W, m := mOrthonormal(W, Mf, nf, w, R, r)
 	if m == 0 {
-		return nil, info, fmt.Errorf("the basis has no elastic shapes")
+		return nil, 0, nil, fmt.Errorf("the basis has no elastic shapes")
 	}
 	kr := make([]float64, m*m)
 	KW := denseMul(Kf, W, nf, m)
@@ -634,7 +644,7 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 	}
 	rv, Z, err := genEigen(id, kr, m)
 	if err != nil {
-		return nil, info, err
+		return nil, 0, nil, err
 	}
 	V := make([]float64, nf*m)
 	for i := 0; i < nf; i++ {
@@ -646,10 +656,11 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 			V[i*m+j] = s
 		}
 	}
+	var f []float64
 	for _, v := range rv {
-		info.reduced = append(info.reduced, freq(v))
+		f = append(f, freq(v))
 	}
-	return V, info, nil
+	return V, m, f, nil
 }
 
 // freq converts an eigenvalue ω² to a frequency in Hz.
@@ -758,6 +769,9 @@ func mOrthonormal(W, M []float64, n, w int, R []float64, rw int) ([]float64, int
 // feFreeRef reports whether ref names a marker of an fe-body at a node
 // that moves with the modes (not clamped to the frame).
 func feFreeRef(ms *spec.Model, ref string) bool {
+	if ffrBeamRef(ms, ref) {
+		return true // a spatial ffr beam's markers all move with its shapes
+	}
 	name, mk, ok := strings.Cut(ref, ".")
 	if !ok {
 		return false
@@ -796,6 +810,10 @@ func (fx *flexCompiler) feJoint(j spec.Joint) {
 		field, ref = "j", j.J
 	}
 	name, _, _ := strings.Cut(ref, ".")
+	if ffrBeamRef(fx.ms, ref) {
+		fx.b.Errorf(j.Pos, field, "joint %q: marker %q of ffr beam %q moves with the beam's shapes; joints attach to its rigid body (the floating frame), loads (<force>, <torque>) to its markers; use kind=\"rod\" for a beam jointed along its length", j.Name, ref, name)
+		return
+	}
 	fx.b.Errorf(j.Pos, field, "joint %q: marker %q is at a node of fe-body %q that moves with the modes; joints attach to nodes clamped to the body's frame (list them in clamp=\"...\", the body's reference conditions) or to the frame's marker %q", j.Name, ref, name, name)
 }
 
@@ -806,11 +824,11 @@ func (fx *flexCompiler) feForce(f spec.Force) {
 		return
 	}
 	if f.Kind != "force" && f.Kind != "torque" {
-		b.Errorf(f.Pos, "i", "%s %q: only <force> and <torque> act at an fe-body's node that moves with the modes; attach springs and bushings to a clamped node", f.Kind, f.Name)
+		b.Errorf(f.Pos, "i", "%s %q: only <force> and <torque> act at a flexible body's marker that moves with its shapes; attach springs and bushings to a rigid marker", f.Kind, f.Name)
 		return
 	}
 	if f.J != "" {
-		b.Errorf(f.Pos, "j", "%s %q at an fe-body node acts at marker i only", f.Kind, f.Name)
+		b.Errorf(f.Pos, "j", "%s %q at a flexible body's marker acts at marker i only", f.Kind, f.Name)
 		return
 	}
 	name, mk, _ := strings.Cut(f.I, ".")
@@ -841,4 +859,94 @@ func (fx *flexCompiler) feForce(f spec.Force) {
 		ld.c = [3]mech.Param{b.Run(f.FX, 0), b.Run(f.FY, 0), b.Run(f.FZ, 0)}
 	}
 	b.AddForce(f.Name, ld)
+}
+
+// feDrawMax bounds the nodes an fe-body draws (3 channels each).
+const feDrawMax = 400
+
+// feDrawing returns the drawing points of an fe-body (the nodes of its
+// element edges, at most feDrawMax) and polylines through them that cover
+// the edges.
+func feDrawing(d *feData, pos []mech.Vec3, Vf []float64, m int) ([]ffr3Marker, [][]int) {
+	idx := map[int]int{} // node → drawing point
+	var pts []ffr3Marker
+	point := func(node int) int {
+		if k, ok := idx[node]; ok {
+			return k
+		}
+		mk := ffr3Marker{node: d.labels[node], p0: pos[node], tr: make([]float64, 3*m), rot: make([]float64, 3*m)}
+		for a := 0; a < 6; a++ {
+			if i, ok := d.dofOf[[2]int{node, a}]; ok {
+				dst := mk.tr
+				if a >= 3 {
+					dst = mk.rot
+				}
+				copy(dst[(a%3)*m:(a%3)*m+m], Vf[i*m:i*m+m])
+			}
+		}
+		idx[node] = len(pts)
+		pts = append(pts, mk)
+		return len(pts) - 1
+	}
+	// adjacency, then greedy chains through unused edges
+	adj := map[int][]int{}
+	var edges [][2]int
+	for _, e := range d.edges {
+		_, a := idx[e[0]]
+		_, b := idx[e[1]]
+		need := 0
+		if !a {
+			need++
+		}
+		if !b {
+			need++
+		}
+		if len(idx)+need > feDrawMax {
+			continue
+		}
+		point(e[0])
+		point(e[1])
+		edges = append(edges, e)
+		adj[e[0]] = append(adj[e[0]], e[1])
+		adj[e[1]] = append(adj[e[1]], e[0])
+	}
+	used := map[[2]int]bool{}
+	key := func(a, b int) [2]int {
+		if a > b {
+			a, b = b, a
+		}
+		return [2]int{a, b}
+	}
+	var chains [][]int
+	for _, e := range edges {
+		if used[key(e[0], e[1])] {
+			continue
+		}
+		ch := []int{e[0]}
+		cur := e[0]
+		for {
+			next := -1
+			for _, nb := range adj[cur] {
+				if !used[key(cur, nb)] {
+					next = nb
+					break
+				}
+			}
+			if next < 0 {
+				break
+			}
+			used[key(cur, next)] = true
+			ch = append(ch, next)
+			cur = next
+		}
+		out := make([]int, len(ch))
+		for i, nd := range ch {
+			out[i] = idx[nd]
+		}
+		chains = append(chains, out)
+	}
+	if chains == nil {
+		chains = [][]int{} // no edges: nothing drawn beyond the frame
+	}
+	return pts, chains
 }

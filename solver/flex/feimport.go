@@ -43,6 +43,7 @@ type feData struct {
 	dofs   [][2]int    // per dof: node index, kind
 	dofOf  map[[2]int]int
 	M, K   []feEntry
+	edges  [][2]int // element edges (node indices) for drawing
 }
 
 // feUnits is a unit system of an FE model: the SI values of its length,
@@ -135,7 +136,9 @@ func (d *feData) dof(node, kind int) int {
 
 // readInpNodes reads the *NODE blocks of an Abaqus input file.
 func (d *feData) readInpNodes(path string) error {
-	in := false
+	in, elem := false, false
+	etype := ""
+	var conn [][]int // element node labels (for drawing), the type first as 0 line, 1 shell, 2 solid
 	err := lines(path, func(n int, s string) error {
 		t := strings.TrimSpace(s)
 		if strings.HasPrefix(t, "**") || t == "" {
@@ -143,10 +146,42 @@ func (d *feData) readInpNodes(path string) error {
 		}
 		if strings.HasPrefix(t, "*") {
 			kw := strings.ToUpper(strings.TrimSpace(strings.SplitN(t[1:], ",", 2)[0]))
-			in = kw == "NODE"
+			in, elem = kw == "NODE", kw == "ELEMENT"
+			if elem {
+				etype = ""
+				for _, f := range strings.Split(t, ",") {
+					if k, v, ok := strings.Cut(f, "="); ok && strings.EqualFold(strings.TrimSpace(k), "type") {
+						etype = strings.ToUpper(strings.TrimSpace(v))
+					}
+				}
+			}
 			if in && strings.Contains(strings.ToUpper(t), "SYSTEM=") && !strings.Contains(strings.ToUpper(t), "SYSTEM=R") {
 				return fmt.Errorf("*NODE with a SYSTEM other than rectangular is not supported")
 			}
+			return nil
+		}
+		if elem {
+			// "id, n1, n2, ..." (a continuation line, ending in a comma, is
+			// joined to the next by Abaqus; drawing takes each line alone)
+			kind := -1
+			switch {
+			case strings.HasPrefix(etype, "B") || strings.HasPrefix(etype, "T") || strings.HasPrefix(etype, "PIPE"):
+				kind = 0
+			case strings.HasPrefix(etype, "S") || strings.HasPrefix(etype, "M3D") || strings.HasPrefix(etype, "R3D"):
+				kind = 1
+			case strings.HasPrefix(etype, "C3D"):
+				kind = 2
+			}
+			if kind < 0 {
+				return nil
+			}
+			ls := []int{kind}
+			for _, f := range fields(t)[1:] {
+				if v, err := strconv.Atoi(f); err == nil {
+					ls = append(ls, v)
+				}
+			}
+			conn = append(conn, ls)
 			return nil
 		}
 		if !in {
@@ -157,6 +192,7 @@ func (d *feData) readInpNodes(path string) error {
 	if err != nil {
 		return err
 	}
+	d.setEdges(conn)
 	if len(d.labels) == 0 {
 		return &fileErr{path, 0, "no *NODE block"}
 	}
@@ -466,4 +502,54 @@ func dense(es []feEntry, loc []int, n int) []float64 {
 		}
 	}
 	return a
+}
+
+// setEdges keeps the edges of elements given as (kind, node labels...):
+// line elements (kind 0) their segments, shells (1) their sides, solids
+// (2: tetrahedra and hexahedra, their corner nodes) their edges.
+func (d *feData) setEdges(conn [][]int) {
+	seen := map[[2]int]bool{}
+	add := func(a, b int) {
+		i, ok1 := d.index[a]
+		j, ok2 := d.index[b]
+		if !ok1 || !ok2 || i == j {
+			return
+		}
+		if i > j {
+			i, j = j, i
+		}
+		if !seen[[2]int{i, j}] {
+			seen[[2]int{i, j}] = true
+			d.edges = append(d.edges, [2]int{i, j})
+		}
+	}
+	for _, e := range conn {
+		kind, c := e[0], e[1:]
+		switch {
+		case kind == 0:
+			for k := 0; k+1 < len(c); k++ {
+				add(c[k], c[k+1])
+			}
+		case kind == 1 && len(c) >= 3:
+			nc := 4
+			if len(c) == 3 || len(c) == 6 {
+				nc = 3
+			}
+			for a := 0; a < nc; a++ {
+				add(c[a], c[(a+1)%nc])
+			}
+		case kind == 2 && (len(c) == 4 || len(c) == 10):
+			for a := 0; a < 4; a++ {
+				for b := a + 1; b < 4; b++ {
+					add(c[a], c[b])
+				}
+			}
+		case kind == 2 && len(c) >= 8:
+			for a := 0; a < 4; a++ {
+				add(c[a], c[(a+1)%4])
+				add(c[4+a], c[4+(a+1)%4])
+				add(c[a], c[4+a])
+			}
+		}
+	}
 }

@@ -54,39 +54,31 @@ const ffr3Max = 64
 
 // ffr3 is a compiled spatial FFR body.
 type ffr3 struct {
-	name      string
-	body      int // the frame's body
-	fq, fv    int // the frame's first position (R, quaternion) and velocity (Ṙ, ω)
-	eq, ev    int // first elastic position and velocity
-	m         int // elastic coordinates
-	mass      float64
-	s0        mech.Vec3
-	sb        []mech.Vec3 // S̄_k
-	j0        mech.Mat3   // J₀ about the frame's origin
-	cs        []mech.Mat3 // C_k + C_kᵀ
-	ds        []mech.Mat3 // D_kl + D_lk, k·m + l
-	f0        []mech.Vec3 // F₀ column l
-	ek        []mech.Vec3 // E_k column l, k·m + l
-	mff       []float64   // m×m
-	kff       []float64   // m×m
-	beta      float64     // stiffness-proportional damping
-	g         mech.Vec3
-	ownsRigid bool // the frame's rigid inertia is the FE model's (an fe-body)
-	elastic   ffr3Elastic
-	mbar      []float64 // M(q₀), (6+m)², row-major
-	dofl      []int     // velocity dofs: frame then elastic
-	mk        []ffr3Marker
-	shape     []ffr3Marker // drawing points (beams)
-	coords    []string
-	info      ffr3Info // what eigen reports
-}
-
-// ffr3Elastic is the nonlinear elastic force of a body whose strain is not
-// ½ ηᵀKη (a beam with geometric stiffening): it adds −f_int(η) into fe,
-// its tangent into k (m×m, leading dimension ld, at offset off) and returns
-// the strain energy.
-type ffr3Elastic interface {
-	internal(eta, fe, k []float64, ld, off int) float64
+	name    string
+	body    int // the frame's body
+	fq, fv  int // the frame's first position (R, quaternion) and velocity (Ṙ, ω)
+	eq, ev  int // first elastic position and velocity
+	m       int // elastic coordinates
+	mass    float64
+	s0      mech.Vec3
+	sb      []mech.Vec3 // S̄_k
+	j0      mech.Mat3   // J₀ about the frame's origin
+	cs      []mech.Mat3 // C_k + C_kᵀ
+	ds      []mech.Mat3 // D_kl + D_lk, k·m + l
+	f0      []mech.Vec3 // F₀ column l
+	ek      []mech.Vec3 // E_k column l, k·m + l
+	mff     []float64   // m×m
+	kff     []float64   // m×m
+	beta    float64     // stiffness-proportional damping
+	g       mech.Vec3
+	elastic *ffr3Beam // nonlinear elastic forces (a stiffened beam); nil: K η
+	mbar    []float64 // M(q₀), (6+m)², row-major
+	dofl    []int     // velocity dofs: frame then elastic
+	mk      []ffr3Marker
+	shape   []ffr3Marker // drawing points
+	chains  [][]int      // polylines through them (nil: one through all)
+	coords  []string
+	info    ffr3Info // what eigen reports
 }
 
 // ffr3Info records the FE model's frequencies before and after reduction.
@@ -109,12 +101,28 @@ type ffr3Marker struct {
 	rot  []float64
 }
 
-// inertia is the body-frame part of G: X (G_R = A X), the rotation rows
-// gp and the elastic rows gf, at body-frame Ṙ (vb), R̈ (rb) and gravity
-// (gb), angular velocity and acceleration, elastic coordinates and rates.
-// Gravity enters with its sign: G − Q_gravity (Q_R = m g is the engine's).
-func (b *ffr3) inertia(vb, rb, gb, om, omd mech.Vec3, eta, etad, etadd []float64, gp *mech.Vec3, gf []float64) (X mech.Vec3) {
+// ffr3Terms holds the body-frame quantities of one evaluation of G (on
+// the stack: the tangent reuses them).
+type ffr3Terms struct {
+	vb, rb, gb, om, omd mech.Vec3
+	eta, etad, etadd    []float64
+	S, Sd               mech.Vec3
+	nrr, rdot           mech.Mat3
+	rr                  [ffr3Max]mech.Mat3 // R_k
+	cl, ekd, ekt        [ffr3Max]mech.Vec3 // N_rf columns, Σ_l E_kl η̇_l, Σ_j η̇_j E_jk
+	pt, pr              mech.Vec3
+	X, gp               mech.Vec3
+}
+
+// inertia evaluates the body-frame part of G into w: X (G_R = A X), the
+// rotation rows w.gp and the elastic rows gf, at body-frame Ṙ (vb), R̈
+// (rb) and gravity (gb), angular velocity and acceleration, elastic
+// coordinates and rates. Gravity enters with its sign: G − Q_gravity
+// (Q_R = m g is the engine's).
+func (b *ffr3) inertia(w *ffr3Terms, gf []float64) {
 	m := b.m
+	vb, rb, gb, om, omd := w.vb, w.rb, w.gb, w.om, w.omd
+	eta, etad, etadd := w.eta, w.etad, w.etadd
 	var S, Sd, Sa mech.Vec3
 	for k := 0; k < m; k++ {
 		s := b.sb[k]
@@ -123,44 +131,66 @@ func (b *ffr3) inertia(vb, rb, gb, om, omd mech.Vec3, eta, etad, etadd []float64
 		Sa = mech.Add(Sa, mech.Scale(etadd[k], s))
 	}
 	S = mech.Add(S, b.s0)
+	w.S, w.Sd = S, Sd
 	ab := mech.Sub(rb, mech.Cross(om, vb))
 	// R_k = C_k + C_kᵀ + Σ_l η_l (D_kl + D_lk); N_rr = J₀ + ½ Σ η_k (C_k + C_kᵀ + R_k)
-	var rr [ffr3Max]mech.Mat3
 	nrr := b.j0
 	var rdot mech.Mat3 // Σ η̇_k R_k
 	for k := 0; k < m; k++ {
 		r := b.cs[k]
 		row := b.ds[k*m : k*m+m]
-		for l := 0; l < m; l++ {
-			if e := eta[l]; e != 0 {
+		for l, e := range eta {
+			if e != 0 {
 				d := &row[l]
-				for i := range r {
-					r[i] += e * d[i]
-				}
+				r[0] += e * d[0]
+				r[1] += e * d[1]
+				r[2] += e * d[2]
+				r[3] += e * d[3]
+				r[4] += e * d[4]
+				r[5] += e * d[5]
+				r[6] += e * d[6]
+				r[7] += e * d[7]
+				r[8] += e * d[8]
 			}
 		}
-		rr[k] = r
+		w.rr[k] = r
 		c := &b.cs[k]
+		ek, ed := 0.5*eta[k], etad[k]
 		for i := range nrr {
-			nrr[i] += 0.5 * eta[k] * (c[i] + r[i])
-			rdot[i] += etad[k] * r[i]
+			nrr[i] += ek * (c[i] + r[i])
+			rdot[i] += ed * r[i]
 		}
 	}
-	// N_rf columns c_l = F₀_l + Σ_k η_k E_kl; e_k = Σ_l E_kl η̇_l
-	var cl, ekd [ffr3Max]mech.Vec3
+	w.nrr, w.rdot = nrr, rdot
+	// N_rf columns c_l = F₀_l + Σ_k η_k E_kl; e_k = Σ_l E_kl η̇_l; t_k = Σ_j η̇_j E_jk
 	for l := 0; l < m; l++ {
-		cl[l] = b.f0[l]
+		w.cl[l] = b.f0[l]
+		w.ekt[l] = mech.Vec3{}
 	}
 	for k := 0; k < m; k++ {
 		row := b.ek[k*m : k*m+m]
-		var e mech.Vec3
-		for l := 0; l < m; l++ {
-			if eta[k] != 0 {
-				cl[l] = mech.Add(cl[l], mech.Scale(eta[k], row[l]))
+		var e0, e1, e2 float64
+		ek, ed := eta[k], etad[k]
+		for l := range row {
+			v := &row[l]
+			if ek != 0 {
+				c := &w.cl[l]
+				c[0] += ek * v[0]
+				c[1] += ek * v[1]
+				c[2] += ek * v[2]
 			}
-			e = mech.Add(e, mech.Scale(etad[l], row[l]))
+			el := etad[l]
+			e0 += el * v[0]
+			e1 += el * v[1]
+			e2 += el * v[2]
+			if ed != 0 {
+				t := &w.ekt[l]
+				t[0] += ed * v[0]
+				t[1] += ed * v[1]
+				t[2] += ed * v[2]
+			}
 		}
-		ekd[k] = e
+		w.ekd[k] = mech.Vec3{e0, e1, e2}
 	}
 	// p = N ν, q = N ν̇
 	pt := mech.Add(mech.Add(mech.Scale(b.mass, vb), mech.Cross(om, S)), Sd)
@@ -168,37 +198,130 @@ func (b *ffr3) inertia(vb, rb, gb, om, omd mech.Vec3, eta, etad, etadd []float64
 	pr := mech.Add(mech.Cross(S, vb), mech.MulMV(&nrr, om))
 	qr := mech.Add(mech.Cross(S, ab), mech.MulMV(&nrr, omd))
 	for l := 0; l < m; l++ {
-		pr = mech.Add(pr, mech.Scale(etad[l], cl[l]))
-		qr = mech.Add(qr, mech.Scale(etadd[l], cl[l]))
+		pr = mech.Add(pr, mech.Scale(etad[l], w.cl[l]))
+		qr = mech.Add(qr, mech.Scale(etadd[l], w.cl[l]))
 	}
+	w.pt, w.pr = pt, pr
 	// Ṅν
 	nt := mech.Cross(om, Sd)
 	nr := mech.Add(mech.Cross(Sd, vb), mech.MulMV(&rdot, om))
 	for k := 0; k < m; k++ {
-		nr = mech.Add(nr, mech.Scale(etad[k], ekd[k]))
+		nr = mech.Add(nr, mech.Scale(etad[k], w.ekd[k]))
 	}
-	X = mech.Add(mech.Add(qt, nt), mech.Cross(om, pt))
-	*gp = mech.Add(mech.Add(mech.Add(qr, nr), mech.Cross(om, pr)), mech.Cross(vb, pt))
-	*gp = mech.Sub(*gp, mech.Cross(S, gb))
+	w.X = mech.Add(mech.Add(qt, nt), mech.Cross(om, pt))
+	gp := mech.Add(mech.Add(mech.Add(qr, nr), mech.Cross(om, pr)), mech.Cross(vb, pt))
+	w.gp = mech.Sub(gp, mech.Cross(S, gb))
 	for k := 0; k < m; k++ {
 		row := b.mff[k*m : k*m+m]
-		s := mech.Dot(b.sb[k], ab) + mech.Dot(cl[k], omd)
+		s := mech.Dot(b.sb[k], ab) + mech.Dot(w.cl[k], omd)
 		for l := 0; l < m; l++ {
 			s += row[l] * etadd[l]
 		}
-		// Σ_j η̇_j (N_j ν)_f,k = Σ_j η̇_j E_jk·ω
-		var ej mech.Vec3
-		for j := 0; j < m; j++ {
-			ej = mech.Add(ej, mech.Scale(etad[j], b.ek[j*m+k]))
-		}
-		s += mech.Dot(ej, om)
-		// ½ νᵀ N_k ν = v_b·(ω × S̄_k) + ½ ωᵀR_kω + ω·e_k
-		r := &rr[k]
-		s -= mech.Dot(vb, mech.Cross(om, b.sb[k])) + 0.5*mech.Dot(om, mech.MulMV(r, om)) + mech.Dot(om, ekd[k])
+		// Σ_j η̇_j (N_j ν)_f,k = t_k·ω; ½ νᵀ N_k ν = v_b·(ω × S̄_k) + ½ ωᵀR_kω + ω·e_k
+		s += mech.Dot(w.ekt[k], om)
+		r := &w.rr[k]
+		s -= mech.Dot(vb, mech.Cross(om, b.sb[k])) + 0.5*mech.Dot(om, mech.MulMV(r, om)) + mech.Dot(om, w.ekd[k])
 		s -= mech.Dot(b.sb[k], gb)
 		gf[k] = s
 	}
-	return X
+}
+
+// tangent adds ∂G/∂q into k and ∂G/∂v into c (n×n, n = 6 + m, the
+// element's dofs: Ṙ world, ω, η̇) from the terms of an evaluation at
+// rotation A. (Derivatives of the expressions of inertia: G does not
+// depend on R, nor — Galilean invariance — on Ṙ; a rotation δπ of the
+// frame turns the body-frame vectors by −δπ.)
+func (b *ffr3) tangent(w *ffr3Terms, A *mech.Mat3, k, c []float64) {
+	m := b.m
+	n := 6 + m
+	vb, rb, gb, om, omd := w.vb, w.rb, w.gb, w.om, w.omd
+	eta, etad, etadd := w.eta, w.etad, w.etadd
+	_ = eta
+	S, Sd := w.S, w.Sd
+	setCol := func(dst []float64, j int, X, gp mech.Vec3, world bool) {
+		if world {
+			X = mech.MulMV(A, X)
+		}
+		for i := 0; i < 3; i++ {
+			dst[i*n+j] += X[i]
+			dst[(3+i)*n+j] += gp[i]
+		}
+	}
+	rg := mech.Sub(rb, gb)
+	// rotation columns
+	for j := 0; j < 3; j++ {
+		var e mech.Vec3
+		e[j] = 1
+		dX := mech.Add(mech.Cross(e, w.X), mech.Scale(b.mass, mech.Cross(rb, e)))
+		re := mech.Cross(rg, e)
+		setCol(k, 3+j, dX, mech.Cross(S, re), true)
+		for q := 0; q < m; q++ {
+			k[(6+q)*n+3+j] += mech.Dot(b.sb[q], re)
+		}
+	}
+	ab := mech.Sub(rb, mech.Cross(om, vb))
+	// elastic coordinate columns
+	for j := 0; j < m; j++ {
+		sj := b.sb[j]
+		rj := &w.rr[j]
+		var eka mech.Vec3 // Σ_l η̈_l E_jl
+		row := b.ek[j*m : j*m+m]
+		for l := 0; l < m; l++ {
+			eka = mech.Add(eka, mech.Scale(etadd[l], row[l]))
+		}
+		var dd mech.Mat3 // Σ_q η̇_q ds_qj
+		for q := 0; q < m; q++ {
+			if etad[q] == 0 {
+				continue
+			}
+			d := &b.ds[q*m+j]
+			for i := range dd {
+				dd[i] += etad[q] * d[i]
+			}
+		}
+		dpt := mech.Cross(om, sj)
+		dqt := mech.Cross(omd, sj)
+		dpr := mech.Add(mech.Add(mech.Cross(sj, vb), mech.MulMV(rj, om)), w.ekd[j])
+		dqr := mech.Add(mech.Add(mech.Cross(sj, ab), mech.MulMV(rj, omd)), eka)
+		dnr := mech.MulMV(&dd, om)
+		dX := mech.Add(dqt, mech.Cross(om, dpt))
+		dgp := mech.Add(mech.Add(mech.Add(dqr, dnr), mech.Cross(om, dpr)), mech.Cross(vb, dpt))
+		dgp = mech.Sub(dgp, mech.Cross(sj, gb))
+		setCol(k, 6+j, dX, dgp, true)
+		for q := 0; q < m; q++ {
+			d := &b.ds[q*m+j]
+			k[(6+q)*n+6+j] += mech.Dot(b.ek[j*m+q], omd) - 0.5*mech.Dot(om, mech.MulMV(d, om))
+		}
+	}
+	// angular velocity columns
+	for j := 0; j < 3; j++ {
+		var d mech.Vec3
+		d[j] = 1
+		dpt := mech.Cross(d, S)
+		dX := mech.Add(mech.Add(mech.Add(mech.Scale(-b.mass, mech.Cross(d, vb)), mech.Cross(d, Sd)), mech.Cross(d, w.pt)), mech.Cross(om, dpt))
+		dgp := mech.Add(mech.Add(mech.Add(mech.Sub(mech.MulMV(&w.rdot, d), mech.Cross(S, mech.Cross(d, vb))), mech.Cross(d, w.pr)), mech.Cross(om, mech.MulMV(&w.nrr, d))), mech.Cross(vb, dpt))
+		setCol(c, 3+j, dX, dgp, true)
+		for q := 0; q < m; q++ {
+			v := mech.Sub(mech.Sub(w.ekt[q], mech.MulMV(&w.rr[q], om)), w.ekd[q])
+			c[(6+q)*n+3+j] += v[j]
+		}
+	}
+	// elastic rate columns
+	for j := 0; j < m; j++ {
+		rj := &w.rr[j]
+		dX := mech.Scale(2, mech.Cross(om, b.sb[j]))
+		var et mech.Vec3 // Σ_q η̇_q E_qj
+		for q := 0; q < m; q++ {
+			if etad[q] != 0 {
+				et = mech.Add(et, mech.Scale(etad[q], b.ek[q*m+j]))
+			}
+		}
+		dgp := mech.Add(mech.Add(mech.Add(mech.MulMV(rj, om), w.ekd[j]), et), mech.Cross(om, w.cl[j]))
+		setCol(c, 6+j, dX, dgp, true)
+		for q := 0; q < m; q++ {
+			c[(6+q)*n+6+j] += mech.Dot(b.ek[j*m+q], om) - mech.Dot(om, b.ek[q*m+j])
+		}
+	}
 }
 
 // massAt fills the engine's mass matrix of the body's terms over dofl
@@ -286,16 +409,6 @@ func (b *ffr3) state(x *mech.Ctx) (s ffr3State) {
 	return s
 }
 
-// gen evaluates G − Q_gravity in the engine's coordinates into g (6+m),
-// with the body-frame vectors vb, rb, gb given.
-func (b *ffr3) gen(A *mech.Mat3, vb, rb, gb, om, omd mech.Vec3, eta, etad, etadd, g []float64) {
-	var gp mech.Vec3
-	X := b.inertia(vb, rb, gb, om, omd, eta, etad, etadd, &gp, g[6:])
-	ax := mech.MulMV(A, X)
-	copy(g[0:3], ax[:])
-	copy(g[3:6], gp[:])
-}
-
 func (e *ffr3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 	b := e.b
 	m := b.m
@@ -306,11 +419,15 @@ func (e *ffr3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 	if etadd == nil {
 		etadd = zero[:m]
 	}
-	vb := mech.MulMTV(&s.A, s.vd)
-	rb := mech.MulMTV(&s.A, s.ad)
-	gb := mech.MulMTV(&s.A, b.g)
+	var w ffr3Terms
+	w.vb, w.rb, w.gb = mech.MulMTV(&s.A, s.vd), mech.MulMTV(&s.A, s.ad), mech.MulMTV(&s.A, b.g)
+	w.om, w.omd = s.om, s.omd
+	w.eta, w.etad, w.etadd = s.eta, s.etad, etadd
 	var g0 [ffr3Max + 6]float64
-	b.gen(&s.A, vb, rb, gb, s.om, s.omd, s.eta, s.etad, etadd, g0[:n])
+	b.inertia(&w, g0[6:n])
+	ax := mech.MulMV(&s.A, w.X)
+	copy(g0[0:3], ax[:])
+	copy(g0[3:6], w.gp[:])
 	// Q = M̄ a − G
 	for r := 0; r < n; r++ {
 		row := b.mbar[r*n : r*n+n]
@@ -363,78 +480,7 @@ func (e *ffr3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 	if k == nil {
 		return
 	}
-	// tangent by central differences (exact: G is quadratic along each)
-	var gp, gm [ffr3Max + 6]float64
-	var ep, em [ffr3Max]float64
-	col := func(dst []float64, j int, h float64) {
-		for r := 0; r < n; r++ {
-			dst[r*n+j] += (gp[r] - gm[r]) / (2 * h)
-		}
-	}
-	// rotation of the frame: A → A exp([h e_j]×) turns the body-frame
-	// vectors by −h e_j
-	for j := 0; j < 3; j++ {
-		const h = 1e-4
-		var ej mech.Vec3
-		ej[j] = 1
-		for sg, dst := range [2][]float64{gp[:n], gm[:n]} {
-			hh := h
-			if sg == 1 {
-				hh = -h
-			}
-			Ah := s.A
-			d := mech.Skew(mech.Scale(hh, ej))
-			Ad := mech.MulMM(&s.A, &d)
-			for i := range Ah {
-				Ah[i] += Ad[i]
-			}
-			// the rotated vectors to first order along h (G is quadratic in
-			// them and linear in A's last multiplication: the first-order
-			// rotation A(I + h[e]×) differentiates exactly)
-			b.gen(&Ah, mech.Add(vb, mech.Scale(hh, mech.Cross(vb, ej))), mech.Add(rb, mech.Scale(hh, mech.Cross(rb, ej))),
-				mech.Add(gb, mech.Scale(hh, mech.Cross(gb, ej))), s.om, s.omd, s.eta, s.etad, etadd, dst)
-		}
-		col(k, 3+j, h)
-	}
-	for j := 0; j < m; j++ {
-		h := 1e-3 * (1 + abs(s.eta[j]))
-		copy(ep[:m], s.eta)
-		copy(em[:m], s.eta)
-		ep[j] += h
-		em[j] -= h
-		b.gen(&s.A, vb, rb, gb, s.om, s.omd, ep[:m], s.etad, etadd, gp[:n])
-		b.gen(&s.A, vb, rb, gb, s.om, s.omd, em[:m], s.etad, etadd, gm[:n])
-		col(k, 6+j, h)
-	}
-	// velocities: Ṙ (world), ω, η̇
-	for j := 0; j < 3; j++ {
-		h := 1 + abs(s.vd[j])
-		var dv mech.Vec3
-		dv[j] = h
-		db := mech.MulMTV(&s.A, dv)
-		b.gen(&s.A, mech.Add(vb, db), rb, gb, s.om, s.omd, s.eta, s.etad, etadd, gp[:n])
-		b.gen(&s.A, mech.Sub(vb, db), rb, gb, s.om, s.omd, s.eta, s.etad, etadd, gm[:n])
-		col(c, j, h)
-	}
-	for j := 0; j < 3; j++ {
-		h := 1 + abs(s.om[j])
-		op, om := s.om, s.om
-		op[j] += h
-		om[j] -= h
-		b.gen(&s.A, vb, rb, gb, op, s.omd, s.eta, s.etad, etadd, gp[:n])
-		b.gen(&s.A, vb, rb, gb, om, s.omd, s.eta, s.etad, etadd, gm[:n])
-		col(c, 3+j, h)
-	}
-	for j := 0; j < m; j++ {
-		h := 1 + abs(s.etad[j])
-		copy(ep[:m], s.etad)
-		copy(em[:m], s.etad)
-		ep[j] += h
-		em[j] -= h
-		b.gen(&s.A, vb, rb, gb, s.om, s.omd, s.eta, ep[:m], etadd, gp[:n])
-		b.gen(&s.A, vb, rb, gb, s.om, s.omd, s.eta, em[:m], etadd, gm[:n])
-		col(c, 6+j, h)
-	}
+	b.tangent(&w, &s.A, k, c)
 	// acceleration coupling c_a (M(q) − M̄)
 	if ca := x.CA; ca != 0 {
 		var mq [(ffr3Max + 6) * (ffr3Max + 6)]float64
@@ -619,6 +665,9 @@ func (e *ffr3Load) Channel(x *mech.Ctx, sub int) float64 {
 	return v[sub]
 }
 
+// ffr3MarkerChannels is the number of channels of a marker.
+const ffr3MarkerChannels = 12
+
 // ffr3MarkerQty are the channels of an FFR body's node marker.
 func ffr3MarkerQty() []chanQty {
 	return []chanQty{
@@ -666,7 +715,7 @@ func (e *ffr3Elem) Channel(x *mech.Ctx, sub int) float64 {
 		return b.momentum(x)[sub-1]
 	}
 	sub -= 4
-	nq := len(ffr3MarkerQty())
+	const nq = ffr3MarkerChannels
 	if nm := nq * len(b.mk); sub >= nm {
 		p, _, _, _ := b.markerKin(x.Q, nil, &b.shape[(sub-nm)/3])
 		return p[(sub-nm)%3]
@@ -690,14 +739,24 @@ func (e *ffr3Elem) Draw(g *mech.Geometry) {
 	if len(e.b.shape) == 0 {
 		return
 	}
-	gb := mech.GeomBeam{Name: e.b.name}
-	for i := range e.b.shape {
-		p := e.b.name + ".s" + itoa(i)
-		gb.NodeX = append(gb.NodeX, p+".x")
-		gb.NodeY = append(gb.NodeY, p+".y")
-		gb.NodeZ = append(gb.NodeZ, p+".z")
+	chains := e.b.chains
+	if chains == nil {
+		all := make([]int, len(e.b.shape))
+		for i := range all {
+			all[i] = i
+		}
+		chains = [][]int{all}
 	}
-	g.Beams = append(g.Beams, gb)
+	for _, ch := range chains {
+		gb := mech.GeomBeam{Name: e.b.name}
+		for _, i := range ch {
+			p := e.b.name + ".s" + itoa(i)
+			gb.NodeX = append(gb.NodeX, p+".x")
+			gb.NodeY = append(gb.NodeY, p+".y")
+			gb.NodeZ = append(gb.NodeZ, p+".z")
+		}
+		g.Beams = append(g.Beams, gb)
+	}
 }
 
 // Reduction reports the FE model's frequencies before and after reduction.

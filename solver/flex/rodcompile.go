@@ -45,8 +45,10 @@ func Spatial(b mech.Builder, ms *spec.Model) []spec.Joint {
 			fx.compileANCF3(bs)
 		case "fe-abaqus", "fe-matrix-market":
 			fx.compileFE(bs)
+		case "ffr":
+			fx.compileFFR3(bs)
 		default:
-			b.Errorf(bs.Pos, "kind", "beam %q: a spatial model's beams are kind=\"rod\" or \"ancf\" (ffr beams are planar)", bs.Name)
+			b.Errorf(bs.Pos, "kind", "beam %q: a spatial model's beams are kind=\"rod\", \"ancf\" or \"ffr\"", bs.Name)
 		}
 	}
 	for _, j := range ms.Joints {
