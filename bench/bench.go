@@ -219,7 +219,16 @@ func ExampleRun(examples, name string, rounds int) (time.Duration, int64, error)
 
 // ExampleRunParams is ExampleRun with parameter overrides.
 func ExampleRunParams(examples, name string, params map[string]float64, rounds int) (time.Duration, int64, error) {
-	ms, err := xml.LoadFile(filepath.Join(examples, name, "model.xml"))
+	return exampleFileRunParams(filepath.Join(examples, name, "model.xml"), params, rounds)
+}
+
+// exampleFileRun times a model file's run (median of rounds).
+func exampleFileRun(path string, rounds int) (time.Duration, int64, error) {
+	return exampleFileRunParams(path, nil, rounds)
+}
+
+func exampleFileRunParams(path string, params map[string]float64, rounds int) (time.Duration, int64, error) {
+	ms, err := xml.LoadFile(path)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -479,6 +488,25 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 			} else {
 				fmt.Fprintf(w, "# 45° bend: %v\n", ferr)
 			}
+		}
+	}
+	// floating-frame bodies (issue 23): one step of the imported rotor
+	// (8 modes), and Wu and Haug's slewing beam as an FFR beam (Krylov,
+	// 20 vectors) beside the geometrically exact rod (10 elements)
+	if wall, steps, err := ExampleRun(examples, "fe-rotor", rounds); err == nil && steps > 0 {
+		add(Row{"FE rotor (ANSYS matrices, 8 modes), h = 0.5 ms", "one step", wall.Seconds() / float64(steps) * 1e6, "µs", "", "", ""})
+	} else if err != nil && !os.IsNotExist(err) {
+		fmt.Fprintf(w, "# fe-rotor: %v\n", err)
+	}
+	for _, c := range []struct{ file, label string }{
+		{"ffr.xml", "slewing beam 20 s, FFR beam (Krylov 20)"},
+		{"model.xml", "slewing beam 20 s, rod (10 el.)"},
+	} {
+		if wall, steps, err := exampleFileRun(filepath.Join(examples, "slewing-beam", c.file), rounds); err == nil {
+			add(Row{c.label, "wall time", wall.Seconds(), "s", "", "", ""})
+			add(Row{c.label, "steps", float64(steps), "", "", "", ""})
+		} else if !os.IsNotExist(err) {
+			fmt.Fprintf(w, "# %s: %v\n", c.label, err)
 		}
 	}
 	for _, n := range []int{10, 100, 1000} {

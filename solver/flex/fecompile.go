@@ -451,29 +451,33 @@ func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []
 		p := pos[dk[0]]
 		a := dk[1]
 		copy(row[6:6+m], V[i*m:i*m+m])
-		if a >= 3 {
-			row[a] = 1
-			continue
-		}
+		// Φ_r(η) e_q = e_q × (x + u) on the translations, e_q + e_q × θ on
+		// the rotations (a node's small rotation θ turns its angular
+		// velocity ω by −θ × ω: the gyroscopic moment of a tilting disk)
 		row[a] = 1
-		for q := 0; q < 3; q++ {
-			var e mech.Vec3
-			e[q] = 1
-			row[3+q] = mech.Cross(e, p)[a]
+		off := 0
+		if a >= 3 {
+			off = 3
+		} else {
+			for q := 0; q < 3; q++ {
+				var e mech.Vec3
+				e[q] = 1
+				row[3+q] = mech.Cross(e, p)[a]
+			}
 		}
 		nd := &nodeDof[dk[0]]
 		for k := 0; k < m; k++ {
-			// P_k e_q = e_q × V_k on the translations of the node
+			// P_k e_q = e_q × V_k (the node's translation or rotation)
 			var vk mech.Vec3
 			for b := 0; b < 3; b++ {
-				if j := nd[b]; j >= 0 {
+				if j := nd[off+b]; j >= 0 {
 					vk[b] = V[j*m+k]
 				}
 			}
 			for q := 0; q < 3; q++ {
 				var e mech.Vec3
 				e[q] = 1
-				row[6+m+3*k+q] = mech.Cross(e, vk)[a]
+				row[6+m+3*k+q] = mech.Cross(e, vk)[a-off]
 			}
 		}
 	}
@@ -518,6 +522,62 @@ func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []
 		}
 	}
 	symm(body.mff, m)
+	// The nodes' rotary inertia to second order in their small rotations
+	// θ (Θ_k the basis' rotations at the node): a node's angular velocity
+	// is ω − θ × ω + θ̇ + ½ θ × (θ × ω) − ½ θ × θ̇ + …, and with J the
+	// node's rotary inertia (the sum of its column of rotation blocks of
+	// M) the second-order part adds ωᵀJ(½ θ × (θ × ω) − ½ θ × θ̇) to the
+	// kinetic energy: J[Θ_k]×[Θ_l]× to D_kl (symmetrized) and
+	// −½ J (Θ_k × Θ_l) to E_kl. It carries the gyroscopic moment of a
+	// spinning disk's polar inertia when it tilts (rotor whirl).
+	jn := make([]mech.Mat3, len(pos))
+	hasRot := false
+	for _, e := range M {
+		a, b := dofs[e.i][1], dofs[e.j][1]
+		if a >= 3 && b >= 3 {
+			jn[dofs[e.j][0]][3*(a-3)+(b-3)] += e.v
+			hasRot = true
+		}
+	}
+	if !hasRot {
+		return
+	}
+	th := make([]mech.Vec3, m)
+	for node := range jn {
+		J := jn[node]
+		J = addM3(J, mech.Transpose(&J))
+		for i := range J {
+			J[i] *= 0.5
+		}
+		nd := &nodeDof[node]
+		any := false
+		for k := 0; k < m; k++ {
+			th[k] = mech.Vec3{}
+			for b := 0; b < 3; b++ {
+				if j := nd[3+b]; j >= 0 {
+					th[k][b] = V[j*m+k]
+					any = any || th[k][b] != 0
+				}
+			}
+		}
+		if !any || J == (mech.Mat3{}) {
+			continue
+		}
+		for k := 0; k < m; k++ {
+			ak := mech.Skew(th[k])
+			for l := 0; l < m; l++ {
+				bl := mech.Skew(th[l])
+				ab, ba := mech.MulMM(&ak, &bl), mech.MulMM(&bl, &ak)
+				S := addM3(ab, ba)
+				JS, SJ := mech.MulMM(&J, &S), mech.MulMM(&S, &J)
+				for i := range JS {
+					body.ds[k*m+l][i] += 0.5 * (JS[i] + SJ[i])
+				}
+				e := mech.MulMV(&J, mech.Cross(th[k], th[l]))
+				body.ek[k*m+l] = mech.Sub(body.ek[k*m+l], mech.Scale(0.5, e))
+			}
+		}
+	}
 }
 
 // addM3 returns a + b.
