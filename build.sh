@@ -87,6 +87,11 @@ if [ -f examples/robot-arm-geared/cosim.xml ]; then
 	bin/mbfmu cosim examples/robot-arm-geared/cosim.xml -o out/robot-arm-geared.csv --xlsx out/robot-arm-geared.xlsx
 	echo "results: out/robot-arm-geared.xlsx and out/robot-arm-geared.csv"
 fi
+if [ -f examples/flexible-arm/cosim.xml ]; then
+	echo "== flexible-link arm (a link imported from Abaqus matrices) moved 0 → 90° with feed-forward, PD and active vibration damping through dist/flexible-arm.fmu"
+	bin/mbfmu cosim examples/flexible-arm/cosim.xml -o out/flexible-arm.csv --xlsx out/flexible-arm.xlsx
+	echo "results: out/flexible-arm.xlsx and out/flexible-arm.csv"
+fi
 if [ -f examples/robot-arm/cosim.xml ]; then
 	echo "== robot arm following a joint trajectory under PID through dist/robot-arm.fmu"
 	bin/mbfmu cosim examples/robot-arm/cosim.xml --xlsx out/robot-arm.xlsx

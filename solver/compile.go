@@ -531,6 +531,9 @@ func (c *compiler) plan() {
 			}
 		}
 		m.fdTan[k] = mech.FiniteDifferenceTangent(f)
+		if _, ok := f.(mech.MassCorrector); ok {
+			m.mcorr = append(m.mcorr, k)
+		}
 		m.frot[k] = m.rotCols(f.Dofs())
 	}
 	m.inputDependence()

@@ -217,6 +217,7 @@ func (m *Model) assemble(s *State, vel bool) error {
 	s.lin.Zero()
 	s.linValid = false
 	m.addMass(s, 1)
+	m.addMassCorrection(s)
 	m.evalCons(s, vel)
 	m.addConstraintJac(s, 0, false)
 	s.stats.Factorizations++
@@ -272,7 +273,10 @@ func (m *Model) singularSolve(s *State, dst []float64, baumgarte bool) error {
 func (m *Model) accelRHS(s *State, baumgarte bool) {
 	nv := m.nv
 	for i := 0; i < nv; i++ {
-		s.dx[i] = m.gq[i] + s.fq[i]
+		// the forces were evaluated at the accelerations s.a: an element
+		// with configuration-dependent inertia returned M̄a − M(q)a − …,
+		// and the matrix holds M(q) (addMassCorrection)
+		s.dx[i] = m.gq[i] + s.fq[i] + s.dma[i]
 	}
 	al, be := m.settings.BaumgarteAlpha, m.settings.BaumgarteBeta
 	for r := 0; r < m.nc; r++ {

@@ -64,6 +64,7 @@ type State struct {
 	fq, tmp          []float64
 	fl, kl, cl       []float64
 	fl2, fl3         []float64   // force scratch for finite-difference tangents
+	dma              []float64   // (M(q) − M̄)·a of the configuration-dependent inertias at the last assemble
 	q0s, dq          []float64   // positions at the start of an implicit step; the step's increment (rotation blocks)
 	qf               []float64   // the rotations at which lin's iteration matrix was assembled (coRotate)
 	rc               []mech.Mat3 // their turns since then (setCoRot)
@@ -118,7 +119,7 @@ func (m *Model) NewState() *State {
 	}
 	n := nv + nc
 	s.res, s.dx = make([]float64, n), make([]float64, n)
-	s.fq, s.tmp = make([]float64, nv), make([]float64, nv)
+	s.fq, s.tmp, s.dma = make([]float64, nv), make([]float64, nv), make([]float64, nv)
 	mx := 0
 	for _, f := range m.forces {
 		mx = max(mx, len(f.Dofs()))

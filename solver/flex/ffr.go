@@ -770,3 +770,14 @@ func (e *ffrLoad) Channels(name string) []mech.ChannelInfo {
 }
 
 func (e *ffrLoad) Channel(x *mech.Ctx, sub int) float64 { return e.force(x)[sub] }
+
+// MassCorrection writes M(q) − M̄ over the element's dofs
+// (mech.MassCorrector).
+func (e *ffrElem) MassCorrection(x *mech.Ctx, dm []float64) {
+	b := e.b
+	n := 3 + b.ns
+	b.massAt(x.Q[b.d[2]], x.Q[b.e0:b.e0+b.ns], dm[:n*n])
+	for i, v := range b.mbar {
+		dm[i] -= v
+	}
+}

@@ -793,3 +793,17 @@ func (b *ffr3) momentum(x *mech.Ctx) mech.Vec3 {
 	h := mech.Sub(mech.Vec3{p[3], p[4], p[5]}, mech.Cross(c, mech.Vec3{p[0], p[1], p[2]}))
 	return mech.MulMV(&s.A, h)
 }
+
+// MassCorrection writes M(q) − M̄ over the element's dofs
+// (mech.MassCorrector).
+func (e *ffr3Elem) MassCorrection(x *mech.Ctx, dm []float64) {
+	b := e.b
+	n := 6 + b.m
+	var A mech.Mat3
+	o := b.fq
+	mech.QuatMatTo(&A, x.Q[o+3], x.Q[o+4], x.Q[o+5], x.Q[o+6])
+	b.massAt(&A, x.Q[b.eq:b.eq+b.m], dm[:n*n])
+	for i, v := range b.mbar {
+		dm[i] -= v
+	}
+}

@@ -282,6 +282,16 @@ type KineticCorrector interface {
 	KineticCorrection(x *Ctx) float64
 }
 
+// MassCorrector is implemented by force elements whose inertia depends on
+// the configuration (the KineticCorrectors): MassCorrection writes
+// M(q) − M̄ over the element's Dofs (row-major) into dm, M̄ the part the
+// engine holds. The engine adds it where it solves for accelerations
+// directly ([M Φqᵀ; Φq 0]: initial accelerations, output derivatives,
+// restarts), whose matrix is otherwise M̄ alone.
+type MassCorrector interface {
+	MassCorrection(x *Ctx, dm []float64)
+}
+
 // Drawer is implemented by elements that draw themselves in the model's
 // geometry (beams, contacts).
 type Drawer interface {
