@@ -201,8 +201,30 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		}
 	}
 	nf := len(free)
+	var V []float64
+	var info ffr3Info
+	var err error
 	if nf > feDenseMax {
-		b.Errorf(bs.Pos, "mass", "fe-body %q has %d free dofs; the reduction here is dense and takes at most %d (reduce the model in the FE program: a superelement or fewer nodes)", bs.Name, nf, feDenseMax)
+		// sparse: skyline Cholesky and subspace iteration
+		Ms, Ks := newCSR(d.M, loc, nf), newCSR(d.K, loc, nf)
+		md, kd := Ms.diag(), Ks.diag()
+		for i := 0; i < nf; i++ {
+			if !(md[i] > 0) && !(kd[i] > 0) {
+				nd := d.dofs[free[i]]
+				b.Errorf(bs.Pos, "mass", "fe-body %q: dof %s of node %d has neither mass nor stiffness (a node without elements?)", bs.Name, dofName(nd[1]), d.labels[nd[0]])
+				return
+			}
+		}
+		_, cm, ok := fx.feRigid(bs, d, n)
+		if !ok {
+			return
+		}
+		V, info, err = fx.feBasisSparse(bs, d, free, Ms, Ks, len(clamped) == 0, feRigidModes(d, cm, n))
+		if err != nil {
+			b.Errorf(attr(bs, "reduction").Pos, "reduction", "fe-body %q: %v", bs.Name, err)
+			return
+		}
+		fx.finishFE(bs, d, clamped, free, V, info, cm)
 		return
 	}
 	Mf, Kf := dense(d.M, loc, nf), dense(d.K, loc, nf)
@@ -213,57 +235,71 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 			return
 		}
 	}
-	// origin: the undeformed centre of mass; rigid modes over all dofs
-	full := make([]int, n)
-	for i := range full {
-		full[i] = i
-	}
-	rig := func(origin mech.Vec3) []float64 {
-		// n×6: translations x, y, z, rotations x, y, z
-		Y := make([]float64, n*6)
-		for i, dk := range d.dofs {
-			p := mech.Sub(d.pos[dk[0]], origin)
-			a := dk[1]
-			if a < 3 {
-				Y[i*6+a] = 1
-				for c := 0; c < 3; c++ {
-					var e mech.Vec3
-					e[c] = 1
-					Y[i*6+3+c] = mech.Cross(e, p)[a]
-				}
-			} else {
-				Y[i*6+a] = 1
-			}
-		}
-		return Y
-	}
-	Y0 := rig(mech.Vec3{})
-	MY0 := spmm(d.M, Y0, 6, n)
-	mass := 0.0
-	var first mech.Vec3
-	for a := 0; a < 3; a++ {
-		mass += dotCols(Y0, MY0, 6, a, a, n) / 3
-		// first moment about the FE origin: Φ_tᵀ M Φ_r e_c = e_c × S
-	}
-	if !(mass > 0) {
-		b.Errorf(attr(bs, "mass").Pos, "mass", "fe-body %q: the mass matrix gives the body a mass of %g kg (not positive)", bs.Name, mass)
+	_, cm, ok := fx.feRigid(bs, d, n)
+	if !ok {
 		return
 	}
-	for a := 0; a < 3; a++ {
-		if m := dotCols(Y0, MY0, 6, a, a, n); math.Abs(m-mass) > 1e-6*mass {
-			b.Errorf(attr(bs, "mass").Pos, "mass", "fe-body %q: the mass matrix gives a rigid translation along %c the mass %g kg and along another %g kg (a mass matrix moves every direction alike)", bs.Name, "xyz"[a], m, mass)
-			return
-		}
-	}
-	// S from Φ_tᵀ M Φ_r: entry (a, 3+c) = (e_c × S)_a
-	first = mech.Vec3{dotCols(Y0, MY0, 6, 1, 5, n), dotCols(Y0, MY0, 6, 2, 3, n), dotCols(Y0, MY0, 6, 0, 4, n)}
-	cm := mech.Scale(1/mass, first)
 	// basis over the free dofs
-	V, info, err := fx.feBasis(bs, d, free, Mf, Kf, len(clamped) == 0, rig(cm))
+	V, info, err = fx.feBasis(bs, d, free, Mf, Kf, len(clamped) == 0, feRigidModes(d, cm, n))
 	if err != nil {
 		b.Errorf(attr(bs, "reduction").Pos, "reduction", "fe-body %q: %v", bs.Name, err)
 		return
 	}
+	fx.finishFE(bs, d, clamped, free, V, info, cm)
+}
+
+// feRigidModes returns the rigid-body modes of an FE model about origin
+// (n×6: translations x, y, z, rotations x, y, z).
+func feRigidModes(d *feData, origin mech.Vec3, n int) []float64 {
+	Y := make([]float64, n*6)
+	for i, dk := range d.dofs {
+		p := mech.Sub(d.pos[dk[0]], origin)
+		a := dk[1]
+		if a < 3 {
+			Y[i*6+a] = 1
+			for c := 0; c < 3; c++ {
+				var e mech.Vec3
+				e[c] = 1
+				Y[i*6+3+c] = mech.Cross(e, p)[a]
+			}
+		} else {
+			Y[i*6+a] = 1
+		}
+	}
+	return Y
+}
+
+// feRigid returns an FE model's mass and centre of mass, refusing a mass
+// matrix that does not move every direction with the same positive mass.
+func (fx *flexCompiler) feRigid(bs *spec.Beam, d *feData, n int) (float64, mech.Vec3, bool) {
+	b := fx.b
+	Y0 := feRigidModes(d, mech.Vec3{}, n)
+	MY0 := spmm(d.M, Y0, 6, n)
+	mass := 0.0
+	for a := 0; a < 3; a++ {
+		mass += dotCols(Y0, MY0, 6, a, a, n) / 3
+	}
+	if !(mass > 0) {
+		b.Errorf(attr(bs, "mass").Pos, "mass", "fe-body %q: the mass matrix gives the body a mass of %g kg (not positive)", bs.Name, mass)
+		return 0, mech.Vec3{}, false
+	}
+	for a := 0; a < 3; a++ {
+		if m := dotCols(Y0, MY0, 6, a, a, n); math.Abs(m-mass) > 1e-6*mass {
+			b.Errorf(attr(bs, "mass").Pos, "mass", "fe-body %q: the mass matrix gives a rigid translation along %c the mass %g kg and along another %g kg (a mass matrix moves every direction alike)", bs.Name, "xyz"[a], m, mass)
+			return 0, mech.Vec3{}, false
+		}
+	}
+	// S from Φ_tᵀ M Φ_r: entry (a, 3+c) = (e_c × S)_a
+	first := mech.Vec3{dotCols(Y0, MY0, 6, 1, 5, n), dotCols(Y0, MY0, 6, 2, 3, n), dotCols(Y0, MY0, 6, 0, 4, n)}
+	return mass, mech.Scale(1/mass, first), true
+}
+
+// finishFE builds an fe-body from its basis V over the free dofs: the
+// invariants, the frame (a body of the model), markers, drawing and mass.
+func (fx *flexCompiler) finishFE(bs *spec.Beam, d *feData, clamped map[int]bool, free []int, V []float64, info ffr3Info, cm mech.Vec3) {
+	b := fx.b
+	n := len(d.dofs)
+	nf := len(free)
 	m := len(V) / nf
 	if m > ffr3Max {
 		b.Errorf(attr(bs, "modes").Pos, "modes", "fe-body %q: %d elastic coordinates; at most %d", bs.Name, m, ffr3Max)
@@ -320,7 +356,7 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		body.dofl[6+j] = body.ev + j
 		body.coords = append(body.coords, bs.Name+".q"+itoa(j+1))
 	}
-	k := b.AddBody(mech.BodyInfo{Name: bs.Name, Spatial: true, Q: qt, V: vt, Mass: mass, Inertia: body.j0})
+	k := b.AddBody(mech.BodyInfo{Name: bs.Name, Spatial: true, Q: qt, V: vt, Mass: body.mass, Inertia: body.j0})
 	body.body = k
 	b.DefineMarker(bs.Name, mech.Marker{F: mech.Frame{Body: k, Q: qt, V: vt, R: mech.Ident}, P: mech.Point{Body: k}})
 	// markers at nodes
@@ -354,7 +390,7 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 	body.massAt(&R0, make([]float64, m), body.mbar)
 	b.AddMassBlock(body.dofl, body.mbar)
 	for c := 0; c < 3; c++ {
-		b.AddGravity(vt+c, mass*body.g[c])
+		b.AddGravity(vt+c, body.mass*body.g[c])
 	}
 	fx.ffr3[bs.Name] = body
 	b.AddForce(bs.Name, &ffr3Elem{b: body})
@@ -613,7 +649,7 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 		for a, i := range free {
 			copy(R[a*6:a*6+6], rigid[i*6:i*6+6])
 		}
-		R, r = mOrthonormal(R, Mf, nf, 6, nil, 0)
+		R, r = mOrthonormal(R, denseOp(Mf, nf), nf, 6, nil, 0)
 		if r > 0 && vals[r-1] > 1e-6*math.Max(vals[min(r, nf-1)], 1e-300) {
 			return nil, info, fmt.Errorf("the model is not free: its %d rigid-body motions should have zero frequency, the %d lowest are %.4g Hz … %.4g Hz (clamp its support nodes with clamp=\"...\")", r, r, freq(vals[0]), freq(vals[r-1]))
 		}
@@ -675,7 +711,7 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 	default:
 		return nil, info, fmt.Errorf("reduction must be modal or craig-bampton, got %q", info.basis)
 	}
-	V, _, reduced, err := finishBasis(W, Mf, Kf, nf, w, R, r)
+	V, _, reduced, err := finishBasis(W, denseOp(Mf, nf), denseOp(Kf, nf), nf, w, R, r)
 	info.reduced = reduced
 	return V, info, err
 }
@@ -685,13 +721,23 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 // dependent columns and turned to the reduced model's eigenvectors (so its
 // coordinates are the reduced model's modes); it returns the basis, its
 // width and the reduced model's frequencies (Hz).
-func finishBasis(W, Mf, Kf []float64, nf, w int, R []float64, r int) ([]float64, int, []float64, error) {
-	W, m := mOrthonormal(W, Mf, nf, w, R, r)
+func finishBasis(W []float64, mulM, mulK func(x, y []float64), nf, w int, R []float64, r int) ([]float64, int, []float64, error) {
+	W, m := mOrthonormal(W, mulM, nf, w, R, r)
 	if m == 0 {
 		return nil, 0, nil, fmt.Errorf("the basis has no elastic shapes")
 	}
 	kr := make([]float64, m*m)
-	KW := denseMul(Kf, W, nf, m)
+	KW := make([]float64, nf*m)
+	col, kc := make([]float64, nf), make([]float64, nf)
+	for j := 0; j < m; j++ {
+		for i := 0; i < nf; i++ {
+			col[i] = W[i*m+j]
+		}
+		mulK(col, kc)
+		for i := 0; i < nf; i++ {
+			KW[i*m+j] = kc[i]
+		}
+	}
 	for i := 0; i < m; i++ {
 		for j := 0; j < m; j++ {
 			kr[i*m+j] = dotCols(W, KW, m, i, j, nf)
@@ -745,21 +791,15 @@ func denseMul(A, X []float64, n, c int) []float64 {
 	return out
 }
 
-// mOrthonormal returns an M-orthonormal basis of the columns of W (n×w),
+// mOrthonormal returns an M-orthonormal basis of the columns of W (n×w)
+// (mulM: y = M x),
 // made M-orthogonal to the columns of R (n×rw, M-orthonormal; nil for
 // none) first, with the columns that depend on the others dropped, and its
 // width.
-func mOrthonormal(W, M []float64, n, w int, R []float64, rw int) ([]float64, int) {
+func mOrthonormal(W []float64, mulM func(x, y []float64), n, w int, R []float64, rw int) ([]float64, int) {
 	mul := func(a []float64) []float64 {
 		out := make([]float64, n)
-		for i := 0; i < n; i++ {
-			row := M[i*n : i*n+n]
-			t := 0.0
-			for k, v := range row {
-				t += v * a[k]
-			}
-			out[i] = t
-		}
+		mulM(a, out)
 		return out
 	}
 	dot := func(a, b []float64) float64 {
@@ -1009,4 +1049,79 @@ func feDrawing(d *feData, pos []mech.Vec3, Vf []float64, m int) ([]ffr3Marker, [
 		chains = [][]int{} // no edges: nothing drawn beyond the frame
 	}
 	return pts, chains
+}
+
+// denseOp returns y = A x for a dense n×n A.
+func denseOp(A []float64, n int) func(x, y []float64) {
+	return func(x, y []float64) {
+		for i := 0; i < n; i++ {
+			row := A[i*n : i*n+n]
+			t := 0.0
+			for k, v := range row {
+				t += v * x[k]
+			}
+			y[i] = t
+		}
+	}
+}
+
+// feBasisSparse is feBasis for models too large for the dense eigen
+// solver: modal reduction by subspace iteration on the sparse matrices.
+func (fx *flexCompiler) feBasisSparse(bs *spec.Beam, d *feData, free []int, Ms, Ks *csr, freeFree bool, rigid []float64) ([]float64, ffr3Info, error) {
+	nf := len(free)
+	info := ffr3Info{source: bs.Kind, dofs: nf, basis: word(bs, "reduction", "modal")}
+	if info.basis != "modal" {
+		return nil, info, fmt.Errorf("%s reduction takes at most %d free dofs (this model has %d); larger models are reduced modally (reduction=\"modal\")", info.basis, feDenseMax, nf)
+	}
+	s := fx.count(bs, "modes", 6)
+	var R []float64
+	r := 0
+	mu := 0.0
+	if freeFree {
+		R = make([]float64, nf*6)
+		for a, i := range free {
+			copy(R[a*6:a*6+6], rigid[i*6:i*6+6])
+		}
+		R, r = mOrthonormal(R, Ms.mul, nf, 6, nil, 0)
+		info.rigid = r
+		// a shift that makes K + μM positive definite, far below the
+		// elastic eigenvalues: 1e-8 of the median diagonal ratio
+		var ratios []float64
+		md, kd := Ms.diag(), Ks.diag()
+		for i := range md {
+			if md[i] > 0 && kd[i] > 0 {
+				ratios = append(ratios, kd[i]/md[i])
+			}
+		}
+		sort.Float64s(ratios)
+		if len(ratios) > 0 {
+			mu = 1e-8 * ratios[len(ratios)/2]
+		}
+	}
+	vals, W, err := subspaceModes(Ks, Ms, s, R, r, mu, 1e-8)
+	if err != nil {
+		if !freeFree {
+			return nil, info, fmt.Errorf("%v (is the model supported by its clamps?)", err)
+		}
+		return nil, info, err
+	}
+	if freeFree {
+		// the rigid modes must cost no strain energy
+		col, kc := make([]float64, nf), make([]float64, nf)
+		for c := 0; c < r; c++ {
+			for i := 0; i < nf; i++ {
+				col[i] = R[i*r+c]
+			}
+			Ks.mul(col, kc)
+			if q := dotv(col, kc); q > 1e-6*vals[0] {
+				return nil, info, fmt.Errorf("the model is not free: a rigid-body motion has a frequency of %.4g Hz, the lowest elastic mode %.4g Hz (clamp its support nodes with clamp=\"...\")", freq(q), freq(vals[0]))
+			}
+		}
+	}
+	for _, v := range vals {
+		info.full = append(info.full, freq(v))
+	}
+	V, _, reduced, err := finishBasis(W, Ms.mul, Ks.mul, nf, s, R, r)
+	info.reduced = reduced
+	return V, info, err
 }

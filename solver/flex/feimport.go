@@ -448,44 +448,56 @@ func checkSymmetric(es []feEntry, path string) error {
 
 // symmetrize turns one triangle (as the formats store it) into both
 // (duplicates summed); a file that stores both triangles must store the
-// same value in each.
+// same value in each. Sorting, not hashing: memory stays a few words per
+// entry for files of millions of them.
 func symmetrize(es []feEntry, path string) ([]feEntry, error) {
-	lo := make(map[[2]int]float64, len(es))
-	up := map[[2]int]float64{}
+	type key struct {
+		hi, lo int
+		upper  bool // given above the diagonal
+		v      float64
+	}
+	ks := make([]key, len(es))
 	big := 0.0
-	for _, e := range es {
+	for i, e := range es {
 		big = math.Max(big, math.Abs(e.v))
 		if e.j <= e.i {
-			lo[[2]int{e.i, e.j}] += e.v
+			ks[i] = key{e.i, e.j, false, e.v}
 		} else {
-			up[[2]int{e.j, e.i}] += e.v
+			ks[i] = key{e.j, e.i, true, e.v}
 		}
 	}
-	for k, v := range up {
-		w, both := lo[k]
-		switch {
-		case !both:
-			lo[k] = v
-		case math.Abs(v-w) > 1e-8*big:
-			return nil, &fileErr{path, 0, fmt.Sprintf("the matrix is not symmetric: entry (%d, %d) = %g, (%d, %d) = %g", k[0]+1, k[1]+1, w, k[1]+1, k[0]+1, v)}
+	sort.Slice(ks, func(a, b int) bool {
+		x, y := &ks[a], &ks[b]
+		if x.hi != y.hi {
+			return x.hi < y.hi
 		}
-	}
-	keys := make([][2]int, 0, len(lo))
-	for k := range lo {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(a, b int) bool {
-		if keys[a][0] != keys[b][0] {
-			return keys[a][0] < keys[b][0]
+		if x.lo != y.lo {
+			return x.lo < y.lo
 		}
-		return keys[a][1] < keys[b][1]
+		return !x.upper && y.upper
 	})
-	out := make([]feEntry, 0, 2*len(lo))
-	for _, k := range keys {
-		v := lo[k]
-		out = append(out, feEntry{k[0], k[1], v})
-		if k[0] != k[1] {
-			out = append(out, feEntry{k[1], k[0], v})
+	out := make([]feEntry, 0, 2*len(ks))
+	for i := 0; i < len(ks); {
+		k := ks[i]
+		var lo, up float64
+		hasLo, hasUp := false, false
+		for ; i < len(ks) && ks[i].hi == k.hi && ks[i].lo == k.lo; i++ {
+			if ks[i].upper {
+				up, hasUp = up+ks[i].v, true
+			} else {
+				lo, hasLo = lo+ks[i].v, true
+			}
+		}
+		v := lo
+		switch {
+		case hasLo && hasUp && math.Abs(lo-up) > 1e-8*big:
+			return nil, &fileErr{path, 0, fmt.Sprintf("the matrix is not symmetric: entry (%d, %d) = %g, (%d, %d) = %g", k.hi+1, k.lo+1, lo, k.lo+1, k.hi+1, up)}
+		case !hasLo:
+			v = up
+		}
+		out = append(out, feEntry{k.hi, k.lo, v})
+		if k.hi != k.lo {
+			out = append(out, feEntry{k.lo, k.hi, v})
 		}
 	}
 	return out, nil

@@ -3,6 +3,10 @@ package flex
 import (
 	"math"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"mbfmu/solver/mech"
@@ -136,6 +140,126 @@ func TestFFR3Tangent(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Subspace iteration on the sparse matrices (skyline Cholesky) finds the
+// eigenpairs of the dense solver: the fe-frame example's matrices, free
+// (rigid modes deflated) and clamped at node 1.
+func TestSubspaceModes(t *testing.T) {
+	d := &feData{index: map[int]int{}, dofOf: map[[2]int]int{}}
+	dir := "../../examples/fe-frame/"
+	if err := d.readInpNodes(dir + "frame.inp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.readAbaqusMatrix(dir+"frame_MASS1.mtx", &d.M); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.readAbaqusMatrix(dir+"frame_STIF1.mtx", &d.K); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if d.M, err = symmetrize(d.M, "M"); err != nil {
+		t.Fatal(err)
+	}
+	if d.K, err = symmetrize(d.K, "K"); err != nil {
+		t.Fatal(err)
+	}
+	n := len(d.dofs)
+	for _, clampFirst := range []bool{false, true} {
+		loc := make([]int, n)
+		nf := 0
+		for i, dk := range d.dofs {
+			loc[i] = -1
+			if !clampFirst || dk[0] != 0 {
+				loc[i] = nf
+				nf++
+			}
+		}
+		Mf, Kf := dense(d.M, loc, nf), dense(d.K, loc, nf)
+		vals, _, err := genEigen(Mf, Kf, nf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Ms, Ks := newCSR(d.M, loc, nf), newCSR(d.K, loc, nf)
+		var R []float64
+		r, mu := 0, 0.0
+		if !clampFirst {
+			rig := feRigidModes(d, mech.Vec3{}, n)
+			R, r = mOrthonormal(rig, Ms.mul, nf, 6, nil, 0)
+			mu = 1
+		}
+		got, V, err := subspaceModes(Ks, Ms, 10, R, r, mu, 1e-12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 10; j++ {
+			want := vals[r+j]
+			if math.Abs(got[j]-want) > 1e-9*want {
+				t.Errorf("clamped %v mode %d: λ = %.12g, dense %.12g", clampFirst, j+1, got[j], want)
+			}
+			// M-orthonormal eigenvectors with K φ = λ M φ
+			col, kc, mc := make([]float64, nf), make([]float64, nf), make([]float64, nf)
+			for i := 0; i < nf; i++ {
+				col[i] = V[i*10+j]
+			}
+			Ks.mul(col, kc)
+			Ms.mul(col, mc)
+			res := 0.0
+			for i := range kc {
+				res = math.Max(res, math.Abs(kc[i]-got[j]*mc[i]))
+			}
+			if m := dotv(col, mc); math.Abs(m-1) > 1e-9 || res > 1e-6*got[j]*math.Sqrt(m) {
+				t.Errorf("clamped %v mode %d: φᵀMφ = %.12g, |Kφ − λMφ| = %.3g", clampFirst, j+1, m, res)
+			}
+		}
+	}
+}
+
+// BenchmarkReadMatrixMarket100k reads a symmetric Matrix Market matrix of
+// 100 002 dofs (a beam's band: 39 entries per row in one triangle) with its
+// node list: `go test -bench ReadMatrixMarket ./solver/flex`.
+func BenchmarkReadMatrixMarket100k(b *testing.B) {
+	dir := b.TempDir()
+	const nodes = 16667
+	n := 6 * nodes
+	var sb strings.Builder
+	var ents []string
+	for i := 0; i < n; i++ {
+		for j := max(0, i-38); j <= i; j++ {
+			ents = append(ents, strconv.Itoa(i+1)+" "+strconv.Itoa(j+1)+" "+strconv.FormatFloat(1/float64(1+i-j), 'g', 17, 64))
+		}
+	}
+	sb.WriteString("%%MatrixMarket matrix coordinate real symmetric\n")
+	sb.WriteString(strconv.Itoa(n) + " " + strconv.Itoa(n) + " " + strconv.Itoa(len(ents)) + "\n")
+	sb.WriteString(strings.Join(ents, "\n") + "\n")
+	if err := os.WriteFile(filepath.Join(dir, "K.mtx"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var nl strings.Builder
+	for i := 0; i < nodes; i++ {
+		nl.WriteString(strconv.Itoa(i+1) + " " + strconv.Itoa(i) + " 0 0\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "nodes.txt"), []byte(nl.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		d := &feData{index: map[int]int{}, dofOf: map[[2]int]int{}}
+		if err := d.readNodeList(filepath.Join(dir, "nodes.txt")); err != nil {
+			b.Fatal(err)
+		}
+		dofOf := func(r int) (int, error) { return d.dof((r-1)/6, (r-1)%6), nil }
+		if err := d.readMatrixMarket(filepath.Join(dir, "K.mtx"), dofOf, &d.K); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if d.K, err = symmetrize(d.K, "K"); err != nil {
+			b.Fatal(err)
+		}
+		if len(d.dofs) != n {
+			b.Fatalf("%d dofs", len(d.dofs))
 		}
 	}
 }

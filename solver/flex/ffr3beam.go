@@ -440,7 +440,7 @@ func (fx *flexCompiler) compileFFR3(bs *spec.Beam) {
 		b.Errorf(attr(bs, "reduction").Pos, "reduction", "beam %q: %v", bs.Name, err)
 		return
 	}
-	V, m, reduced, err := finishBasis(W, Mf, Kf, nf, w, nil, 0)
+	V, m, reduced, err := finishBasis(W, denseOp(Mf, nf), denseOp(Kf, nf), nf, w, nil, 0)
 	if err != nil {
 		b.Errorf(attr(bs, "reduction").Pos, "reduction", "beam %q: %v", bs.Name, err)
 		return
