@@ -137,10 +137,10 @@ func factorSkyline(K, M *csr, mu float64) (*skyline, error) {
 	}
 	for i := 0; i < n; i++ {
 		fi := sk.first[i]
-		ri := sk.l[sk.start[i] : sk.start[i+1]]
+		ri := sk.l[sk.start[i]:sk.start[i+1]]
 		for j := fi; j < i; j++ {
 			fj := sk.first[j]
-			rj := sk.l[sk.start[j] : sk.start[j+1]]
+			rj := sk.l[sk.start[j]:sk.start[j+1]]
 			lo := max(fi, fj)
 			s := ri[j-fi]
 			a, b := ri[lo-fi:j-fi], rj[lo-fj:j-fj]
@@ -170,7 +170,7 @@ func (sk *skyline) solve(b, w []float64) {
 	// L y = w
 	for i := 0; i < n; i++ {
 		fi := sk.first[i]
-		ri := sk.l[sk.start[i] : sk.start[i+1]]
+		ri := sk.l[sk.start[i]:sk.start[i+1]]
 		s := w[i]
 		for k, v := range ri[:i-fi] {
 			s -= v * w[fi+k]
@@ -180,7 +180,7 @@ func (sk *skyline) solve(b, w []float64) {
 	// Lᵀ x = y, by columns of Lᵀ (rows of L)
 	for i := n - 1; i >= 0; i-- {
 		fi := sk.first[i]
-		ri := sk.l[sk.start[i] : sk.start[i+1]]
+		ri := sk.l[sk.start[i]:sk.start[i+1]]
 		w[i] /= ri[i-fi]
 		x := w[i]
 		for k, v := range ri[:i-fi] {
