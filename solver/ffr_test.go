@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"mbfmu/solver/mech"
 	"mbfmu/spec"
+	"strings"
 	"testing"
 )
 
@@ -202,7 +203,7 @@ func TestFFRConservation(t *testing.T) {
 	for _, c := range []struct {
 		coupling, red string
 		modes         int
-	}{{"zero-order", "none", 1}, {"stiffened", "none", 1}, {"stiffened", "modal", 4}, {"zero-order", "krylov", 4}} {
+	}{{"zero-order", "none", 1}, {"stiffened", "none", 1}, {"stiffened", "krylov", 4}, {"zero-order", "krylov", 4}} {
 		sp := hubBeamSpec(3, 8, c.coupling, c.red, c.modes)
 		sp.Settings.RhoInf, sp.Settings.RhoSet = 1, true
 		sp.Settings.Step = 5e-4
@@ -294,7 +295,7 @@ func TestSpinUp(t *testing.T) {
 // (ANCF pendulum; FFR hub–beam, full and reduced, both couplings).
 func TestFlexibleNoAllocs(t *testing.T) {
 	specs := []*spec.Model{ancfPendulumSpec(16, 1e-3, 1), hubBeamSpec(1, 6, "stiffened", "none", 1),
-		hubBeamSpec(1, 6, "zero-order", "krylov", 4), hubBeamSpec(1, 6, "stiffened", "craig-bampton", 2)}
+		hubBeamSpec(1, 6, "zero-order", "krylov", 4), hubBeamSpec(1, 6, "zero-order", "craig-bampton", 2)}
 	for _, sp := range specs {
 		m := mustCompile(t, sp)
 		s := mustInit(t, m)
@@ -310,6 +311,18 @@ func TestFlexibleNoAllocs(t *testing.T) {
 		})
 		if n != 0 {
 			t.Errorf("%s: %v allocations per step", sp.Name, n)
+		}
+	}
+}
+
+// The stiffened coupling with a basis that has no axial shapes (modal,
+// Craig–Bampton, Krylov of the transverse force alone) locks the beam:
+// it is refused, naming the attribute.
+func TestFFRStiffenedNeedsAxialShapes(t *testing.T) {
+	for _, red := range []string{"modal", "craig-bampton"} {
+		_, err := Compile(hubBeamSpec(1, 6, "stiffened", red, 4), CompileOptions{})
+		if err == nil || !strings.Contains(err.Error(), "the stiffened coupling needs the axial shapes") {
+			t.Errorf("%s: got %v", red, err)
 		}
 	}
 }
