@@ -233,8 +233,20 @@ func cmdCheck(args []string) error {
 			fmt.Printf("%s: warning: %s\n", p, w)
 		}
 		sp := m.Spec()
-		fmt.Printf("%s: ok — %d rigid bodies, %d beams, %d contacts, %d coordinates, %d constraint equations, %d degrees of freedom, %s, %s linear solver\n",
-			p, len(sp.Bodies), len(sp.Beams), len(sp.Contacts), m.NumCoords(), m.NumConstraints(), m.DOF(s), m.Settings().Integrator, m.SolverKind())
+		beams, fe := 0, 0
+		for _, b := range sp.Beams {
+			if strings.HasPrefix(b.Kind, "fe-") {
+				fe++
+			} else {
+				beams++
+			}
+		}
+		flex := fmt.Sprintf("%d beams", beams)
+		if fe > 0 {
+			flex += fmt.Sprintf(", %d FE bodies", fe)
+		}
+		fmt.Printf("%s: ok — %d rigid bodies, %s, %d contacts, %d coordinates, %d constraint equations, %d degrees of freedom, %s, %s linear solver\n",
+			p, len(sp.Bodies), flex, len(sp.Contacts), m.NumCoords(), m.NumConstraints(), m.DOF(s), m.Settings().Integrator, m.SolverKind())
 	}
 	if bad > 0 {
 		return exitError(1)
