@@ -249,6 +249,21 @@ func TestFEFormats(t *testing.T) {
 	writeMM("k_perm.mtx", K, false, func(g int) int { return perm[g] })
 	writeMM("m.mtx", M, true, func(g int) int { return g })
 	writeMM("k.mtx", K, false, func(g int) int { return g })
+	// a DOF map naming a node's dof twice, matrices that do not fit the
+	// node list
+	dup := strings.Replace(mp.String(), fmt.Sprintf("%10d %6d %5s\n", perm[7]+1, 2, "UY"), fmt.Sprintf("%10d %6d %5s\n", perm[7]+1, 2, "UX"), 1)
+	os.WriteFile(filepath.Join(dir, "dup.txt"), []byte(dup), 0o644)
+	for _, c := range []struct{ attrs, want string }{
+		{`mass="m_perm.mtx" stiffness="k_perm.mtx" dof-map="dup.txt"`, `dup.txt:9: node 2's UX is mapped twice`},
+		{`mass="m.mtx" stiffness="k.mtx" dofs-per-node="3"`, `m.mtx:164: row 64 is beyond the 21 nodes × 3 dofs of the node list`},
+	} {
+		src := `<model name="fe" dimension="3"><settings gravity="0 0 0"/>
+  <fe-body kind="matrix-market" name="frame" nodes="nodes.txt" units="m-kg-s" modes="12" ` + c.attrs + `/>
+</model>`
+		if _, err := feModel(t, dir, src); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.attrs, err, c.want)
+		}
+	}
 	free := readRef(t, "reference.csv")[0]
 	for _, c := range []struct{ what, attrs string }{
 		{"ANSYS map, shuffled", `mass="m_perm.mtx" stiffness="k_perm.mtx" dof-map="map.txt"`},
@@ -324,6 +339,7 @@ func TestFEErrors(t *testing.T) {
 	write("Mneg.mtx", strings.ReplaceAll(string(mass), "1,1, 1,1,", "1,1, 1,1, -"))
 	// a spring to the ground on node 1: no longer free
 	write("Kground.mtx", string(stif)+"1,1, 1,1, 1e6\n")
+	write("Kzero.mtx", "** no stiffness\n")
 	for _, c := range []struct{ attrs, want string }{
 		{`mass="M.mtx" stiffness="K.mtx" units="furlong"`, `units: unknown value "furlong"`},
 		{`mass="M.mtx" stiffness="nope.mtx" units="mm-t-s"`, `stiffness: fe-body "b": open`},
@@ -331,10 +347,12 @@ func TestFEErrors(t *testing.T) {
 		{`mass="M.mtx" stiffness="Kbadnode.mtx" units="mm-t-s"`, `node 99 is not among the model's nodes`},
 		{`mass="M.mtx" stiffness="Kunsym.mtx" units="mm-t-s"`, `the matrix is not symmetric: entry (`},
 		{`mass="M.mtx" stiffness="Knan.mtx" units="mm-t-s"`, `Knan.mtx:4: value "nan" is not a finite number`},
-		{`mass="M.mtx" stiffness="Kground.mtx" units="mm-t-s"`, `the model is not free`},
+		{`mass="M.mtx" stiffness="Kground.mtx" units="mm-t-s"`, `stiffness: fe-body "b": a rigid translation along x of the nodes strains the model (force 1e+09 at node 1 ux`},
 		{`mass="M.mtx" stiffness="K.mtx" units="mm-t-s" clamp="1 77"`, `clamp: fe-body "b": node 77 is not among the FE model's nodes`},
 		{`mass="M.mtx" stiffness="K.mtx" units="mm-t-s" reduction="craig-bampton"`, `craig-bampton needs interface`},
-		{`mass="M.mtx" stiffness="K.mtx" units="mm-t-s" modes="200"`, `200 modes asked, the FE model has 120 elastic ones`},
+		{`mass="M.mtx" stiffness="K.mtx" units="mm-t-s" modes="200"`, `modes: fe-body "b": 200 modes; at most 64 elastic coordinates`},
+		{`mass="M.mtx" stiffness="K.mtx" units="mm-t-s" clamp="1-21"`, `clamp: fe-body "b": clamp fixes every node`},
+		{`mass="M.mtx" stiffness="Kzero.mtx" units="mm-t-s" clamp="1"`, `the clamped model is a mechanism`},
 	} {
 		src := `<model name="e" dimension="3"><ground><marker name="O"/></ground>
   <fe-body kind="abaqus" name="b" nodes="frame.inp" ` + c.attrs + `><marker name="tip" node="21"/></fe-body>

@@ -55,8 +55,8 @@ func Bundle(data []byte, filename string) ([]byte, []BundleFile, error) {
 				return nil, nil, fmt.Errorf("%s:%d: %s: %v", filename, a.Line, a.Name, err)
 			}
 			name := "fe/" + body + "/" + filepath.Base(p)
-			if taken[name] {
-				name = "fe/" + body + "/" + a.Name + "-" + filepath.Base(p)
+			for k := 2; taken[name]; k++ {
+				name = fmt.Sprintf("fe/%s/%d-%s", body, k, filepath.Base(p))
 			}
 			taken[name] = true
 			a.Value = name

@@ -306,6 +306,18 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 		if c.Name == "body" {
 			p.place(c, sub)
 		}
+		if c.Name == "fe-body" {
+			// its data files are named relative to the subsystem's file:
+			// made absolute, they survive Flatten (pack)
+			for i := range c.Attrs {
+				if a := &c.Attrs[i]; contains(bundleAttrs, a.Name) && a.Value != "" && !filepath.IsAbs(a.Value) {
+					a.Value = filepath.Join(filepath.Dir(sub.file), a.Value)
+				}
+			}
+			if sub.place != (placement{}) {
+				p.errAt(sub, c.Line, "<fe-body>", "an <fe-body> in a subsystem included with a placement (at, angle, rotation) is not placed yet: include it without one, or place the FE model with its own at and x-axis")
+			}
+		}
 		out = append(out, c)
 	}
 	return out

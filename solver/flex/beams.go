@@ -440,6 +440,14 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 		return
 	}
 	b.setup(M, K, X, au, aw, cu, cw)
+	if b.stiff && b.kind == "krylov" {
+		// as for spatial beams (ffr3beam.go): Kane's spin-up locks with 5
+		// vectors (tip 30 % short)
+		if lost := b.foreshortening(); lost > 0.05 {
+			fx.b.Errorf(attr(bs, "modes").Pos, "modes", "ffr beam %q: the basis of %d Krylov vectors cannot carry %.0f %% of the foreshortening of its lowest bending shape, and the stiffened coupling would charge it as stretch (locking: the beam too stiff by up to several times): use more vectors, or no reduction", bs.Name, b.ns, 100*lost)
+			return
+		}
+	}
 	b.e0 = fx.grow(b.ns)
 	b.dofl = make([]int, 3+b.ns)
 	copy(b.dofl, b.d[:])

@@ -106,8 +106,9 @@ func (fx *flexCompiler) readFE(bs *spec.Beam) (*feData, bool) {
 				return 0, fmt.Errorf("row %d is not in the dof map %s", r, filepath.Base(mapPath))
 			}
 		} else {
-			dpn := int(b.Const(attr(bs, "dofs-per-node"), 0))
-			if dpn != 3 && dpn != 6 {
+			dv := b.Const(attr(bs, "dofs-per-node"), 0)
+			dpn := int(dv)
+			if float64(dpn) != dv || dpn != 3 && dpn != 6 {
 				b.Errorf(attr(bs, "dofs-per-node").Pos, "dofs-per-node", "fe-body %q: a Matrix Market model needs dof-map (the ANSYS mapping file) or dofs-per-node = 3 or 6 (dofs in node order)", bs.Name)
 				return nil, false
 			}
@@ -120,21 +121,31 @@ func (fx *flexCompiler) readFE(bs *spec.Beam) (*feData, bool) {
 				return d.dof(node, kind), nil
 			}
 		}
-		if err := d.readMatrixMarket(mp, dofOf, &d.M); err != nil {
+		nm, err := d.readMatrixMarket(mp, dofOf, &d.M)
+		if err != nil {
 			return fail(mpos, "mass", err)
 		}
-		if err := d.readMatrixMarket(kp, dofOf, &d.K); err != nil {
+		nk, err := d.readMatrixMarket(kp, dofOf, &d.K)
+		if err != nil {
 			return fail(kpos, "stiffness", err)
+		}
+		if nm != nk {
+			return fail(kpos, "stiffness", fmt.Errorf("the stiffness matrix is %d×%d, the mass matrix %d×%d", nk, nk, nm, nm))
+		}
+		if _, isMap := bs.Attr["dof-map"]; !isMap {
+			if dpn := int(b.Const(attr(bs, "dofs-per-node"), 0)); dpn > 0 && nm != dpn*len(d.labels) {
+				return fail(attr(bs, "dofs-per-node").Pos, "dofs-per-node", fmt.Errorf("the matrices are %d×%d, the node list has %d nodes × %d dofs = %d", nm, nm, len(d.labels), dpn, dpn*len(d.labels)))
+			}
 		}
 	default:
 		b.Errorf(bs.Pos, "kind", "unknown fe-body kind %q (abaqus, matrix-market)", format)
 		return nil, false
 	}
 	var err error
-	if d.M, err = symmetrize(d.M, mp); err != nil {
+	if d.M, err = symmetrize(d.M, mp, d.dofLabel); err != nil {
 		return fail(mpos, "mass", err)
 	}
-	if d.K, err = symmetrize(d.K, kp); err != nil {
+	if d.K, err = symmetrize(d.K, kp, d.dofLabel); err != nil {
 		return fail(kpos, "stiffness", err)
 	}
 	return d, true
@@ -201,6 +212,22 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		}
 	}
 	nf := len(free)
+	if nf == 0 {
+		b.Errorf(attr(bs, "clamp").Pos, "clamp", "fe-body %q: clamp fixes every node: nothing is left to deform (make it a rigid <body>)", bs.Name)
+		return
+	}
+	// 5c: the matrices must fit the nodes: a rigid motion of the nodes as
+	// read strains nothing (a node list or dof map that does not match
+	// the matrices fails here)
+	if msg := feRigidCheck(d); msg != "" {
+		b.Errorf(attr(bs, "stiffness").Pos, "stiffness", "fe-body %q: %s", bs.Name, msg)
+		return
+	}
+	// the basis' width before any reduction work
+	if s := fx.count(bs, "modes", 6); s > ffr3Max {
+		b.Errorf(attr(bs, "modes").Pos, "modes", "fe-body %q: %d modes; at most %d elastic coordinates", bs.Name, s, ffr3Max)
+		return
+	}
 	var V []float64
 	var info ffr3Info
 	var err error
@@ -246,6 +273,36 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		return
 	}
 	fx.finishFE(bs, d, clamped, free, V, info, cm)
+}
+
+// feRigidCheck reports (non-empty) when a rigid motion of the FE model's
+// nodes strains it: ‖K Φ_rigid‖ beyond round-off of ‖K‖ times the
+// motion's size.
+func feRigidCheck(d *feData) string {
+	n := len(d.dofs)
+	Y := feRigidModes(d, mech.Vec3{}, n)
+	KY := spmm(d.K, Y, 6, n)
+	big := 0.0
+	for _, e := range d.K {
+		big = math.Max(big, math.Abs(e.v))
+	}
+	if big == 0 {
+		return ""
+	}
+	for c := 0; c < 6; c++ {
+		size, worst, at := 0.0, 0.0, 0
+		for i := 0; i < n; i++ {
+			size = math.Max(size, math.Abs(Y[i*6+c]))
+			if v := math.Abs(KY[i*6+c]); v > worst {
+				worst, at = v, i
+			}
+		}
+		if worst > 1e-6*big*size {
+			what := [...]string{"translation along x", "translation along y", "translation along z", "rotation about x", "rotation about y", "rotation about z"}[c]
+			return fmt.Sprintf("a rigid %s of the nodes strains the model (force %.3g at %s, %.2g of the largest stiffness entry): do the node positions (or the dof map) match the matrices, and is the model free of springs to the ground (an FE body's supports are its clamps and the model's joints)?", what, worst, d.dofLabel(at), worst/(big*size))
+		}
+	}
+	return ""
 }
 
 // feRigidModes returns the rigid-body modes of an FE model about origin
@@ -374,6 +431,7 @@ func (fx *flexCompiler) finishFE(bs *spec.Beam, d *feData, clamped map[int]bool,
 				dst := mk.tr
 				if a >= 3 {
 					dst = mk.rot
+					mk.hasRot = true
 				}
 				copy(dst[(a%3)*m:(a%3)*m+m], Vf[i*m:i*m+m])
 			}
@@ -655,6 +713,12 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 		}
 		info.rigid = r
 	}
+	if r < nf && vals[r] <= 1e-10*top {
+		if freeFree {
+			return nil, info, fmt.Errorf("the model has a mechanism besides its rigid-body motions: an elastic mode of frequency %.3g Hz (zero stiffness: elements missing, or a stiffness matrix that does not hold the model together)", freq(vals[r]))
+		}
+		return nil, info, fmt.Errorf("the clamped model is a mechanism: a mode of frequency %.3g Hz (is it supported by its clamps? zero stiffness?)", freq(vals[r]))
+	}
 	for j := r; j < nf && j < r+max(2*s, s+10); j++ {
 		info.full = append(info.full, freq(vals[j]))
 	}
@@ -699,10 +763,23 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 				}
 			}
 			if !got {
-				return nil, info, fmt.Errorf("interface node %d is clamped (its dofs are not free)", l)
+				if hasDof := len(d.dofs) > 0 && func() bool {
+					for k := 0; k < 6; k++ {
+						if _, ok := d.dofOf[[2]int{ni, k}]; ok {
+							return true
+						}
+					}
+					return false
+				}(); hasDof {
+					return nil, info, fmt.Errorf("interface node %d is clamped (its dofs are not free)", l)
+				}
+				return nil, info, fmt.Errorf("interface node %d has no dofs in the matrices", l)
 			}
 		}
 		sort.Ints(bnd)
+		if len(bnd)+s > ffr3Max {
+			return nil, info, fmt.Errorf("%d interface dofs and %d modes make %d elastic coordinates; at most %d", len(bnd), s, len(bnd)+s, ffr3Max)
+		}
 		W, err = craigBamptonBasis(Mf, Kf, nf, bnd, s)
 		if err != nil {
 			return nil, info, err
@@ -924,7 +1001,11 @@ func (fx *flexCompiler) feForce(f spec.Force) {
 		return
 	}
 	if f.Kind != "force" && f.Kind != "torque" {
-		b.Errorf(f.Pos, "i", "%s %q: only <force> and <torque> act at a flexible body's marker that moves with its shapes; attach springs and bushings to a rigid marker", f.Kind, f.Name)
+		field := "i"
+		if !feFreeRef(fx.ms, f.I) {
+			field = "j"
+		}
+		b.Errorf(f.Pos, field, "%s %q: only <force> and <torque> act at a flexible body's marker that moves with its shapes; attach springs and bushings to a rigid marker", f.Kind, f.Name)
 		return
 	}
 	if f.J != "" {
@@ -943,6 +1024,10 @@ func (fx *flexCompiler) feForce(f spec.Force) {
 		}
 	}
 	if m == nil {
+		return
+	}
+	if f.Kind == "torque" && !m.hasRot {
+		b.Errorf(f.Pos, "i", "torque %q: node %d of %q has no rotational dofs (a solid's node): apply forces at nodes around it, or a torque on a clamped node's marker", f.Name, m.node, name)
 		return
 	}
 	ld := &ffr3Load{b: body, name: f.Name, mk: m, torque: f.Kind == "torque"}

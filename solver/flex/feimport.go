@@ -118,6 +118,12 @@ func fields(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == ';' })
 }
 
+// dofLabel names dof i as "node N ux".
+func (d *feData) dofLabel(i int) string {
+	dk := d.dofs[i]
+	return fmt.Sprintf("node %d %s", d.labels[dk[0]], dofName(dk[1]))
+}
+
 func (d *feData) node(label int) (int, bool) {
 	i, ok := d.index[label]
 	return i, ok
@@ -138,6 +144,7 @@ func (d *feData) dof(node, kind int) int {
 func (d *feData) readInpNodes(path string) error {
 	in, elem := false, false
 	etype := ""
+	pending := ""    // an element line continued on the next
 	var conn [][]int // element node labels (for drawing), the type first as 0 line, 1 shell, 2 solid
 	err := lines(path, func(n int, s string) error {
 		t := strings.TrimSpace(s)
@@ -161,8 +168,12 @@ func (d *feData) readInpNodes(path string) error {
 			return nil
 		}
 		if elem {
-			// "id, n1, n2, ..." (a continuation line, ending in a comma, is
-			// joined to the next by Abaqus; drawing takes each line alone)
+			// "id, n1, n2, ..." (a line ending in a comma continues)
+			if strings.HasSuffix(t, ",") {
+				pending += t
+				return nil
+			}
+			t, pending = pending+t, ""
 			kind := -1
 			switch {
 			case strings.HasPrefix(etype, "B") || strings.HasPrefix(etype, "T") || strings.HasPrefix(etype, "PIPE"):
@@ -234,6 +245,9 @@ func (d *feData) readNodeList(path string) error {
 			return nil
 		}
 		f := fields(t)
+		if len(f) == 0 {
+			return nil
+		}
 		if _, err := strconv.Atoi(f[0]); err != nil && n == 1 {
 			return nil // header
 		}
@@ -321,6 +335,9 @@ func (d *feData) readDofMap(path string) (map[int]int, error) {
 		if _, dup := eq[e]; dup {
 			return fmt.Errorf("equation %d is mapped twice", e)
 		}
+		if _, dup := d.dofOf[[2]int{node, kind}]; dup {
+			return fmt.Errorf("node %d's %s is mapped twice", label, f[2])
+		}
 		eq[e] = d.dof(node, kind)
 		return nil
 	})
@@ -329,7 +346,7 @@ func (d *feData) readDofMap(path string) (map[int]int, error) {
 
 // readMatrixMarket reads a Matrix Market coordinate matrix; dofOf maps its
 // 1-based row numbers to the model's dofs.
-func (d *feData) readMatrixMarket(path string, dofOf func(row int) (int, error), out *[]feEntry) error {
+func (d *feData) readMatrixMarket(path string, dofOf func(row int) (int, error), out *[]feEntry) (int, error) {
 	symmetric := false
 	header := false
 	size := false
@@ -403,54 +420,24 @@ func (d *feData) readMatrixMarket(path string, dofOf func(row int) (int, error),
 		return nil
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !header {
-		return &fileErr{path, 0, "empty file"}
+		return 0, &fileErr{path, 0, "empty file"}
 	}
 	if seen != entries {
-		return &fileErr{path, 0, fmt.Sprintf("the size line announces %d entries, the file has %d", entries, seen)}
+		return 0, &fileErr{path, 0, fmt.Sprintf("the size line announces %d entries, the file has %d", entries, seen)}
 	}
-	if !symmetric {
-		// a general matrix must be symmetric: keep the lower triangle
-		// after checking
-		if err := checkSymmetric(*out, path); err != nil {
-			return err
-		}
-		lo := (*out)[:0]
-		for _, e := range *out {
-			if e.j <= e.i {
-				lo = append(lo, e)
-			}
-		}
-		*out = lo
-	}
-	return nil
-}
-
-// checkSymmetric checks that a general matrix is symmetric (relative
-// 1e-8 of the largest entry).
-func checkSymmetric(es []feEntry, path string) error {
-	m := map[[2]int]float64{}
-	big := 0.0
-	for _, e := range es {
-		m[[2]int{e.i, e.j}] += e.v
-		big = math.Max(big, math.Abs(e.v))
-	}
-	for k, v := range m {
-		w := m[[2]int{k[1], k[0]}]
-		if math.Abs(v-w) > 1e-8*big {
-			return &fileErr{path, 0, fmt.Sprintf("the matrix is not symmetric: entry (%d, %d) = %g, (%d, %d) = %g", k[0]+1, k[1]+1, v, k[1]+1, k[0]+1, w)}
-		}
-	}
-	return nil
+	// a general matrix stores both triangles: symmetrize checks that they
+	// agree and keeps one
+	return rows, nil
 }
 
 // symmetrize turns one triangle (as the formats store it) into both
 // (duplicates summed); a file that stores both triangles must store the
 // same value in each. Sorting, not hashing: memory stays a few words per
 // entry for files of millions of them.
-func symmetrize(es []feEntry, path string) ([]feEntry, error) {
+func symmetrize(es []feEntry, path string, name func(int) string) ([]feEntry, error) {
 	type key struct {
 		hi, lo int
 		upper  bool // given above the diagonal
@@ -491,7 +478,7 @@ func symmetrize(es []feEntry, path string) ([]feEntry, error) {
 		v := lo
 		switch {
 		case hasLo && hasUp && math.Abs(lo-up) > 1e-8*big:
-			return nil, &fileErr{path, 0, fmt.Sprintf("the matrix is not symmetric: entry (%d, %d) = %g, (%d, %d) = %g", k.hi+1, k.lo+1, lo, k.lo+1, k.hi+1, up)}
+			return nil, &fileErr{path, 0, fmt.Sprintf("the matrix is not symmetric: entry (%s, %s) = %g, (%s, %s) = %g", name(k.hi), name(k.lo), lo, name(k.lo), name(k.hi), up)}
 		case !hasLo:
 			v = up
 		}

@@ -781,3 +781,86 @@ func (e *ffrElem) MassCorrection(x *mech.Ctx, dm []float64) {
 		dm[i] -= v
 	}
 }
+
+// foreshortening returns the relative part of the foreshortening of the
+// reduced model's lowest mode (u_f' = −½ w'², element-averaged) that the
+// basis cannot carry, fitted in the axial strain energy (ffr3Beam's
+// check, for the planar beam; 0 unreduced).
+func (b *ffrBeam) foreshortening() float64 {
+	if b.full {
+		return 0
+	}
+	ns, ne, le := b.ns, b.ne, b.le
+	_, Z, err := genEigen(b.mee, b.kee, ns)
+	if err != nil {
+		return 1
+	}
+	full := func(c func(k int) float64) func(i int) float64 {
+		return func(i int) float64 {
+			s := 0.0
+			for k := 0; k < ns; k++ {
+				s += b.v[i*ns+k] * c(k)
+			}
+			return s
+		}
+	}
+	val := func(f func(i int) float64, i int) float64 {
+		if i < 0 {
+			return 0
+		}
+		return f(i)
+	}
+	axial := func(f func(i int) float64) []float64 {
+		eps := make([]float64, ne)
+		for e := 0; e < ne; e++ {
+			idx := &b.edof[e]
+			eps[e] = (val(f, idx[3]) - val(f, idx[0])) / le
+		}
+		return eps
+	}
+	EV := make([][]float64, ns)
+	for k := 0; k < ns; k++ {
+		kk := k
+		EV[k] = axial(func(i int) float64 { return b.v[i*ns+kk] })
+	}
+	shape := full(func(k int) float64 { return Z[k*ns] })
+	ef := make([]float64, ne)
+	for e := 0; e < ne; e++ {
+		idx := &b.edof[e]
+		pw := [4]float64{val(shape, idx[1]), val(shape, idx[2]), val(shape, idx[4]), val(shape, idx[5])}
+		q := 0.0
+		for a := 0; a < 4; a++ {
+			for c := 0; c < 4; c++ {
+				q += b.gw[4*a+c] * pw[a] * pw[c]
+			}
+		}
+		ef[e] = -0.5 * q / le
+	}
+	norm := dotv(ef, ef)
+	if !(norm > 0) {
+		return 0 // an axial lowest mode
+	}
+	A := make([]float64, ns*ns)
+	rhs := make([]float64, ns)
+	tr := 0.0
+	for a := 0; a < ns; a++ {
+		for c := 0; c < ns; c++ {
+			A[a*ns+c] = dotv(EV[a], EV[c])
+		}
+		rhs[a] = dotv(EV[a], ef)
+		tr += A[a*ns+a]
+	}
+	for a := 0; a < ns; a++ {
+		A[a*ns+a] += 1e-12*tr/float64(ns) + 1e-300
+	}
+	c, err := solveSPD(A, rhs, ns)
+	if err != nil {
+		return 1
+	}
+	for k := 0; k < ns; k++ {
+		for e := range ef {
+			ef[e] -= c[k] * EV[k][e]
+		}
+	}
+	return math.Sqrt(dotv(ef, ef) / norm)
+}

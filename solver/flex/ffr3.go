@@ -44,10 +44,10 @@ import (
 // and gravity adds m g (to R), S(η) × Aᵀg (to the rotation) and S̄ᵀAᵀg
 // (to η). As for the planar FFR beam the engine holds the constant mass
 // M̄ = M(q₀); the element contributes Q = M̄a − G + gravity − Kη − βKη̇ and
-// the tangent ∂G/∂q + c_a (M(q) − M̄). G is a polynomial of degree two in
-// η, in the velocities and along a rotation of the frame's body-frame
-// vectors, so its derivatives are taken by central differences that are
-// exact up to round-off.
+// the tangent ∂G/∂q + c_a (M(q) − M̄), derived analytically (tangent; G
+// is a polynomial of degree two in η, in the velocities and along a
+// rotation of the frame's body-frame vectors, which a test checks against
+// central differences).
 
 // ffr3Max bounds the elastic coordinates of one spatial FFR body.
 const ffr3Max = 64
@@ -94,11 +94,12 @@ type ffr3Info struct {
 // ffr3Marker is a node of an FFR body: its position in the body frame and
 // the translations and rotations of the basis there (3×m each, row-major).
 type ffr3Marker struct {
-	name string
-	node int // FE node label (0 for beam stations)
-	p0   mech.Vec3
-	tr   []float64
-	rot  []float64
+	name   string
+	node   int // FE node label (0 for beam stations)
+	p0     mech.Vec3
+	tr     []float64
+	rot    []float64
+	hasRot bool // the node has rotational dofs (beam stations and shell or beam nodes)
 }
 
 // ffr3Terms holds the body-frame quantities of one evaluation of G (on
@@ -235,8 +236,7 @@ func (b *ffr3) tangent(w *ffr3Terms, A *mech.Mat3, k, c []float64) {
 	m := b.m
 	n := 6 + m
 	vb, rb, gb, om, omd := w.vb, w.rb, w.gb, w.om, w.omd
-	eta, etad, etadd := w.eta, w.etad, w.etadd
-	_ = eta
+	etad, etadd := w.etad, w.etadd
 	S, Sd := w.S, w.Sd
 	setCol := func(dst []float64, j int, X, gp mech.Vec3, world bool) {
 		if world {
@@ -441,8 +441,6 @@ func (e *ffr3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 		f[r] += v - g0[r]
 	}
 	// elastic and damping forces
-	U := 0.0
-	_ = U
 	if b.elastic != nil {
 		b.elastic.internal(s.eta, f[6:n], k, n, 6)
 	} else {
@@ -489,13 +487,6 @@ func (e *ffr3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 			k[i] += ca * (mq[i] - b.mbar[i])
 		}
 	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // strain returns the body's strain energy.
@@ -546,8 +537,7 @@ func (e *ffr3Elem) KineticCorrection(x *mech.Ctx) float64 {
 	return T
 }
 
-// FiniteDifferenceTangent is false: the tangent is exact (see the file's
-// comment).
+// CoordNames names the elastic coordinates.
 func (e *ffr3Elem) CoordNames(dst []string) {
 	for j, nm := range e.b.coords {
 		dst[e.b.ev+j] = nm

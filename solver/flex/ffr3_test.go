@@ -160,10 +160,10 @@ func TestSubspaceModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var err error
-	if d.M, err = symmetrize(d.M, "M"); err != nil {
+	if d.M, err = symmetrize(d.M, "M", d.dofLabel); err != nil {
 		t.Fatal(err)
 	}
-	if d.K, err = symmetrize(d.K, "K"); err != nil {
+	if d.K, err = symmetrize(d.K, "K", d.dofLabel); err != nil {
 		t.Fatal(err)
 	}
 	n := len(d.dofs)
@@ -251,11 +251,11 @@ func BenchmarkReadMatrixMarket100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		dofOf := func(r int) (int, error) { return d.dof((r-1)/6, (r-1)%6), nil }
-		if err := d.readMatrixMarket(filepath.Join(dir, "K.mtx"), dofOf, &d.K); err != nil {
+		if _, err := d.readMatrixMarket(filepath.Join(dir, "K.mtx"), dofOf, &d.K); err != nil {
 			b.Fatal(err)
 		}
 		var err error
-		if d.K, err = symmetrize(d.K, "K"); err != nil {
+		if d.K, err = symmetrize(d.K, "K", d.dofLabel); err != nil {
 			b.Fatal(err)
 		}
 		if len(d.dofs) != n {

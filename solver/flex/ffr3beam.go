@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"mbfmu/solver/mech"
 	"mbfmu/spec"
 )
@@ -241,7 +243,7 @@ func (fb *ffr3Beam) shapeAt(root mech.Vec3, s float64, m int) ffr3Marker {
 	e := int(math.Min(math.Floor(s/fb.le), float64(fb.ne-1)))
 	xi := s/fb.le - float64(e)
 	h, hd, _ := hermite(xi, fb.le)
-	mk := ffr3Marker{p0: mech.Add(root, mech.MulMV(&fb.R, mech.Vec3{s, 0, 0})), tr: make([]float64, 3*m), rot: make([]float64, 3*m)}
+	mk := ffr3Marker{p0: mech.Add(root, mech.MulMV(&fb.R, mech.Vec3{s, 0, 0})), tr: make([]float64, 3*m), rot: make([]float64, 3*m), hasRot: true}
 	eta := make([]float64, m)
 	for j := 0; j < m; j++ {
 		clear(eta)
@@ -305,6 +307,14 @@ func (fx *flexCompiler) compileFFR3(bs *spec.Beam) {
 	bi := b.BodyInfo(mk.F.Body)
 	if bi.Node {
 		b.Errorf(ie.Pos, "i", "ffr beam %q: marker i must be on a rigid body, not on a beam's node", bs.Name)
+		return
+	}
+	if 6*ne > feDenseMax {
+		b.Errorf(attr(bs, "elements").Pos, "elements", "ffr beam %q: %d elements make %d FE coordinates; the beam's reduction is dense and takes at most %d (%d elements)", bs.Name, ne, 6*ne, feDenseMax, feDenseMax/6)
+		return
+	}
+	if nm := fx.count(bs, "modes", 5); nm > ffr3Max {
+		b.Errorf(attr(bs, "modes").Pos, "modes", "ffr beam %q: %d modes; at most %d elastic coordinates", bs.Name, nm, ffr3Max)
 		return
 	}
 	le := L / float64(ne)
@@ -473,6 +483,13 @@ func (fx *flexCompiler) compileFFR3(bs *spec.Beam) {
 			b.Errorf(attr(bs, "coupling").Pos, "coupling", "ffr beam %q: the stiffened coupling needs the axial shapes of reduction=\"krylov\" with krylov-input=\"both\" (or no reduction); a %s basis lacks them and would lock the beam, too stiff by far. Use coupling=\"zero-order\" well below the first bending frequency", bs.Name, info.basis)
 		}
 		body.elastic = fb
+		if info.basis == "krylov" {
+			// Wu–Haug's slewing beam: 22 % lost with 8 vectors (tip
+			// 30 % too small), 2.1 % with 12 (1.5 %), 0.34 % with 20 (0.1 %)
+			if lost := fb.foreshortening(V, m); lost > 0.05 {
+				b.Errorf(attr(bs, "modes").Pos, "modes", "ffr beam %q: the basis of %d Krylov vectors cannot carry %.0f %% of the foreshortening of its lowest bending shape, and the stiffened coupling would charge it as stretch (locking: the beam too stiff by up to several times): use more vectors, or no reduction", bs.Name, m, 100*lost)
+			}
+		}
 	case "zero-order":
 	default:
 		b.Errorf(attr(bs, "coupling").Pos, "coupling", "coupling must be zero-order or stiffened, got %q", cp)
@@ -485,11 +502,9 @@ func (fx *flexCompiler) compileFFR3(bs *spec.Beam) {
 	}
 	for j := 0; j < m; j++ {
 		body.dofl[6+j] = body.ev + j
-		if info.basis == "none" {
-			body.coords = append(body.coords, bs.Name+".n"+itoa(j/6+1)+"."+dofName(j%6))
-		} else {
-			body.coords = append(body.coords, bs.Name+".q"+itoa(j+1))
-		}
+		// (modal coordinates even unreduced: the basis is turned to the
+		// FE model's eigenvectors)
+		body.coords = append(body.coords, bs.Name+".q"+itoa(j+1))
 	}
 	for _, fm := range markers {
 		sm := fb.shapeAt(mk.F.S, fm.s, m)
@@ -525,4 +540,103 @@ func ffrBeamRef(ms *spec.Model, ref string) bool {
 		}
 	}
 	return false
+}
+
+// foreshortening returns, for the lowest bending shape of the basis, the
+// relative part of its foreshortening that the basis cannot carry: the axial field u_f with u_f' = −½(v'² + w'²) (element-averaged,
+// from the clamped root), fitted by the basis in the axial strain energy;
+// the part left over is strain the stiffened coupling charges as if the
+// beam stretched (locking).
+func (fb *ffr3Beam) foreshortening(V []float64, m int) float64 {
+	ne, le := fb.ne, fb.le
+	// element axial strains of a basis column (local axial displacements)
+	axial := func(col func(i int) float64) []float64 {
+		eps := make([]float64, ne)
+		for e := 0; e < ne; e++ {
+			var ua, ub float64
+			for s, u := range []*float64{&ua, &ub} {
+				node := e + s
+				if node == 0 {
+					continue
+				}
+				v := mech.Vec3{col(6 * (node - 1)), col(6*(node-1) + 1), col(6*(node-1) + 2)}
+				*u = mech.MulMTV(&fb.R, v)[0]
+			}
+			eps[e] = (ub - ua) / le
+		}
+		return eps
+	}
+	// E V: the columns' axial strains
+	EV := make([][]float64, m)
+	for j := 0; j < m; j++ {
+		EV[j] = axial(func(i int) float64 { return fb.v[i*m+j] })
+	}
+	worst := 0.0
+	checked := 0
+	eta := make([]float64, m)
+	for j := 0; j < m && checked < 1; j++ {
+		clear(eta)
+		eta[j] = 1
+		// the shape's foreshortening strain, element by element
+		ef := make([]float64, ne)
+		bend := 0.0
+		for e := 0; e < ne; e++ {
+			p := fb.element(e, eta)
+			v := [4]float64{p[1], p[5], p[7], p[11]}
+			w := [4]float64{p[2], -p[4], p[8], -p[10]}
+			q := 0.0
+			for a := 0; a < 4; a++ {
+				for b := 0; b < 4; b++ {
+					q += fb.gw[4*a+b] * (v[a]*v[b] + w[a]*w[b])
+				}
+			}
+			ef[e] = -0.5 * q / le
+			bend += q
+		}
+		norm := dotv(ef, ef)
+		if !(norm > 0) || bend == 0 {
+			continue // an axial or torsional shape
+		}
+		checked++
+		// least squares: min ‖ef − Σ c_k EV_k‖ (normal equations, lightly
+		// regularized: columns without axial content are zero)
+		A := make([]float64, m*m)
+		rhs := make([]float64, m)
+		tr := 0.0
+		for a := 0; a < m; a++ {
+			for b := 0; b < m; b++ {
+				A[a*m+b] = dotv(EV[a], EV[b])
+			}
+			rhs[a] = dotv(EV[a], ef)
+			tr += A[a*m+a]
+		}
+		for a := 0; a < m; a++ {
+			A[a*m+a] += 1e-12*tr/float64(m) + 1e-300
+		}
+		c, err := solveSPD(A, rhs, m)
+		if err != nil {
+			return 1
+		}
+		res := append([]float64(nil), ef...)
+		for k := 0; k < m; k++ {
+			for e := range res {
+				res[e] -= c[k] * EV[k][e]
+			}
+		}
+		worst = math.Max(worst, math.Sqrt(dotv(res, res)/norm))
+	}
+	return worst
+}
+
+// solveSPD solves A x = b for a symmetric positive definite n×n A.
+func solveSPD(A, b []float64, n int) ([]float64, error) {
+	var ch mat.Cholesky
+	if !ch.Factorize(symDense(A, n)) {
+		return nil, fmt.Errorf("not positive definite")
+	}
+	var x mat.VecDense
+	if err := ch.SolveVecTo(&x, mat.NewVecDense(n, append([]float64(nil), b...))); err != nil {
+		return nil, err
+	}
+	return x.RawVector().Data, nil
 }
