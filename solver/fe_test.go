@@ -686,3 +686,38 @@ func TestFELargeModels(t *testing.T) {
 		}
 	}
 }
+
+// An fe-body in a subsystem file reads its data files relative to that
+// file; included with a placement it is refused (not placed yet).
+func TestFEInSubsystem(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "parts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"frame.inp", "frame_MASS1.mtx", "frame_STIF1.mtx"} {
+		b, err := os.ReadFile(filepath.Join(feDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "parts", f), b, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "parts", "frame.xml"), []byte(`<subsystem dimension="3">
+  <fe-body kind="abaqus" name="frame" mass="frame_MASS1.mtx" stiffness="frame_STIF1.mtx" nodes="frame.inp" units="mm-t-s" modes="4"/>
+</subsystem>`), 0o644)
+	for _, c := range []struct{ place, want string }{
+		{``, ``},
+		{` at="1 2 3"`, `an <fe-body> in a subsystem included with a placement`},
+	} {
+		main := filepath.Join(dir, "main.xml")
+		os.WriteFile(main, []byte(`<model name="m" dimension="3"><settings gravity="0 0 0"/>
+  <include name="a" file="parts/frame.xml"`+c.place+`/>
+</model>`), 0o644)
+		ms, err := xml.LoadFile(main)
+		if err == nil {
+			_, err = solver.Compile(ms, solver.CompileOptions{})
+		}
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("include%s: got %v, want %q", c.place, err, c.want)
+		}
+	}
+}

@@ -311,7 +311,9 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 			// made absolute, they survive Flatten (pack)
 			for i := range c.Attrs {
 				if a := &c.Attrs[i]; contains(bundleAttrs, a.Name) && a.Value != "" && !filepath.IsAbs(a.Value) {
-					a.Value = filepath.Join(filepath.Dir(sub.file), a.Value)
+					if abs, err := filepath.Abs(filepath.Join(filepath.Dir(sub.file), a.Value)); err == nil {
+						a.Value = abs
+					}
 				}
 			}
 			if sub.place != (placement{}) {
