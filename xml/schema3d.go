@@ -265,7 +265,7 @@ func schema3() *elemDef {
 func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 	marker := planarBeam.kinds[0].children[0]
 	return []kindDef{
-		{name: "rod", attrs: []attrDef{
+		{name: "rod", attrs: append(append([]attrDef{
 			{name: "at", kind: vVec, dim: Length, req: true},
 			{name: "x-axis", kind: vVec, dim: Dimensionless},
 			{name: "y-axis", kind: vVec, dim: Dimensionless},
@@ -273,51 +273,25 @@ func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 			{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
 			{name: "radius", kind: vExpr, dim: Length, positive: true},
 			{name: "bend-axis", kind: vVec, dim: Dimensionless},
-			{name: "area", kind: vExpr, dim: Area, positive: true},
-			{name: "area-moment-y", kind: vExpr, dim: AreaMoment, positive: true},
-			{name: "area-moment-z", kind: vExpr, dim: AreaMoment, positive: true},
-			{name: "torsion-constant", kind: vExpr, dim: AreaMoment, positive: true},
-			{name: "youngs", kind: vExpr, dim: Pressure, positive: true},
-			{name: "shear-modulus", kind: vExpr, dim: Pressure, positive: true},
-			{name: "poisson", kind: vExpr, dim: Dimensionless},
-			{name: "shear-factor", kind: vExpr, dim: Dimensionless, positive: true},
-			{name: "density", kind: vExpr, dim: Density, positive: true},
-			{name: "axial-stiffness", kind: vExpr, dim: Force, positive: true},
-			{name: "shear-stiffness", kind: vExpr, dim: Force, positive: true},
-			{name: "torsional-stiffness", kind: vExpr, dim: FlexuralRigidity, positive: true},
-			{name: "bending-stiffness-y", kind: vExpr, dim: FlexuralRigidity, positive: true},
-			{name: "bending-stiffness-z", kind: vExpr, dim: FlexuralRigidity, positive: true},
-			{name: "mass-per-length", kind: vExpr, dim: LinearDensity, positive: true},
-			{name: "damping", kind: vExpr, dim: Time},
-			{name: "velocity", kind: vVec, dim: Velocity},
-			{name: "omega", kind: vVec, dim: AngularVelocity},
-			{name: "i", kind: vRef},
-			{name: "j", kind: vRef},
-		}, children: []*elemDef{marker}},
-		{name: "ffr", attrs: []attrDef{
+		}, rodSection(true)...),
+			attrDef{name: "damping", kind: vExpr, dim: Time},
+			attrDef{name: "velocity", kind: vVec, dim: Velocity},
+			attrDef{name: "omega", kind: vVec, dim: AngularVelocity},
+			attrDef{name: "i", kind: vRef},
+			attrDef{name: "j", kind: vRef},
+		), children: []*elemDef{marker}},
+		{name: "ffr", attrs: append(append([]attrDef{
 			{name: "i", kind: vRef, req: true},
 			{name: "length", kind: vExpr, dim: Length, req: true, positive: true},
 			{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
-			{name: "area", kind: vExpr, dim: Area, positive: true},
-			{name: "area-moment-y", kind: vExpr, dim: AreaMoment, positive: true},
-			{name: "area-moment-z", kind: vExpr, dim: AreaMoment, positive: true},
-			{name: "torsion-constant", kind: vExpr, dim: AreaMoment, positive: true},
-			{name: "youngs", kind: vExpr, dim: Pressure, positive: true},
-			{name: "shear-modulus", kind: vExpr, dim: Pressure, positive: true},
-			{name: "poisson", kind: vExpr, dim: Dimensionless},
-			{name: "density", kind: vExpr, dim: Density, positive: true},
-			{name: "axial-stiffness", kind: vExpr, dim: Force, positive: true},
-			{name: "torsional-stiffness", kind: vExpr, dim: FlexuralRigidity, positive: true},
-			{name: "bending-stiffness-y", kind: vExpr, dim: FlexuralRigidity, positive: true},
-			{name: "bending-stiffness-z", kind: vExpr, dim: FlexuralRigidity, positive: true},
-			{name: "mass-per-length", kind: vExpr, dim: LinearDensity, positive: true},
-			{name: "damping", kind: vExpr, dim: Time},
-			{name: "coupling", kind: vEnum, enum: []string{"zero-order", "stiffened"}},
-			{name: "reduction", kind: vEnum, enum: []string{"none", "modal", "krylov", "craig-bampton"}},
-			{name: "modes", kind: vExpr, dim: Dimensionless, positive: true},
-			{name: "sigma", kind: vExpr, dim: AngularVelocity},
-			{name: "krylov-input", kind: vEnum, enum: []string{"both", "transverse"}},
-		}, children: []*elemDef{marker}},
+		}, rodSection(false)...),
+			attrDef{name: "damping", kind: vExpr, dim: Time},
+			attrDef{name: "coupling", kind: vEnum, enum: []string{"zero-order", "stiffened"}},
+			attrDef{name: "reduction", kind: vEnum, enum: []string{"none", "modal", "krylov", "craig-bampton"}},
+			attrDef{name: "modes", kind: vExpr, dim: Dimensionless, positive: true},
+			attrDef{name: "sigma", kind: vExpr, dim: AngularVelocity},
+			attrDef{name: "krylov-input", kind: vEnum, enum: []string{"both", "transverse"}},
+		), children: []*elemDef{marker}},
 		{name: "ancf", attrs: append(append([]attrDef{
 			{name: "at", kind: vVec, dim: Length, req: true},
 			{name: "x-axis", kind: vVec, dim: Dimensionless},
@@ -396,4 +370,31 @@ func feBodyKinds() []kindDef {
 			attrDef{name: "dofs-per-node", kind: vExpr, dim: Dimensionless, positive: true},
 		), children: []*elemDef{marker}},
 	}
+}
+
+// rodSection lists the section attributes of spatial rods and ffr beams:
+// by material and geometry, or by stiffnesses and mass per length; shear
+// ones for the shear-deformable rod.
+func rodSection(shear bool) []attrDef {
+	out := []attrDef{
+		{name: "area", kind: vExpr, dim: Area, positive: true},
+		{name: "area-moment-y", kind: vExpr, dim: AreaMoment, positive: true},
+		{name: "area-moment-z", kind: vExpr, dim: AreaMoment, positive: true},
+		{name: "torsion-constant", kind: vExpr, dim: AreaMoment, positive: true},
+		{name: "youngs", kind: vExpr, dim: Pressure, positive: true},
+		{name: "shear-modulus", kind: vExpr, dim: Pressure, positive: true},
+		{name: "poisson", kind: vExpr, dim: Dimensionless},
+		{name: "density", kind: vExpr, dim: Density, positive: true},
+		{name: "axial-stiffness", kind: vExpr, dim: Force, positive: true},
+		{name: "torsional-stiffness", kind: vExpr, dim: FlexuralRigidity, positive: true},
+		{name: "bending-stiffness-y", kind: vExpr, dim: FlexuralRigidity, positive: true},
+		{name: "bending-stiffness-z", kind: vExpr, dim: FlexuralRigidity, positive: true},
+		{name: "mass-per-length", kind: vExpr, dim: LinearDensity, positive: true},
+	}
+	if shear {
+		out = append(out,
+			attrDef{name: "shear-factor", kind: vExpr, dim: Dimensionless, positive: true},
+			attrDef{name: "shear-stiffness", kind: vExpr, dim: Force, positive: true})
+	}
+	return out
 }

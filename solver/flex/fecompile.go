@@ -234,13 +234,8 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 	if nf > feDenseMax {
 		// sparse: skyline Cholesky and subspace iteration
 		Ms, Ks := newCSR(d.M, loc, nf), newCSR(d.K, loc, nf)
-		md, kd := Ms.diag(), Ks.diag()
-		for i := 0; i < nf; i++ {
-			if !(md[i] > 0) && !(kd[i] > 0) {
-				nd := d.dofs[free[i]]
-				b.Errorf(bs.Pos, "mass", "fe-body %q: dof %s of node %d has neither mass nor stiffness (a node without elements?)", bs.Name, dofName(nd[1]), d.labels[nd[0]])
-				return
-			}
+		if !fx.feDiagonals(bs, d, free, Ms.diag(), Ks.diag()) {
+			return
 		}
 		_, cm, ok := fx.feRigid(bs, d, n)
 		if !ok {
@@ -255,12 +250,12 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		return
 	}
 	Mf, Kf := dense(d.M, loc, nf), dense(d.K, loc, nf)
+	md, kd := make([]float64, nf), make([]float64, nf)
 	for i := 0; i < nf; i++ {
-		if !(Mf[i*nf+i] > 0) && !(Kf[i*nf+i] > 0) {
-			nd := d.dofs[free[i]]
-			b.Errorf(bs.Pos, "mass", "fe-body %q: dof %s of node %d has neither mass nor stiffness (a node without elements?)", bs.Name, dofName(nd[1]), d.labels[nd[0]])
-			return
-		}
+		md[i], kd[i] = Mf[i*nf+i], Kf[i*nf+i]
+	}
+	if !fx.feDiagonals(bs, d, free, md, kd) {
+		return
 	}
 	_, cm, ok := fx.feRigid(bs, d, n)
 	if !ok {
@@ -273,6 +268,18 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		return
 	}
 	fx.finishFE(bs, d, clamped, free, V, info, cm)
+}
+
+// feDiagonals refuses a free dof with neither mass nor stiffness.
+func (fx *flexCompiler) feDiagonals(bs *spec.Beam, d *feData, free []int, md, kd []float64) bool {
+	for i := range md {
+		if !(md[i] > 0) && !(kd[i] > 0) {
+			nd := d.dofs[free[i]]
+			fx.b.Errorf(bs.Pos, "mass", "fe-body %q: dof %s of node %d has neither mass nor stiffness (a node without elements?)", bs.Name, dofName(nd[1]), d.labels[nd[0]])
+			return false
+		}
+	}
+	return true
 }
 
 // feRigidCheck reports (non-empty) when a rigid motion of the FE model's
@@ -383,7 +390,7 @@ func (fx *flexCompiler) finishFE(bs *spec.Beam, d *feData, clamped map[int]bool,
 	symm(body.kff, m)
 	// the frame: a body of the model
 	at, _ := fx.vec(bs, "at", mech.Vec3{})
-	R0 := fx.axes(bs)
+	R0 := fx.axes(bs, "fe-body")
 	vel, _ := fx.vec(bs, "velocity", mech.Vec3{})
 	om, _ := fx.vec(bs, "omega", mech.Vec3{})
 	qt := len(b.Q0())
@@ -470,14 +477,12 @@ func markerNames(bs *spec.Beam) []string {
 	return out
 }
 
-// axes reads x-axis and y-axis of a body's orientation (identity when
-// absent).
-func (fx *flexCompiler) axes(bs *spec.Beam) mech.Mat3 {
-	xa, xg := fx.vec(bs, "x-axis", mech.Vec3{1, 0, 0})
-	ya, yg := fx.vec(bs, "y-axis", mech.Vec3{0, 1, 0})
-	if !xg && !yg {
-		return mech.Ident
-	}
+// axes reads x-axis and y-axis of a beam's or body's orientation (what
+// names it in errors): without y-axis, y is z × x (or y for x along z);
+// identity when both are absent.
+func (fx *flexCompiler) axes(bs *spec.Beam, what string) mech.Mat3 {
+	xa, _ := fx.vec(bs, "x-axis", mech.Vec3{1, 0, 0})
+	ya, yg := fx.vec(bs, "y-axis", mech.Vec3{})
 	if !yg {
 		ya = mech.Cross(mech.Vec3{0, 0, 1}, xa)
 		if mech.Norm(ya) < 1e-6*mech.Norm(xa) {
@@ -486,7 +491,11 @@ func (fx *flexCompiler) axes(bs *spec.Beam) mech.Mat3 {
 	}
 	R, ok := mech.AxesMat(0, xa, 1, ya)
 	if !ok {
-		fx.b.Errorf(attr(bs, "x-axis.x").Pos, "x-axis", "%q: x-axis must be a nonzero vector and y-axis one not along it", bs.Name)
+		field := "x-axis"
+		if yg && mech.Norm(xa) > 0 {
+			field = "y-axis"
+		}
+		fx.b.Errorf(attr(bs, field+".x").Pos, field, "%s %q: x-axis must be a nonzero vector and y-axis one not along it", what, bs.Name)
 		return mech.Ident
 	}
 	return R

@@ -840,27 +840,5 @@ func (b *ffrBeam) foreshortening() float64 {
 	if !(norm > 0) {
 		return 0 // an axial lowest mode
 	}
-	A := make([]float64, ns*ns)
-	rhs := make([]float64, ns)
-	tr := 0.0
-	for a := 0; a < ns; a++ {
-		for c := 0; c < ns; c++ {
-			A[a*ns+c] = dotv(EV[a], EV[c])
-		}
-		rhs[a] = dotv(EV[a], ef)
-		tr += A[a*ns+a]
-	}
-	for a := 0; a < ns; a++ {
-		A[a*ns+a] += 1e-12*tr/float64(ns) + 1e-300
-	}
-	c, err := solveSPD(A, rhs, ns)
-	if err != nil {
-		return 1
-	}
-	for k := 0; k < ns; k++ {
-		for e := range ef {
-			ef[e] -= c[k] * EV[k][e]
-		}
-	}
-	return math.Sqrt(dotv(ef, ef) / norm)
+	return fitResidual(EV, ef)
 }

@@ -598,34 +598,41 @@ func (fb *ffr3Beam) foreshortening(V []float64, m int) float64 {
 			continue // an axial or torsional shape
 		}
 		checked++
-		// least squares: min ‖ef − Σ c_k EV_k‖ (normal equations, lightly
-		// regularized: columns without axial content are zero)
-		A := make([]float64, m*m)
-		rhs := make([]float64, m)
-		tr := 0.0
-		for a := 0; a < m; a++ {
-			for b := 0; b < m; b++ {
-				A[a*m+b] = dotv(EV[a], EV[b])
-			}
-			rhs[a] = dotv(EV[a], ef)
-			tr += A[a*m+a]
-		}
-		for a := 0; a < m; a++ {
-			A[a*m+a] += 1e-12*tr/float64(m) + 1e-300
-		}
-		c, err := solveSPD(A, rhs, m)
-		if err != nil {
-			return 1
-		}
-		res := append([]float64(nil), ef...)
-		for k := 0; k < m; k++ {
-			for e := range res {
-				res[e] -= c[k] * EV[k][e]
-			}
-		}
-		worst = math.Max(worst, math.Sqrt(dotv(res, res)/norm))
+		worst = math.Max(worst, fitResidual(EV, ef))
 	}
 	return worst
+}
+
+// fitResidual returns the relative residual of the least-squares fit of
+// ef by the columns EV (normal equations, lightly regularized: columns may
+// be zero): ‖ef − Σ c_k EV_k‖ / ‖ef‖ (1 when the fit fails).
+func fitResidual(EV [][]float64, ef []float64) float64 {
+	m := len(EV)
+	norm := dotv(ef, ef)
+	A := make([]float64, m*m)
+	rhs := make([]float64, m)
+	tr := 0.0
+	for a := 0; a < m; a++ {
+		for b := 0; b < m; b++ {
+			A[a*m+b] = dotv(EV[a], EV[b])
+		}
+		rhs[a] = dotv(EV[a], ef)
+		tr += A[a*m+a]
+	}
+	for a := 0; a < m; a++ {
+		A[a*m+a] += 1e-12*tr/float64(m) + 1e-300
+	}
+	c, err := solveSPD(A, rhs, m)
+	if err != nil {
+		return 1
+	}
+	res := append([]float64(nil), ef...)
+	for k := 0; k < m; k++ {
+		for e := range res {
+			res[e] -= c[k] * EV[k][e]
+		}
+	}
+	return math.Sqrt(dotv(res, res) / norm)
 }
 
 // solveSPD solves A x = b for a symmetric positive definite n×n A.

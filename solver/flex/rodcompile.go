@@ -173,23 +173,7 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		b.Errorf(bs.Pos, "at", "beam %q needs at (position of its start)", bs.Name)
 	}
 	at, _ := fx.vec(bs, "at", mech.Vec3{})
-	xa, _ := fx.vec(bs, "x-axis", mech.Vec3{1, 0, 0})
-	ya, yGiven := fx.vec(bs, "y-axis", mech.Vec3{})
-	if !yGiven {
-		// the section's y axis: z × x, or y × x... for a vertical beam
-		ya = mech.Cross(mech.Vec3{0, 0, 1}, xa)
-		if mech.Norm(ya) < 1e-6*mech.Norm(xa) {
-			ya = mech.Vec3{0, 1, 0}
-		}
-	}
-	R0, ok := mech.AxesMat(0, xa, 1, ya)
-	if !ok {
-		field := "x-axis"
-		if yGiven && mech.Norm(xa) > 0 {
-			field = "y-axis"
-		}
-		b.Errorf(attr(bs, field+".x").Pos, field, "beam %q: x-axis must be a nonzero vector and y-axis one not along it", bs.Name)
-	}
+	R0 := fx.axes(bs, "beam")
 	// the reference curvature: a bend of radius `radius` about `bend-axis`
 	var k0 mech.Vec3
 	if r := attr(bs, "radius"); r.Given() {
