@@ -316,9 +316,7 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 					}
 				}
 			}
-			if sub.place != (placement{}) {
-				p.errAt(sub, c.Line, "<fe-body>", "an <fe-body> in a subsystem included with a placement (at, angle, rotation) is not placed yet: include it without one, or place the FE model with its own at and x-axis")
-			}
+			p.placeFE(c, sub)
 		}
 		out = append(out, c)
 	}
@@ -910,4 +908,86 @@ func writeNode(b *strings.Builder, n *Node, indent string) {
 func xmlEscape(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;", "\n", "&#10;", "\t", "&#9;", "\r", "&#13;")
 	return r.Replace(s)
+}
+
+// placeFE places an <fe-body> of a spatial subsystem: its at, velocity and
+// omega (world components) turned by the include's rotation and at moved
+// by its offset, and its axes (x-axis, y-axis, numbers) turned.
+func (p *parser) placeFE(n *Node, ctx *incCtx) {
+	pl := ctx.place
+	if pl == (placement{}) {
+		return
+	}
+	R := mech.Ident
+	if pl.r != nil {
+		R = *pl.r
+	}
+	def := p.root.childDef("body")
+	comps := func(name string) ([]spec.Expr, bool) { return p.nodeComps(n, def, ctx, name) }
+	set := func(name, v string) { setNodeAttr(n, name, v) }
+	turn := func(cs []spec.Expr, off mech.Vec3) string {
+		if v, ok := numValues(cs...); ok && len(v) == 3 {
+			w := mech.Add(off, mech.MulMV(&R, mech.Vec3{v[0], v[1], v[2]}))
+			return formatNumber(w[0]) + " " + formatNumber(w[1]) + " " + formatNumber(w[2])
+		}
+		var out []string
+		for i := 0; i < 3; i++ {
+			t := formatNumber(off[i])
+			for j := 0; j < 3 && j < len(cs); j++ {
+				t += " + " + formatNumber(R[3*i+j]) + "*(" + cs[j].Src + ")"
+			}
+			out = append(out, t)
+		}
+		return strings.Join(out, ", ")
+	}
+	vec := func(v mech.Vec3) string {
+		return formatNumber(v[0]) + " " + formatNumber(v[1]) + " " + formatNumber(v[2])
+	}
+	off := mech.Vec3{pl.x, pl.y, pl.z}
+	if cs, ok := comps("at"); ok {
+		set("at", turn(cs, off))
+	} else {
+		set("at", vec(off))
+	}
+	for _, a := range []string{"velocity", "omega"} {
+		if cs, ok := comps(a); ok {
+			set(a, turn(cs, mech.Vec3{}))
+		}
+	}
+	if pl.r == nil {
+		return
+	}
+	// the FE model's axes as the flex compiler reads them (y = z × x
+	// when only x is given), turned
+	name, _ := n.Get("name")
+	num := func(attr string, def mech.Vec3) (mech.Vec3, bool, bool) {
+		cs, ok := comps(attr)
+		if !ok {
+			return def, false, true
+		}
+		v, ok := numValues(cs...)
+		if !ok || len(v) != 3 {
+			return def, true, false
+		}
+		return mech.Vec3{v[0], v[1], v[2]}, true, true
+	}
+	xa, _, ok1 := num("x-axis", mech.Vec3{1, 0, 0})
+	ya, yg, ok2 := num("y-axis", mech.Vec3{})
+	if !ok1 || !ok2 {
+		p.errAt(ctx, n.Line, "<include>", "fe-body %q: a rotated spatial subsystem needs its FE bodies' axes as numbers", name)
+		return
+	}
+	if !yg {
+		ya = mech.Cross(mech.Vec3{0, 0, 1}, xa)
+		if mech.Norm(ya) < 1e-6*mech.Norm(xa) {
+			ya = mech.Vec3{0, 1, 0}
+		}
+	}
+	Rb, ok := mech.AxesMat(0, xa, 1, ya)
+	if !ok {
+		return // the compiler reports the axes
+	}
+	W := mech.MulMM(&R, &Rb)
+	set("x-axis", vec(mech.Vec3{W[0], W[3], W[6]}))
+	set("y-axis", vec(mech.Vec3{W[1], W[4], W[7]}))
 }
