@@ -736,3 +736,16 @@ func TestFEInSubsystem(t *testing.T) {
 		}
 	}
 }
+
+// A lumped mass matrix (no rotary inertia: rotation rows zero) is reduced
+// with its massless rotations condensed statically: the free-free
+// frequencies are numpy's of the same condensation.
+func TestFELumpedMass(t *testing.T) {
+	m, err := feModel(t, feDir, `<model name="fe" dimension="3"><settings gravity="0 0 0"/>
+  <fe-body kind="abaqus" name="frame" mass="frame_LUMPED_MASS1.mtx" stiffness="frame_STIF1.mtx" nodes="frame.inp" units="mm-t-s" modes="12"/>
+</model>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareFreqs(t, "lumped mass, modal 12", elasticFreqs(t, m), readRef(t, "reference-lumped.csv")[0], 12, 1e-7)
+}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"mbfmu/solver/mech"
 	"mbfmu/spec"
 )
@@ -700,11 +702,11 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 	nf := len(free)
 	info := ffr3Info{source: bs.Kind, dofs: nf, basis: word(bs, "reduction", "modal")}
 	s := fx.count(bs, "modes", 6)
-	vals, vec, err := genEigen(Mf, Kf, nf)
+	vals, vec, nc, err := genEigenMassless(Mf, Kf, nf)
 	if err != nil {
 		return nil, info, fmt.Errorf("the free dofs' %v", err)
 	}
-	top := math.Abs(vals[nf-1])
+	top := math.Abs(vals[nc-1])
 	if vals[0] < -1e-8*top {
 		return nil, info, fmt.Errorf("the stiffness matrix is not positive semidefinite (eigenvalue %g of K φ = λ M φ)", vals[0])
 	}
@@ -717,30 +719,30 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 			copy(R[a*6:a*6+6], rigid[i*6:i*6+6])
 		}
 		R, r = mOrthonormal(R, denseOp(Mf, nf), nf, 6, nil, 0)
-		if r > 0 && vals[r-1] > 1e-6*math.Max(vals[min(r, nf-1)], 1e-300) {
+		if r > 0 && vals[r-1] > 1e-6*math.Max(vals[min(r, nc-1)], 1e-300) {
 			return nil, info, fmt.Errorf("the model is not free: its %d rigid-body motions should have zero frequency, the %d lowest are %.4g Hz … %.4g Hz (clamp its support nodes with clamp=\"...\")", r, r, freq(vals[0]), freq(vals[r-1]))
 		}
 		info.rigid = r
 	}
-	if r < nf && vals[r] <= 1e-10*top {
+	if r < nc && vals[r] <= 1e-10*top {
 		if freeFree {
 			return nil, info, fmt.Errorf("the model has a mechanism besides its rigid-body motions: an elastic mode of frequency %.3g Hz (zero stiffness: elements missing, or a stiffness matrix that does not hold the model together)", freq(vals[r]))
 		}
 		return nil, info, fmt.Errorf("the clamped model is a mechanism: a mode of frequency %.3g Hz (is it supported by its clamps? zero stiffness?)", freq(vals[r]))
 	}
-	for j := r; j < nf && j < r+max(2*s, s+10); j++ {
+	for j := r; j < nc && j < r+max(2*s, s+10); j++ {
 		info.full = append(info.full, freq(vals[j]))
 	}
 	var W []float64
 	w := 0
 	switch info.basis {
 	case "modal":
-		if r+s > nf {
-			return nil, info, fmt.Errorf("%d modes asked, the FE model has %d elastic ones", s, nf-r)
+		if r+s > nc {
+			return nil, info, fmt.Errorf("%d modes asked, the FE model has %d elastic ones", s, nc-r)
 		}
 		W = make([]float64, nf*s)
 		for i := 0; i < nf; i++ {
-			copy(W[i*s:i*s+s], vec[i*nf+r:i*nf+r+s])
+			copy(W[i*s:i*s+s], vec[i*nc+r:i*nc+r+s])
 		}
 		w = s
 	case "craig-bampton":
@@ -1218,4 +1220,81 @@ func (fx *flexCompiler) feBasisSparse(bs *spec.Beam, d *feData, free []int, Ms, 
 	V, _, reduced, err := finishBasis(W, Ms.mul, Ks.mul, nf, s, R, r)
 	info.reduced = reduced
 	return V, info, err
+}
+
+// genEigenMassless is genEigen for a mass matrix with massless dofs (the
+// rotations of a lumped mass matrix, whose rows of M are zero): they are
+// condensed statically, exactly (K_c = K_aa − K_ab K_bb⁻¹ K_ba, φ_b =
+// −K_bb⁻¹ K_ba φ_a), and the eigenvectors expanded to all n dofs. It
+// returns the eigenvalues, the vectors (n × nc, row-major) and nc.
+func genEigenMassless(M, K []float64, n int) ([]float64, []float64, int, error) {
+	var a, bl []int
+	for i := 0; i < n; i++ {
+		zero := true
+		for _, v := range M[i*n : i*n+n] {
+			if v != 0 {
+				zero = false
+				break
+			}
+		}
+		if zero {
+			bl = append(bl, i)
+		} else {
+			a = append(a, i)
+		}
+	}
+	if len(bl) == 0 {
+		vals, vec, err := genEigen(M, K, n)
+		return vals, vec, n, err
+	}
+	if len(a) == 0 {
+		return nil, nil, 0, fmt.Errorf("mass matrix is zero")
+	}
+	na, nb := len(a), len(bl)
+	sub := func(A []float64, r, c []int) *mat.Dense {
+		out := mat.NewDense(len(r), len(c), nil)
+		for x, i := range r {
+			for y, j := range c {
+				out.Set(x, y, A[i*n+j])
+			}
+		}
+		return out
+	}
+	kbb := sub(K, bl, bl)
+	var ch mat.Cholesky
+	if !ch.Factorize(symDense(kbb.RawMatrix().Data, nb)) {
+		return nil, nil, 0, fmt.Errorf("massless dofs (%d: rotations of a lumped mass matrix?) are not held by the stiffness, so they cannot be condensed", nb)
+	}
+	var X mat.Dense // K_bb⁻¹ K_ba
+	if err := ch.SolveTo(&X, sub(K, bl, a)); err != nil {
+		return nil, nil, 0, err
+	}
+	var KabX mat.Dense
+	KabX.Mul(sub(K, a, bl), &X)
+	kc := make([]float64, na*na)
+	ma := make([]float64, na*na)
+	for x, i := range a {
+		for y, j := range a {
+			kc[x*na+y] = K[i*n+j] - KabX.At(x, y)
+			ma[x*na+y] = M[i*n+j]
+		}
+	}
+	vals, va, err := genEigen(ma, kc, na)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	vec := make([]float64, n*na)
+	for x, i := range a {
+		copy(vec[i*na:i*na+na], va[x*na:x*na+na])
+	}
+	for y := range bl {
+		for c := 0; c < na; c++ {
+			s := 0.0
+			for x := 0; x < na; x++ {
+				s -= X.At(y, x) * va[x*na+c]
+			}
+			vec[bl[y]*na+c] = s
+		}
+	}
+	return vals, vec, na, nil
 }
