@@ -714,21 +714,7 @@ func (p *parser) place3(n *Node, ctx *incCtx) {
 		}
 		n.Attrs = kept
 	}
-	turn := func(cs []spec.Expr, off mech.Vec3) string {
-		if v, ok := numValues(cs...); ok && len(v) == 3 {
-			w := mech.Add(off, mech.MulMV(&R, mech.Vec3{v[0], v[1], v[2]}))
-			return formatNumber(w[0]) + " " + formatNumber(w[1]) + " " + formatNumber(w[2])
-		}
-		var out []string
-		for i := 0; i < 3; i++ {
-			t := formatNumber(off[i])
-			for j := 0; j < 3 && j < len(cs); j++ {
-				t += " + " + formatNumber(R[3*i+j]) + "*(" + cs[j].Src + ")"
-			}
-			out = append(out, t)
-		}
-		return strings.Join(out, ", ")
-	}
+	turn := func(cs []spec.Expr, off mech.Vec3) string { return turnVec(&R, cs, off) }
 	off := mech.Vec3{pl.x, pl.y, pl.z}
 	if cs, ok := comps("at"); ok {
 		set("at", turn(cs, off))
@@ -925,21 +911,7 @@ func (p *parser) placeFE(n *Node, ctx *incCtx) {
 	def := p.root.childDef("body")
 	comps := func(name string) ([]spec.Expr, bool) { return p.nodeComps(n, def, ctx, name) }
 	set := func(name, v string) { setNodeAttr(n, name, v) }
-	turn := func(cs []spec.Expr, off mech.Vec3) string {
-		if v, ok := numValues(cs...); ok && len(v) == 3 {
-			w := mech.Add(off, mech.MulMV(&R, mech.Vec3{v[0], v[1], v[2]}))
-			return formatNumber(w[0]) + " " + formatNumber(w[1]) + " " + formatNumber(w[2])
-		}
-		var out []string
-		for i := 0; i < 3; i++ {
-			t := formatNumber(off[i])
-			for j := 0; j < 3 && j < len(cs); j++ {
-				t += " + " + formatNumber(R[3*i+j]) + "*(" + cs[j].Src + ")"
-			}
-			out = append(out, t)
-		}
-		return strings.Join(out, ", ")
-	}
+	turn := func(cs []spec.Expr, off mech.Vec3) string { return turnVec(&R, cs, off) }
 	vec := func(v mech.Vec3) string {
 		return formatNumber(v[0]) + " " + formatNumber(v[1]) + " " + formatNumber(v[2])
 	}
@@ -990,4 +962,22 @@ func (p *parser) placeFE(n *Node, ctx *incCtx) {
 	W := mech.MulMM(&R, &Rb)
 	set("x-axis", vec(mech.Vec3{W[0], W[3], W[6]}))
 	set("y-axis", vec(mech.Vec3{W[1], W[4], W[7]}))
+}
+
+// turnVec writes off + R v for a vector attribute's components: numbers
+// when they are, else an expression per component.
+func turnVec(R *mech.Mat3, cs []spec.Expr, off mech.Vec3) string {
+	if v, ok := numValues(cs...); ok && len(v) == 3 {
+		w := mech.Add(off, mech.MulMV(R, mech.Vec3{v[0], v[1], v[2]}))
+		return formatNumber(w[0]) + " " + formatNumber(w[1]) + " " + formatNumber(w[2])
+	}
+	var out []string
+	for i := 0; i < 3; i++ {
+		t := formatNumber(off[i])
+		for j := 0; j < 3 && j < len(cs); j++ {
+			t += " + " + formatNumber(R[3*i+j]) + "*(" + cs[j].Src + ")"
+		}
+		out = append(out, t)
+	}
+	return strings.Join(out, ", ")
 }
