@@ -190,6 +190,13 @@ func (c *compiler) markerRef(ref string) (mech.Marker, error) {
 		return mech.Marker{P: mech.Point{Body: -1}, F: mech.Frame{Body: -1, Q: -1, V: -1, R: mech.Ident}}, nil
 	}
 	b, mk, _ := strings.Cut(ref, ".")
+	for i := range c.spec.Beams {
+		if bs := &c.spec.Beams[i]; bs.Name == b && c.m.dim == 3 && (bs.Kind == "ffr" || strings.HasPrefix(bs.Kind, "fe-")) {
+			if _, ok := bs.Attr["marker."+mk]; ok {
+				return mech.Marker{}, errorf("marker %q of flexible body %q moves with its shapes: only <force> and <torque> attach there; joints, springs and contacts attach to rigid markers (an fe-body's clamped nodes, an ffr beam's body)", mk, b)
+			}
+		}
+	}
 	if _, ok := c.bodyIndex[b]; !ok && b != "ground" {
 		return mech.Marker{}, errorf("unknown body %q in marker reference %q%s", b, ref, suggest(b, c.bodyNames()))
 	}

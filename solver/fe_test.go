@@ -377,6 +377,11 @@ func TestFEErrors(t *testing.T) {
 	if _, err := feModel(t, dir, src); err == nil || !strings.Contains(err.Error(), `test.xml:3: j: joint "pin": marker "b.tip" is at a node of fe-body "b" that moves with the modes`) {
 		t.Errorf("joint at a free node: got %v", err)
 	}
+	// a contact there
+	src = strings.Replace(src, `<spherical name="pin" i="ground.O" j="b.tip"/>`, `<contact kind="sphere-plane" name="c" i="b.tip" radius="0.01" j="ground.O" k="1e5"/>`, 1)
+	if _, err := feModel(t, dir, src); err == nil || !strings.Contains(err.Error(), `test.xml:3: i: marker "tip" of flexible body "b" moves with its shapes`) {
+		t.Errorf("contact at a free node: got %v", err)
+	}
 }
 
 // The frame clamped at node 1 under gravity: the static tip displacement
