@@ -439,6 +439,25 @@ func (fx *flexCompiler) compileFFR3(bs *spec.Beam) {
 		}
 		W, err = craigBamptonBasis(Mf, Kf, nf, bnd, nm)
 		w = len(bnd) + nm
+		if err == nil && word(bs, "coupling", "stiffened") == "stiffened" {
+			// the stiffened coupling needs axial shapes that follow the
+			// foreshortening: the Krylov sequence of the tip's axial force
+			// (as many as the fixed-interface modes) joins the basis
+			B := make([]float64, nf)
+			for a := 0; a < 3; a++ {
+				B[nf-6+a] = fb.R[3*a]
+			}
+			var ax []float64
+			if ax, err = krylovBasis(Mf, Kf, nf, B, 1, 0, min(nm, nf-w)); err == nil {
+				na := len(ax) / nf
+				W2 := make([]float64, nf*(w+na))
+				for i := 0; i < nf; i++ {
+					copy(W2[i*(w+na):], W[i*w:i*w+w])
+					copy(W2[i*(w+na)+w:], ax[i*na:i*na+na])
+				}
+				W, w = W2, w+na
+			}
+		}
 	default:
 		b.Errorf(attr(bs, "reduction").Pos, "reduction", "reduction must be none, modal, krylov or craig-bampton, got %q", info.basis)
 		return
@@ -479,11 +498,11 @@ func (fx *flexCompiler) compileFFR3(bs *spec.Beam) {
 		// the axial strain u' + ½(v'² + w'²) needs axial shapes that
 		// follow the foreshortening; bending modes and constraint modes
 		// have none, and the beam locks (a spun-up beam 8× too stiff)
-		if in := word(bs, "krylov-input", "both"); info.basis == "modal" || info.basis == "craig-bampton" || (info.basis == "krylov" && in != "both") {
-			b.Errorf(attr(bs, "coupling").Pos, "coupling", "ffr beam %q: the stiffened coupling needs the axial shapes of reduction=\"krylov\" with krylov-input=\"both\" (or no reduction); a %s basis lacks them and would lock the beam, too stiff by far. Use coupling=\"zero-order\" well below the first bending frequency", bs.Name, info.basis)
+		if in := word(bs, "krylov-input", "both"); info.basis == "modal" || (info.basis == "krylov" && in != "both") {
+			b.Errorf(attr(bs, "coupling").Pos, "coupling", "ffr beam %q: the stiffened coupling needs axial shapes: reduction=\"krylov\" with krylov-input=\"both\", \"craig-bampton\" (which adds them) or no reduction; a %s basis lacks them and would lock the beam, too stiff by far. Use coupling=\"zero-order\" well below the first bending frequency", bs.Name, info.basis)
 		}
 		body.elastic = fb
-		if info.basis == "krylov" {
+		if info.basis == "krylov" || info.basis == "craig-bampton" {
 			// Wu–Haug's slewing beam: 22 % lost with 8 vectors (tip
 			// 30 % too small), 2.1 % with 12 (1.5 %), 0.34 % with 20 (0.1 %)
 			if lost := fb.foreshortening(V, m); lost > 0.05 {
