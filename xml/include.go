@@ -949,13 +949,7 @@ func (p *parser) placeFE(n *Node, ctx *incCtx) {
 		p.errAt(ctx, n.Line, "<include>", "fe-body %q: a rotated spatial subsystem needs its FE bodies' axes as numbers", name)
 		return
 	}
-	if !yg {
-		ya = mech.Cross(mech.Vec3{0, 0, 1}, xa)
-		if mech.Norm(ya) < 1e-6*mech.Norm(xa) {
-			ya = mech.Vec3{0, 1, 0}
-		}
-	}
-	Rb, ok := mech.AxesMat(0, xa, 1, ya)
+	Rb, ok := mech.XAxes(xa, ya, yg)
 	if !ok {
 		return // the compiler reports the axes
 	}

@@ -395,22 +395,8 @@ func (fx *flexCompiler) finishFE(bs *spec.Beam, d *feData, clamped map[int]bool,
 	R0 := fx.axes(bs, "fe-body")
 	vel, _ := fx.vec(bs, "velocity", mech.Vec3{})
 	om, _ := fx.vec(bs, "omega", mech.Vec3{})
-	qt := len(b.Q0())
-	vt := b.Grow(3)
-	qr, vr := b.GrowRot()
-	if qr != qt+3 || vr != vt+3 {
-		panic("flex: fe-body frame coordinates are not contiguous")
-	}
-	q0, v0 := b.Q0(), b.V0()
 	acm := mech.MulMV(&R0, cm)
-	rc := mech.Add(at, acm)
-	copy(q0[qt:qt+3], rc[:])
-	p := mech.MatQuat(&R0)
-	copy(q0[qr:qr+4], p[:])
-	vc := mech.Add(vel, mech.Cross(om, acm))
-	copy(v0[vt:vt+3], vc[:])
-	wb := mech.MulMTV(&R0, om)
-	copy(v0[vr:vr+3], wb[:])
+	qt, vt := mech.GrowFrame(b, mech.Add(at, acm), R0, mech.Add(vel, mech.Cross(om, acm)), mech.MulMTV(&R0, om))
 	body.fq, body.fv = qt, vt
 	body.eq = len(b.Q0())
 	body.ev = b.Grow(m)
@@ -485,13 +471,7 @@ func markerNames(bs *spec.Beam) []string {
 func (fx *flexCompiler) axes(bs *spec.Beam, what string) mech.Mat3 {
 	xa, _ := fx.vec(bs, "x-axis", mech.Vec3{1, 0, 0})
 	ya, yg := fx.vec(bs, "y-axis", mech.Vec3{})
-	if !yg {
-		ya = mech.Cross(mech.Vec3{0, 0, 1}, xa)
-		if mech.Norm(ya) < 1e-6*mech.Norm(xa) {
-			ya = mech.Vec3{0, 1, 0}
-		}
-	}
-	R, ok := mech.AxesMat(0, xa, 1, ya)
+	R, ok := mech.XAxes(xa, ya, yg)
 	if !ok {
 		field := "x-axis"
 		if yg && mech.Norm(xa) > 0 {

@@ -328,8 +328,6 @@ func (b *ffr3) tangent(w *ffr3Terms, A *mech.Mat3, k, c []float64) {
 // ((6+m)², row-major) at rotation A and elastic coordinates eta.
 func (b *ffr3) massAt(A *mech.Mat3, eta []float64, out []float64) {
 	m := b.m
-	n := 6 + m
-	clear(out)
 	S := b.s0
 	for k := 0; k < m; k++ {
 		S = mech.Add(S, mech.Scale(eta[k], b.sb[k]))
@@ -348,6 +346,23 @@ func (b *ffr3) massAt(A *mech.Mat3, eta []float64, out []float64) {
 			nrr[i] += 0.5 * eta[k] * (c[i] + r[i])
 		}
 	}
+	var cl [ffr3Max]mech.Vec3
+	for l := 0; l < m; l++ {
+		c := b.f0[l]
+		for k := 0; k < m; k++ {
+			c = mech.Add(c, mech.Scale(eta[k], b.ek[k*m+l]))
+		}
+		cl[l] = c
+	}
+	b.massFrom(A, S, &nrr, cl[:m], out)
+}
+
+// massFrom fills the mass matrix (massAt) from the configuration's first
+// moment S, N_rr and N_rf columns cl (as inertia computes them).
+func (b *ffr3) massFrom(A *mech.Mat3, S mech.Vec3, nrr *mech.Mat3, cl []mech.Vec3, out []float64) {
+	m := b.m
+	n := 6 + m
+	clear(out)
 	set := func(i, j int, v float64) { out[i*n+j], out[j*n+i] = v, v }
 	for i := 0; i < 3; i++ {
 		out[i*n+i] = b.mass
@@ -366,10 +381,7 @@ func (b *ffr3) massAt(A *mech.Mat3, eta []float64, out []float64) {
 	}
 	for l := 0; l < m; l++ {
 		as := mech.MulMV(A, b.sb[l])
-		c := b.f0[l]
-		for k := 0; k < m; k++ {
-			c = mech.Add(c, mech.Scale(eta[k], b.ek[k*m+l]))
-		}
+		c := cl[l]
 		for i := 0; i < 3; i++ {
 			set(i, 6+l, as[i])
 			set(3+i, 6+l, c[i])
@@ -481,8 +493,10 @@ func (e *ffr3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 	b.tangent(&w, &s.A, k, c)
 	// acceleration coupling c_a (M(q) − M̄)
 	if ca := x.CA; ca != 0 {
+		// (from the terms of this evaluation: no second pass over the
+		// invariants)
 		var mq [(ffr3Max + 6) * (ffr3Max + 6)]float64
-		b.massAt(&s.A, s.eta, mq[:n*n])
+		b.massFrom(&s.A, w.S, &w.nrr, w.cl[:m], mq[:n*n])
 		for i := 0; i < n*n; i++ {
 			k[i] += ca * (mq[i] - b.mbar[i])
 		}

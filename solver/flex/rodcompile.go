@@ -224,20 +224,8 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 	for k := 0; k <= ne; k++ {
 		x, R := frame(float64(k) * l)
 		rb.x0 = append(rb.x0, x)
-		qt := len(b.Q0())
-		vt := b.Grow(3)
-		qr, vr := b.GrowRot()
-		if qr != qt+3 || vr != vt+3 {
-			panic("flex: rod node coordinates are not contiguous")
-		}
-		q0, v0 := b.Q0(), b.V0()
-		copy(q0[qt:qt+3], x[:])
-		p := mech.MatQuat(&R)
-		copy(q0[qr:qr+4], p[:])
-		vn := mech.Add(vel, mech.Cross(om, mech.Sub(x, at)))
-		copy(v0[vt:vt+3], vn[:])
-		wb := mech.MulMTV(&R, om)
-		copy(v0[vr:vr+3], wb[:])
+		qt, vt := mech.GrowFrame(b, x, R, mech.Add(vel, mech.Cross(om, mech.Sub(x, at))), mech.MulMTV(&R, om))
+		vr := vt + 3
 		rb.q = append(rb.q, qt)
 		rb.v = append(rb.v, vt)
 		// lumped mass: half of each adjacent element

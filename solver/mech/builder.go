@@ -168,3 +168,24 @@ type Coordinate interface {
 	// Unit is "rad" or "m".
 	Unit() string
 }
+
+// GrowFrame appends the coordinates of a spatial frame (a body, a beam
+// node, an FE body's floating frame), three translations then the
+// orientation, with the initial values: origin r, rotation R, velocity v
+// (world) and angular velocity w (its own frame). It returns the first
+// position and velocity indices (mech.Frame's layout).
+func GrowFrame(b Builder, r Vec3, R Mat3, v, w Vec3) (q, vi int) {
+	q = len(b.Q0()) // positions and velocities of earlier bodies differ in number
+	vi = b.Grow(3)
+	qr, vr := b.GrowRot()
+	if qr != q+3 || vr != vi+3 {
+		panic("mech: frame coordinates are not contiguous")
+	}
+	q0, v0 := b.Q0(), b.V0()
+	copy(q0[q:q+3], r[:])
+	p := MatQuat(&R)
+	copy(q0[qr:qr+4], p[:])
+	copy(v0[vi:vi+3], v[:])
+	copy(v0[vr:vr+3], w[:])
+	return q, vi
+}

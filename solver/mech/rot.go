@@ -323,3 +323,16 @@ func AxesMat(keep int, u Vec3, other int, w Vec3) (Mat3, bool) {
 	cols[third] = Cross(cols[(third+1)%3], cols[(third+2)%3])
 	return Mat3{cols[0][0], cols[1][0], cols[2][0], cols[0][1], cols[1][1], cols[2][1], cols[0][2], cols[1][2], cols[2][2]}, true
 }
+
+// XAxes returns the rotation whose x axis is along x and whose y axis is
+// y made orthogonal to it; without y (yGiven false) y is z × x, or the
+// world y for an x along z. It reports false for a zero x or a y along it.
+func XAxes(x, y Vec3, yGiven bool) (Mat3, bool) {
+	if !yGiven {
+		y = Cross(Vec3{0, 0, 1}, x)
+		if Norm(y) < 1e-6*Norm(x) {
+			y = Vec3{0, 1, 0}
+		}
+	}
+	return AxesMat(0, x, 1, y)
+}

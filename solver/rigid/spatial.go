@@ -65,17 +65,8 @@ func SpatialBodies(b mech.Builder, ms *spec.Model) {
 			b.Errorf(bs.Pos, "omega-frame", "body %q: omega-frame must be body or global, got %q", bs.Name, bs.AngVelFrame)
 		}
 		acm := mech.MulMV(&R, cm)
-		qt := len(b.Q0()) // positions and velocities of earlier bodies differ in number
-		vt := b.Grow(3)
-		qr, vr := b.GrowRot()
-		q0, v0 := b.Q0(), b.V0()
-		rc := mech.Add(at, acm)
-		copy(q0[qt:qt+3], rc[:])
-		p := mech.MatQuat(&R)
-		copy(q0[qr:qr+4], p[:])
-		vc := mech.Add(vel, mech.Cross(omW, acm))
-		copy(v0[vt:vt+3], vc[:])
-		copy(v0[vr:vr+3], omB[:])
+		qt, vt := mech.GrowFrame(b, mech.Add(at, acm), R, mech.Add(vel, mech.Cross(omW, acm)), omB)
+		vr := vt + 3
 		for k := 0; k < 3; k++ {
 			b.AddMass(vt+k, mass)
 			if mass > 0 {
@@ -88,10 +79,6 @@ func SpatialBodies(b mech.Builder, ms *spec.Model) {
 			}
 		} else {
 			b.AddMassBlock([]int{vr, vr + 1, vr + 2}, J[:])
-		}
-		// translations and rotations must be contiguous (mech.Frame)
-		if qr != qt+3 || vr != vt+3 {
-			panic("rigid: spatial body coordinates are not contiguous")
 		}
 		info := mech.BodyInfo{Name: bs.Name, Spatial: true, Q: qt, V: vt, Mass: mass, Inertia: J, CM: cm}
 		k := b.AddBody(info)
