@@ -117,6 +117,9 @@ type contactWork struct {
 	lz   []float64
 	lw   []float64
 	lcp  *lcp.Solver
+	mn   *linalg.MinNorm // least-norm solves of the sticking rows
+	wd   []float64       // their capacity weights
+	f0   []float64       // the forces the Newton increments start from
 
 	start []float64 // core at the start of a sub-step
 	g0    []float64 // event functions: 2 per group
@@ -146,7 +149,7 @@ func (m *Model) newContactWork() *contactWork {
 		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n), sidx: make([]int, n), dir: make([]float64, n),
 		ls: cs.stickPlan.NewSolver(), lb: make([]float64, n),
 		lm: make([]float64, 4*n*n), lq: make([]float64, 2*n), lz: make([]float64, 2*n), lw: make([]float64, 2*n),
-		lcp: lcp.NewSolver(2 * n),
+		lcp: lcp.NewSolver(2 * n), mn: linalg.NewMinNorm(n), wd: make([]float64, n), f0: make([]float64, n),
 		g0:  make([]float64, 2*ng), g1: make([]float64, 2*ng), glo: make([]float64, 2*ng), ghi: make([]float64, 2*ng),
 	}
 }
@@ -451,10 +454,11 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 
 // stickSolve solves A f = −b for the forces of the sticking rows among
 // the active ones (the others, just switched to slip, keep their forces in
-// w.fvec). A is symmetric positive semidefinite; a tiny diagonal
-// weighting by 1/(μ0 F_N)² picks, among the solutions of a statically
-// indeterminate set (two corners of a block sticking on one surface), the
-// one that loads each row in proportion to its friction capacity.
+// w.fvec). A is symmetric positive semidefinite; a statically
+// indeterminate set (two corners of a block sticking on one surface, a
+// sled on three feet) leaves internal forces that move nothing: of its
+// solutions the one that loads each row in proportion to its friction
+// capacity μ0 F_N is taken (stickWeighted).
 func (cs *contactSet) stickSolve(s *State, n int) {
 	w := s.cw
 	idx := w.piv[:0] // positions in act of the sticking rows
@@ -468,13 +472,6 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 		return
 	}
 	a, r := w.lm[:ns*ns], w.lq[:ns]
-	tr, fbar := 0.0, 0.0
-	for _, j := range idx {
-		tr += math.Abs(w.amat[j*n+j])
-		fbar += w.cap[j] + 1e-300
-	}
-	tr /= float64(ns)
-	fbar /= float64(ns)
 	for ii, i := range idx {
 		rhs := -w.bvec[i]
 		for j, rj := range w.act {
@@ -486,13 +483,51 @@ func (cs *contactSet) stickSolve(s *State, n int) {
 		for jj, j := range idx {
 			a[ii*ns+jj] = w.amat[i*n+j]
 		}
-		cap := w.cap[i] + 1e-12*fbar + 1e-300
-		q := fbar / cap
-		a[ii*ns+ii] += 1e-11 * tr * q * q
 	}
-	w.solveSmall(a, r, ns)
+	cs.stickWeighted(s, idx, a, r, nil)
 	for ii, i := range idx {
 		w.fvec[i] = r[ii]
+	}
+}
+
+// stickWeighted solves a f = r (ns×ns, the sticking rows idx of the
+// active ones) for the forces f, returned in r, of least capacity-weighted
+// norm Σ f_i²/(μ0F_N,i) in the least-squares sense, which loads the rows
+// of a translation in proportion to their capacities (all reach their
+// cones together): with D the diagonal of the capacities' square roots,
+// f = D (a D)⁺ (r + a f0), which for the Newton increments
+// (f0 the forces held, r their residual) makes the total f0 + Δf, Δf the
+// returned r − f0, the least-weighted solution, so the internal forces of
+// an indeterminate set never drift, and no round-off inconsistency of the
+// dependent rows is amplified into forces (a regularized factorization
+// does that by 1/ε). f0 nil: zero.
+func (cs *contactSet) stickWeighted(s *State, idx []int, a, r, f0 []float64) {
+	w := s.cw
+	ns := len(idx)
+	fbar := 0.0
+	for _, j := range idx {
+		fbar += math.Max(w.cap[j], 0)
+	}
+	fbar = fbar/float64(ns) + 1e-300
+	d := w.wd[:ns]
+	for ii, j := range idx {
+		d[ii] = math.Sqrt(math.Max(w.cap[j], 0) + 1e-6*fbar)
+	}
+	if f0 != nil {
+		for ii := 0; ii < ns; ii++ {
+			for jj := 0; jj < ns; jj++ {
+				r[ii] += a[ii*ns+jj] * f0[jj]
+			}
+		}
+	}
+	for ii := 0; ii < ns; ii++ {
+		for jj := 0; jj < ns; jj++ {
+			a[ii*ns+jj] *= d[jj]
+		}
+	}
+	w.mn.Solve(a, ns, r)
+	for ii := range r[:ns] {
+		r[ii] *= d[ii]
 	}
 }
 
@@ -789,17 +824,20 @@ func (cs *contactSet) newton(m *Model, s *State, s1, cv float64, turn bool) {
 		}
 	}
 	// a statically indeterminate set of sticking rows (more rows than the
-	// motions they hold: a sled on three feet) makes G Y singular: a
-	// tiny diagonal picks the increments of least norm, so that the
-	// internal forces the decision distributed do not drift
-	tr := 0.0
-	for i := 0; i < n; i++ {
-		tr += math.Abs(w.amat[i*n+i])
+	// motions they hold: a sled on three feet) makes G Y singular: the
+	// total forces are taken of least capacity-weighted norm, so that the
+	// internal ones stay distributed by capacity and do not drift
+	idx := w.sidx[:n]
+	f0 := w.f0[:n]
+	for j, r := range w.act {
+		idx[j] = j
+		f0[j] = cs.group(s, cs.rows[r])[mech.CSStick]
+		w.cap[j] = cs.rows[r].Static(x)
 	}
-	for i := 0; i < n; i++ {
-		w.amat[i*n+i] += 1e-11 * tr / float64(n)
+	cs.stickWeighted(s, idx, w.amat[:n*n], w.fvec[:n], f0)
+	for j := range w.act {
+		w.fvec[j] -= f0[j]
 	}
-	w.solveSmall(w.amat, w.fvec, n)
 	for j, r := range w.act {
 		df := w.fvec[j]
 		cs.group(s, cs.rows[r])[mech.CSStick] += df
