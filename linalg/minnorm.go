@@ -13,7 +13,7 @@ import "math"
 type MinNorm struct {
 	// Tol is the relative threshold below which a singular value is
 	// treated as zero (1e-10 from NewMinNorm).
-	Tol float64
+	Tol     float64
 	u, v, c []float64
 	cap     int
 }

@@ -150,7 +150,7 @@ func (m *Model) newContactWork() *contactWork {
 		ls: cs.stickPlan.NewSolver(), lb: make([]float64, n),
 		lm: make([]float64, 4*n*n), lq: make([]float64, 2*n), lz: make([]float64, 2*n), lw: make([]float64, 2*n),
 		lcp: lcp.NewSolver(2 * n), mn: linalg.NewMinNorm(n), wd: make([]float64, n), f0: make([]float64, n),
-		g0:  make([]float64, 2*ng), g1: make([]float64, 2*ng), glo: make([]float64, 2*ng), ghi: make([]float64, 2*ng),
+		g0: make([]float64, 2*ng), g1: make([]float64, 2*ng), glo: make([]float64, 2*ng), ghi: make([]float64, 2*ng),
 	}
 }
 
