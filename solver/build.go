@@ -2,7 +2,6 @@ package solver
 
 import (
 	"math"
-	"mbfmu/linalg"
 
 	"mbfmu/expr"
 	"mbfmu/solver/contacts"
@@ -129,16 +128,6 @@ func (c *compiler) contactSet() {
 	}
 	set.coulomb = len(set.rows) > 0
 	if len(set.elems) > 0 || set.coulomb {
-		// the sticking rows' Delassus system: dense, as large as the
-		// number of friction rows (rows not sticking are identity)
-		n := max(len(set.rows), 1)
-		p := linalg.NewPattern(n)
-		all := make([]int, n)
-		for i := range all {
-			all[i] = i
-		}
-		p.AddBlock(all)
-		set.stickPlan = linalg.NewPlan(p)
 		c.m.contacts = set
 	}
 }

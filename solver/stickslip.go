@@ -66,9 +66,6 @@ type contactSet struct {
 	maxd    int     // the most dofs of a friction row
 	coulomb bool    // some element has exact Coulomb friction
 	kappa   float64 // drift gain of the stick constraint: v̇t = −κ vt
-	// stickPlan is the dense plan of the sticking rows' system
-	// (stickSolve), one row per friction element
-	stickPlan *linalg.Plan
 }
 
 // csLen returns the length of the discrete state in State.core.
@@ -108,10 +105,8 @@ type contactWork struct {
 	bvec []float64
 	fvec []float64
 	piv  []int
-	sidx []int          // the scalar rows among the active (decide)
-	dir  []float64      // a pair's slip direction set by decide, per active row
-	ls   *linalg.Solver // the sticking rows' system (stickSolve)
-	lb   []float64
+	sidx []int     // the scalar rows among the active (decide)
+	dir  []float64 // a pair's slip direction set by decide, per active row
 	lm   []float64 // LCP matrix (2n)²
 	lq   []float64
 	lz   []float64
@@ -147,7 +142,6 @@ func (m *Model) newContactWork() *contactWork {
 		wr: make([]float64, n*md), vt: make([]float64, n), gam: make([]float64, n), cap: make([]float64, n),
 		y: make([]float64, n*nK), gq: make([]float64, n*md),
 		amat: make([]float64, n*n), bvec: make([]float64, n), fvec: make([]float64, n), piv: make([]int, n), sidx: make([]int, n), dir: make([]float64, n),
-		ls: cs.stickPlan.NewSolver(), lb: make([]float64, n),
 		lm: make([]float64, 4*n*n), lq: make([]float64, 2*n), lz: make([]float64, 2*n), lw: make([]float64, 2*n),
 		lcp: lcp.NewSolver(2 * n), mn: linalg.NewMinNorm(n), wd: make([]float64, n), f0: make([]float64, n),
 		g0: make([]float64, 2*ng), g1: make([]float64, 2*ng), glo: make([]float64, 2*ng), ghi: make([]float64, 2*ng),
@@ -529,41 +523,6 @@ func (cs *contactSet) stickWeighted(s *State, idx []int, a, r, f0 []float64) {
 	for ii := range r[:ns] {
 		r[ii] *= d[ii]
 	}
-}
-
-// solveSmall solves the n×n system a x = b (row-major, n ≤ the number of
-// friction rows) in place, b becoming x, with the work space's dense
-// solver (the rows beyond n are the identity). A singular system (the
-// stick rows of a degenerate set) is solved with its diagonal raised by
-// 1e-12 of its mean; if that fails too, x is zero (no stick forces).
-func (w *contactWork) solveSmall(a, b []float64, n int) {
-	ls, x := w.ls, w.lb
-	for try := 0; try < 2; try++ {
-		ls.Zero()
-		tr := 0.0
-		for i := 0; i < n; i++ {
-			tr += math.Abs(a[i*n+i])
-		}
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				ls.Set(i, j, a[i*n+j])
-			}
-			if try > 0 {
-				ls.Add(i, i, 1e-12*tr/float64(n)+1e-300)
-			}
-		}
-		for k := n; k < len(x); k++ {
-			ls.Set(k, k, 1)
-		}
-		if ls.Factor() == nil {
-			clear(x)
-			copy(x, b[:n])
-			ls.Solve(x)
-			copy(b[:n], x)
-			return
-		}
-	}
-	clear(b[:n])
 }
 
 // decide sets the modes and friction forces (w.fvec) of the active rows
