@@ -232,6 +232,17 @@ func exampleFileRunParams(path string, params map[string]float64, rounds int) (t
 	if err != nil {
 		return 0, 0, err
 	}
+	return specRunParams(ms, params, rounds)
+}
+
+// specRun times a loaded model's run from Init to its end (median of
+// rounds).
+func specRun(ms *spec.Model, rounds int) (time.Duration, error) {
+	d, _, err := specRunParams(ms, nil, rounds)
+	return d, err
+}
+
+func specRunParams(ms *spec.Model, params map[string]float64, rounds int) (time.Duration, int64, error) {
 	m, err := solver.Compile(ms, solver.CompileOptions{Params: params})
 	if err != nil {
 		return 0, 0, err
@@ -468,6 +479,27 @@ func Run(w io.Writer, examples string, quick bool) ([]Row, error) {
 		}
 		add(r)
 		add(Row{label, "steps", float64(steps), "", "", "", ""})
+	}
+	// seed 004's adaptive modal selection (issue 23) on its case 1 against
+	// the full ANCF with the same integrator (BDF-1), the first 0.1 s of
+	// the 1.1 s (the whole run takes about a minute reduced)
+	if ms, err := xml.LoadFile(filepath.Join(examples, "ancf-pendulum", "adaptive.xml")); err == nil {
+		ms.Settings.End = 0.1
+		red, rerr := specRun(ms, rounds)
+		for k := range ms.Beams {
+			for _, a := range []string{"reduction", "sparsity", "samples"} {
+				delete(ms.Beams[k].Attr, a)
+			}
+		}
+		full, ferr := specRun(ms, rounds)
+		const label = "seed 004 case 1 (160 el.), BDF-1, first 0.1 s"
+		if rerr != nil || ferr != nil {
+			fmt.Fprintf(w, "# %s: %v %v\n", label, rerr, ferr)
+		} else {
+			add(Row{label, "full ANCF", full.Seconds(), "s", "", "", ""})
+			add(Row{label, "adaptive modal selection, 100 modes", red.Seconds(), "s", "", "seed 532 s / 787 s full, 1.1 s", ""})
+			add(Row{label, "reduced / full", red.Seconds() / full.Seconds(), "", "", "seed 0.68", ""})
+		}
 	}
 	// the 45° bend's static solve (issue 23): 16 rod elements
 	if ms, err := xml.LoadFile(filepath.Join(examples, "bend-45", "model.xml")); err == nil {

@@ -108,3 +108,59 @@ func gauss(m, b []float64, r int) {
 		b[i] /= m[i*r+i]
 	}
 }
+
+// TestLeastSquaresNormalEquations checks the QR solution of an
+// overdetermined system against the normal equations AᵀA x = Aᵀb (solved
+// by Gaussian elimination) and its residual against ‖A x − b‖.
+func TestLeastSquaresNormalEquations(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	const m, n = 9, 4
+	w := NewLeastSquares(m+2, n+1)
+	a, b := w.Reset(m, n)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	for i := range b {
+		b[i] = rng.NormFloat64()
+	}
+	a0, b0 := append([]float64(nil), a...), append([]float64(nil), b...)
+	ata := make([]float64, n*n)
+	atb := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			for k := 0; k < m; k++ {
+				ata[i*n+j] += a0[k*n+i] * a0[k*n+j]
+			}
+		}
+		for k := 0; k < m; k++ {
+			atb[i] += a0[k*n+i] * b0[k]
+		}
+	}
+	gauss(ata, atb, n)
+	x := make([]float64, n)
+	w.Solve(x)
+	res := 0.0
+	for k := 0; k < m; k++ {
+		r := -b0[k]
+		for j := 0; j < n; j++ {
+			r += a0[k*n+j] * x[j]
+		}
+		res += r * r
+	}
+	for i := range x {
+		if math.Abs(x[i]-atb[i]) > 1e-12 {
+			t.Errorf("x[%d] = %.15g, want %.15g", i, x[i], atb[i])
+		}
+	}
+	if math.Abs(w.Residual-math.Sqrt(res)) > 1e-12 {
+		t.Errorf("residual %.15g, want %.15g", w.Residual, math.Sqrt(res))
+	}
+	if al := testing.AllocsPerRun(20, func() {
+		a, b := w.Reset(m, n)
+		copy(a, a0)
+		copy(b, b0)
+		w.Solve(x)
+	}); al != 0 {
+		t.Errorf("%v allocations per solve", al)
+	}
+}

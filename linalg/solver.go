@@ -463,3 +463,33 @@ func (s *Solver) ScaledPivotRatio(e []float64) float64 {
 	}
 	return lo / hi
 }
+
+// RowEntries writes the nonzero assembled values of row i (original
+// indices) into idx and val, which must have room for N() entries, and
+// returns their number. It does not allocate.
+func (s *Solver) RowEntries(i int, idx []int, val []float64) int {
+	if uint(i) >= uint(s.n) {
+		return 0
+	}
+	k := 0
+	if s.dense {
+		row := s.a[i*s.ld : i*s.ld+s.n]
+		for j, v := range row {
+			if v != 0 {
+				idx[k], val[k] = j, v
+				k++
+			}
+		}
+		return k
+	}
+	iperm := s.plan.iperm
+	pi := s.perm[i]
+	lo, hi := max(pi-s.kl, 0), min(pi+s.ku, s.n-1)
+	for pj := lo; pj <= hi; pj++ {
+		if v := s.a[pi*s.w+pj-pi+s.kl]; v != 0 {
+			idx[k], val[k] = iperm[pj], v
+			k++
+		}
+	}
+	return k
+}

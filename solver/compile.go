@@ -544,6 +544,7 @@ func (c *compiler) plan() {
 		m.frot[k] = m.rotCols(f.Dofs())
 	}
 	m.inputDependence()
+	c.compileAdaptive()
 	for k := range m.cons {
 		ce := &m.cons[k]
 		nd := len(ce.d)

@@ -96,7 +96,7 @@ func TestFlexibleCompileErrors(t *testing.T) {
 		{func(s *spec.Model) { s.Beams[1].Attr["youngs"] = num(-1) }, "youngs of beam"},
 		{func(s *spec.Model) { s.Beams[1].Attr["marker.far"] = num(2) }, "outside the beam"},
 		{func(s *spec.Model) { s.Beams[1].Attr["elements"] = num(2.5) }, "whole number"},
-		{func(s *spec.Model) { s.Beams[1].Attr["reduction"] = spec.Expr{Src: "modal"} }, "applies to ffr beams"},
+		{func(s *spec.Model) { s.Beams[1].Attr["reduction"] = spec.Expr{Src: "modal"} }, "apply to ffr beams"},
 		{func(s *spec.Model) { s.Beams[0].Attr["i"] = spec.Expr{Src: "ground.O"} }, "not to the ground"},
 		{func(s *spec.Model) {
 			s.Forces = append(s.Forces, spec.Force{Kind: "spring", Name: "k", I: "a.n1", J: "ground.O", K: num(1)})

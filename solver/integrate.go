@@ -593,7 +593,15 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 		s.needFactor = true
 	}
 	startOld = !s.needFactor
+	if m.adapt != nil {
+		m.adCut(s) // the step's modal supports (modalselect.go)
+	}
 	for {
+		if m.adapt != nil {
+			// the sampled least-squares problem's solution depends on its
+			// Jacobian: Gauss–Newton with the current one (the seed's)
+			s.needFactor = true
+		}
 		factor := s.needFactor
 		if !factor && !s.linValid {
 			// the factors in use belong to the anchor: rebuild them
@@ -637,7 +645,11 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 			}
 			m.coRotate(s, dx, false)
 		}
-		s.lin.Solve(dx)
+		if m.adapt != nil {
+			m.adaptSolve(s, dx, it, factor) // seed 004's adaptive modal selection (modalselect.go)
+		} else {
+			s.lin.Solve(dx)
+		}
 		if turn {
 			m.coRotate(s, dx, true)
 		}

@@ -90,6 +90,7 @@ type Model struct {
 	blkPos [][]int
 	fpos   [][]int
 	mcorr  []int      // the forces with configuration-dependent inertia (mech.MassCorrector)
+	adapt  *adaptive  // seed 004's adaptive modal selection (modalselect.go); nil: none
 	flive  [][]int    // the entries of fpos that are storage positions (≥ 0), row by row
 	rdiag  []int      // of each row's diagonal entry (nv+r, nv+r): a redundant row's λ = 0
 	fdTan  []bool     // force elements whose tangent is taken by finite differences (readsMeasures)

@@ -84,6 +84,7 @@ type State struct {
 	aPrev            []float64   // q̈ at the start of the step (predict)
 	rm               []mech.Mat3 // the rotations' matrices at the start of the step (predict)
 	cw               *contactWork
+	aw               *adWork   // adaptive modal selection (modalselect.go); nil: none
 	dw               *dirWork  // state derivatives and directional derivatives (dirderiv.go), made on first use
 	sw               *singWork // solves near singular positions (singular.go)
 }
@@ -167,6 +168,7 @@ func (m *Model) NewState() *State {
 	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw), Turns: s.turns, ES: s.es, UW: make([]float64, m.uworkFor(len(s.lam)))}
 	copy(s.ulast, s.vars[1:])
 	s.cw = m.newContactWork()
+	s.aw = m.newAdWork()
 	if nc > 0 {
 		s.sw = m.newSingWork(s)
 	}

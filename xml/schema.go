@@ -509,6 +509,16 @@ func beamSection() []attrDef {
 	}
 }
 
+// adaptiveAttrs are the attributes of seed 004's adaptive modal selection
+// on ANCF beams (solver/flex/adaptive.go).
+func adaptiveAttrs() []attrDef {
+	return []attrDef{
+		{name: "reduction", kind: vEnum, enum: []string{"none", "adaptive"}},
+		{name: "sparsity", kind: vExpr, dim: Dimensionless, positive: true},
+		{name: "samples", kind: vExpr, dim: Dimensionless, positive: true},
+	}
+}
+
 // beamKinds lists the flexible beam kinds. The attributes are stored in
 // BeamSpec.Attr (SI units; vectors as name.x, name.y; enums and marker
 // references as their text); each child <marker name s> as "marker.NAME"
@@ -532,7 +542,7 @@ func beamKinds() []kindDef {
 		return append(append([]attrDef{}, a...), extra...)
 	}
 	return []kindDef{
-		{name: "ancf", attrs: with(section,
+		{name: "ancf", attrs: append(with(section,
 			attrDef{name: "at", kind: vVec, dim: Length, req: true},
 			attrDef{name: "angle", kind: vExpr, dim: Angle},
 			attrDef{name: "velocity", kind: vVec, dim: Velocity},
@@ -542,7 +552,7 @@ func beamKinds() []kindDef {
 			attrDef{name: "curvature", kind: vEnum, enum: []string{"small-strain", "exact"}},
 			attrDef{name: "axial-strain", kind: vEnum, enum: []string{"green", "engineering"}},
 			attrDef{name: "gauss-points", kind: vExpr, dim: Dimensionless, positive: true},
-		), children: []*elemDef{beamMarker}},
+		), adaptiveAttrs()...), children: []*elemDef{beamMarker}},
 		{name: "ffr", attrs: with([]attrDef{{name: "i", kind: vRef, req: true}}, append(section,
 			attrDef{name: "coupling", kind: vEnum, enum: []string{"zero-order", "stiffened"}},
 			attrDef{name: "reduction", kind: vEnum, enum: []string{"none", "modal", "krylov", "craig-bampton"}},

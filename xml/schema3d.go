@@ -292,13 +292,13 @@ func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 			attrDef{name: "sigma", kind: vExpr, dim: AngularVelocity},
 			attrDef{name: "krylov-input", kind: vEnum, enum: []string{"both", "transverse"}},
 		), children: []*elemDef{marker}},
-		{name: "ancf", attrs: append(append([]attrDef{
+		{name: "ancf", attrs: append(append(append([]attrDef{
 			{name: "at", kind: vVec, dim: Length, req: true},
 			{name: "x-axis", kind: vVec, dim: Dimensionless},
 		}, beamSection()...),
 			attrDef{name: "velocity", kind: vVec, dim: Velocity},
 			attrDef{name: "omega", kind: vVec, dim: AngularVelocity},
-		), children: []*elemDef{marker}},
+		), adaptiveAttrs()...), children: []*elemDef{marker}},
 	}
 }
 

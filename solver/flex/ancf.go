@@ -195,17 +195,20 @@ func (c *ancfConst) pairSum(g *[10]float64) (out [10]float64) {
 // ancfBeam is a compiled ANCF beam: nodes 0..ne, node k has the
 // coordinates base+4k .. base+4k+3 = (x, y, ∂x/∂s, ∂y/∂s).
 type ancfBeam struct {
-	name    string
-	ne      int
-	length  float64
-	base    int
-	qbase   int // spatial cables: the first position coordinate (base is the first velocity)
-	ea, ei  float64
-	rhoA    float64
-	beta    float64 // Kelvin–Voigt damping time, s
-	k       *ancfConst
-	exact   *ancfExact // exact curvature and/or engineering strain (ancf_exact.go); nil: the seed's element
-	markers []flexMarker
+	name   string
+	ne     int
+	length float64
+	base   int
+	qbase  int // spatial cables: the first position coordinate (base is the first velocity)
+	ea, ei float64
+	rhoA   float64
+	beta   float64 // Kelvin–Voigt damping time, s
+	k      *ancfConst
+	exact  *ancfExact // exact curvature and/or engineering strain (ancf_exact.go); nil: the seed's element
+	// adaptive is the reduction data of reduction="adaptive" (seed 004's
+	// adaptive modal selection, modalselect.go); nil: none
+	adaptive *mech.AdaptiveBasis
+	markers  []flexMarker
 }
 
 // node returns the first coordinate of node k.

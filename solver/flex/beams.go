@@ -214,7 +214,7 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 	ang := fx.b.Const(attr(bs, "angle"), 0)
 	vel := [2]float64{fx.b.Const(attr(bs, "velocity.x"), 0), fx.b.Const(attr(bs, "velocity.y"), 0)}
 	om := fx.b.Const(attr(bs, "omega"), 0)
-	for _, f := range []string{"coupling", "reduction", "modes", "sigma", "krylov-input"} {
+	for _, f := range []string{"coupling", "modes", "sigma", "krylov-input"} {
 		if _, ok := bs.Attr[f]; ok {
 			fx.b.Errorf(attr(bs, f).Pos, f, "%s applies to ffr beams, not to ancf beam %q", f, bs.Name)
 		}
@@ -285,6 +285,14 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 			mk.node = k
 		}
 	}
+	var ends []int
+	if attr(bs, "i").Given() {
+		ends = append(ends, 0)
+	}
+	if attr(bs, "j").Given() {
+		ends = append(ends, ne)
+	}
+	fx.compileAdaptive(bs, b, 2, ends)
 	fx.ancf[bs.Name] = b
 	fx.b.AddForce(bs.Name, &ancfInfo{b: b})
 	// clamps of the ends
@@ -719,6 +727,10 @@ func (fx *flexCompiler) force(f spec.Force) {
 // ancfInfo is the beam-level element of an ANCF beam: no forces, only its
 // channels and coordinate names.
 type ancfInfo struct{ b *ancfBeam }
+
+// AdaptiveBasis returns the beam's adaptive modal selection data (nil
+// without reduction="adaptive").
+func (e *ancfInfo) AdaptiveBasis() *mech.AdaptiveBasis { return e.b.adaptive }
 
 func (e *ancfInfo) Dofs() []int                                     { return nil }
 func (e *ancfInfo) Eval(*mech.Ctx, []float64, []float64, []float64) {}

@@ -99,6 +99,7 @@ func (fx *flexCompiler) compileANCF3(bs *spec.Beam) {
 			mk.node = k
 		}
 	}
+	fx.compileAdaptive(bs, cb, 3, nil)
 	fx.ancf[bs.Name] = cb
 	b.AddForce(bs.Name, &cable3Info{b: cb, shape: shapeNodes(ne)})
 }
@@ -261,6 +262,10 @@ func (e *cablePin) Hess(x *mech.Ctx, lam []float64, h []float64) {
 
 // cable3Info is the beam-level element of a spatial cable: no forces,
 // only its channels, coordinate names and drawing.
+// AdaptiveBasis returns the cable's adaptive modal selection data (nil
+// without reduction="adaptive").
+func (e *cable3Info) AdaptiveBasis() *mech.AdaptiveBasis { return e.b.adaptive }
+
 type cable3Info struct {
 	b     *ancfBeam
 	shape []int
