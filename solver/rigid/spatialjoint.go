@@ -62,12 +62,28 @@ func SpatialJoint(b mech.Builder, j spec.Joint) {
 	case "prismatic", "translational":
 		ji.Kind = "prismatic"
 		ji.Coord = &disp3{fi: fi, fj: fj}
-		rows = append(append(append([]prim{}, onAxis...), parallelZ...), prim{kind: pDot1, a: wXi, b: wYj, c0: dot0(0, 1)})
+		// the turn about z is held by xᵢ′ · yⱼ = 0 with xᵢ′ marker i's x
+		// axis turned about zᵢ onto xⱼ's start: a row xᵢ · yⱼ = c₀ would
+		// have no gradient where the x axes start a quarter turn apart
+		fi = turned(fi, mech.Ident, math.Atan2(dot0(1, 0), dot0(0, 0)))
+		rows = append(append(append([]prim{}, onAxis...), parallelZ...), prim{kind: pDot1, a: wXi, b: wYj})
 	case "fixed":
+		// the rows fix marker j's axes to those of a frame on body i
+		// that starts where j's axes are (marker i turned by their
+		// relative rotation at the start): xᵢ′·zⱼ = yᵢ′·zⱼ = xᵢ′·yⱼ = 0,
+		// regular whatever the markers' relative orientation (rows
+		// xᵢ·zⱼ = c₀ have no gradient where the axes start parallel)
+		var rel mech.Mat3
+		for a := 0; a < 3; a++ {
+			for c := 0; c < 3; c++ {
+				rel[3*a+c] = dot0(a, c)
+			}
+		}
+		fi = turned(fi, rel, 0)
 		rows = append(append([]prim{}, spherical...),
-			prim{kind: pDot1, a: wXi, b: wZj, c0: dot0(0, 2)},
-			prim{kind: pDot1, a: wYi, b: wZj, c0: dot0(1, 2)},
-			prim{kind: pDot1, a: wXi, b: wYj, c0: dot0(0, 1)})
+			prim{kind: pDot1, a: wXi, b: wZj},
+			prim{kind: pDot1, a: wYi, b: wZj},
+			prim{kind: pDot1, a: wXi, b: wYj})
 	case "planar":
 		rows = append([]prim{{kind: pDot2, a: wZi}}, parallelZ...)
 	case "distance":
@@ -85,6 +101,17 @@ func SpatialJoint(b mech.Builder, j spec.Joint) {
 	}
 	owner := b.AddJoint(ji)
 	b.AddConstraint(newJoint3(fi, fj, rows...), owner)
+}
+
+// turned returns frame f with its axes turned by rel (the new axes'
+// components in f's axes, as columns) and then by angle about the new z
+// axis: the same origin on the same body.
+func turned(f mech.Frame, rel mech.Mat3, angle float64) mech.Frame {
+	sn, cs := math.Sincos(angle)
+	rz := mech.Mat3{cs, -sn, 0, sn, cs, 0, 0, 0, 1}
+	r := mech.MulMM(&rel, &rz)
+	f.R = mech.MulMM(&f.R, &r)
+	return f
 }
 
 // revAngle is the angle of xⱼ about zᵢ from xᵢ.
