@@ -88,6 +88,10 @@ func (c *compiler) compileAdaptive() {
 	if len(blocks) == 0 {
 		return
 	}
+	if m.settings.Adaptive {
+		c.errf(blocks[0].ab.Pos, "reduction", "reduction=\"adaptive\" of beam %q does not combine with adaptive=\"true\" steps: the modes it drops at each step's start look like a local error to the step-size control, which then shrinks the steps without end; give a fixed step", blocks[0].ab.Name)
+		return
+	}
 	if m.contacts != nil {
 		c.errf(blocks[0].ab.Pos, "reduction", "reduction=\"adaptive\" of beam %q does not combine with contacts or exact Coulomb friction (their stick rows are solved with the full system)", blocks[0].ab.Name)
 		return
@@ -132,21 +136,23 @@ func (c *compiler) compileAdaptive() {
 
 // adWork is a State's work space of the adaptive modal selection.
 type adWork struct {
-	ls     *linalg.LeastSquares // the reduced system (assembled in its matrix)
-	lu     *linalg.Solver       // its dense LU
-	x      []float64            // maxCols
-	f4     []float64            // a row of Φn over the support
-	sup    [][]int              // per block: the support (mode indices)
-	in     [][]bool             // per block: membership
-	xi     [][]float64          // per block: ξ of the predictor
-	g      [][]float64          // per block: Σ_i J(i,a) ρ_i over the sampled rows
-	cn     [][]float64          // per block: ‖(J Φn)_Ω l‖ of each mode's column
-	c0     []int                // per block: its first column
-	tmp    []float64            // na
-	eta    []float64            // na: modal velocities
-	key    []float64            // na: the modes' ranking at a cut
-	ord    []int                // na
-	idx    []int                // a row's entries
+	a      []float64       // the reduced system, maxCols² (row-major, ncol a row)
+	rhs    []float64       // its right-hand side
+	mn     *linalg.MinNorm // its least-norm solve, should the LU find it singular
+	lu     *linalg.Solver  // its dense LU
+	x      []float64       // maxCols
+	f4     []float64       // a row of Φn over the support
+	sup    [][]int         // per block: the support (mode indices)
+	in     [][]bool        // per block: membership
+	xi     [][]float64     // per block: ξ of the predictor
+	g      [][]float64     // per block: Σ_i J(i,a) ρ_i over the sampled rows
+	cn     [][]float64     // per block: ‖(J Φn)_Ω l‖ of each mode's column
+	c0     []int           // per block: its first column
+	tmp    []float64       // na
+	eta    []float64       // na: modal velocities
+	key    []float64       // na: the modes' ranking at a cut
+	ord    []int           // na
+	idx    []int           // a row's entries
 	val    []float64
 	dc     []float64 // the solution
 	B      []float64 // J T_S, every row
@@ -165,7 +171,7 @@ func (m *Model) newAdWork() *adWork {
 	}
 	n := m.nv + m.nc
 	w := &adWork{
-		ls:  linalg.NewLeastSquares(ad.maxCols, ad.maxCols),
+		a: make([]float64, ad.maxCols*ad.maxCols), rhs: make([]float64, ad.maxCols), mn: linalg.NewMinNorm(ad.maxCols),
 		idx: make([]int, n), val: make([]float64, n),
 		dc: make([]float64, ad.maxCols), B: make([]float64, n*ad.maxCols), rb: make([]float64, n),
 		c0: make([]int, len(ad.blocks)),
@@ -234,7 +240,9 @@ func (m *Model) adaptSolve(s *State, dx []float64, it int, fresh bool) {
 		w.rb[i] = r
 	}
 	// A = T_Sᵀ B, rhs = T_Sᵀ rb
-	A, rhs := w.ls.Reset(ncol, ncol)
+	A, rhs := w.a[:ncol*ncol], w.rhs[:ncol]
+	clear(A)
+	clear(rhs)
 	for i := 0; i < n; i++ {
 		c := ad.col[i]
 		if c < 0 {
@@ -318,8 +326,8 @@ func (m *Model) adaptSolve(s *State, dx []float64, it int, fresh bool) {
 
 // adLinSolve solves the square reduced system A dc = rhs by the dense LU
 // with partial pivoting (the rows beyond ncol of its fixed size the
-// identity), or by the least-squares QR that drops dependent columns if
-// the LU finds it singular.
+// identity), or, should the LU find it singular, in the least-squares
+// sense with the least norm (linalg.MinNorm).
 func (m *Model) adLinSolve(w *adWork, A, rhs []float64, ncol int, dc []float64) {
 	lu := w.lu
 	lu.Zero()
@@ -341,7 +349,8 @@ func (m *Model) adLinSolve(w *adWork, A, rhs []float64, ncol int, dc []float64) 
 		copy(dc, x[:ncol])
 		return
 	}
-	w.ls.Solve(dc)
+	copy(dc, rhs[:ncol])
+	w.mn.Solve(A, ncol, dc)
 }
 
 // axpy4 adds f0·x to y0, f1·x to y1, f2·x to y2 and f3·x to y3 (one

@@ -152,11 +152,17 @@ func TestModalSelectionRefusals(t *testing.T) {
 		{`reduction="adaptive" curvature="exact"`, "bdf1", "needs the seed's element"},
 		{`reduction="adaptive"`, "rk4", "implicit integrator"},
 		{`reduction="adaptive" sparsity="20" samples="10"`, "bdf1", "must be at least its sparsity"},
+		{`reduction="adaptive"`, "bdf2\" adaptive=\"true", "fixed step"},
 	} {
 		text := strings.Replace(adPendulum(2, 20, c.red), `integrator="bdf1"`, `integrator="`+c.integ+`"`, 1)
 		_, err := compileText(t, text, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s (%s): got %v, want %q", c.red, c.integ, err, c.want)
 		}
+	}
+	// a sparsity beyond the interior coordinates (12 for 4 elements) is
+	// all of them: the full solve
+	if _, err := compileText(t, adPendulum(2, 4, `reduction="adaptive" sparsity="500"`), nil); err != nil {
+		t.Errorf("sparsity 500 on 4 elements: %v", err)
 	}
 }

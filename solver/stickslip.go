@@ -502,10 +502,14 @@ func (cs *contactSet) stickWeighted(s *State, idx []int, a, r, f0 []float64) {
 	for _, j := range idx {
 		fbar += math.Max(w.cap[j], 0)
 	}
-	fbar = fbar/float64(ns) + 1e-300
+	fbar /= float64(ns)
 	d := w.wd[:ns]
 	for ii, j := range idx {
-		d[ii] = math.Sqrt(math.Max(w.cap[j], 0) + 1e-6*fbar)
+		// dimensionless weights (capacities that are all zero: equal)
+		d[ii] = 1
+		if fbar > 0 {
+			d[ii] = math.Sqrt(math.Max(w.cap[j], 0)/fbar + 1e-6)
+		}
 	}
 	if f0 != nil {
 		for ii := 0; ii < ns; ii++ {

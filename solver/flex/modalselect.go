@@ -162,8 +162,8 @@ func (fx *flexCompiler) compileAdaptive(bs *spec.Beam, b *ancfBeam, dim int, end
 	}
 	sort.Ints(bound)
 	na := 2 * dim * (b.ne + 1 - len(bound))
-	sp := fx.count(bs, "sparsity", min(100, na))
-	ns := fx.count(bs, "samples", min(3*sp, na))
+	sp := min(fx.count(bs, "sparsity", min(100, na)), na)
+	ns := min(fx.count(bs, "samples", min(3*sp, na)), na)
 	if ns < sp {
 		fx.b.Errorf(attr(bs, "samples").Pos, "samples", "samples of beam %q (%d) must be at least its sparsity (%d): the sampled equations determine the kept modes", bs.Name, ns, sp)
 		return
