@@ -20,16 +20,7 @@ func TestFixedJointAnyRelativeOrientation(t *testing.T) {
 	// reference: the compound pendulum
 	I := ia + ma*ra*ra + ib + mb*rb*rb
 	acc := func(phi float64) float64 { return g * (ma*ra + mb*rb) * math.Cos(phi) / I }
-	phi, om := 0.0, 0.0
-	const h = 1e-5
-	for k := 0; k < 50000; k++ { // 0.5 s
-		k1p, k1v := om, acc(phi)
-		k2p, k2v := om+0.5*h*k1v, acc(phi+0.5*h*k1p)
-		k3p, k3v := om+0.5*h*k2v, acc(phi+0.5*h*k2p)
-		k4p, k4v := om+h*k3v, acc(phi+h*k3p)
-		phi += h / 6 * (k1p + 2*k2p + 2*k3p + k4p)
-		om += h / 6 * (k1v + 2*k2v + 2*k3v + k4v)
-	}
+	phi, _ := RK4Angle(acc, 0, 0, 1e-5, 50000) // 0.5 s
 	for _, orient := range []string{`axis="0 0 1" angle="90 deg"`, `axis="1 0 0" angle="180 deg"`, `axis="1 1 1" angle="70 deg"`, ``} {
 		text := `<model name="weld" dimension="3"><settings end="0.5 s" step="1 ms" integrator="rk4" gravity="0 0 -9.81"/>
   <ground><marker name="O" axis="1 0 0" angle="-90 deg"/></ground>
@@ -72,4 +63,19 @@ func TestPrismaticXAxesQuarterTurnApart(t *testing.T) {
 	if math.Abs(z+0.5*9.81*0.25) > 1e-9 || math.Abs(rz) > 1e-12 {
 		t.Errorf("slider z %.12f m, want %.12f; turned %.3g rad", z, -0.5*9.81*0.25, rz)
 	}
+}
+
+// RK4Angle integrates φ̈ = acc(φ) from (phi, w) by n classical
+// Runge–Kutta steps of h: the tests' reference for one-degree-of-freedom
+// pendulums (exported for the external test package).
+func RK4Angle(acc func(float64) float64, phi, w, h float64, n int) (float64, float64) {
+	for k := 0; k < n; k++ {
+		k1p, k1v := w, acc(phi)
+		k2p, k2v := w+0.5*h*k1v, acc(phi+0.5*h*k1p)
+		k3p, k3v := w+0.5*h*k2v, acc(phi+0.5*h*k2p)
+		k4p, k4v := w+h*k3v, acc(phi+h*k3p)
+		phi += h / 6 * (k1p + 2*k2p + 2*k3p + k4p)
+		w += h / 6 * (k1v + 2*k2v + 2*k3v + k4v)
+	}
+	return phi, w
 }
