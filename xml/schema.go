@@ -529,11 +529,18 @@ func beamKinds() []kindDef {
 		attrs: []attrDef{
 			{name: "name", kind: vName, req: true, field: func(o any) any { return &o.(*beamMarker).name }},
 			{name: "s", kind: vExpr, dim: Length, req: true, field: func(o any) any { return &o.(*beamMarker).s }},
+			{name: "fiber-y", kind: vExpr, dim: Length, field: func(o any) any { return &o.(*beamMarker).fy }},
+			{name: "fiber-z", kind: vExpr, dim: Length, field: func(o any) any { return &o.(*beamMarker).fz }},
 		},
 		new: func(any) any { return &beamMarker{} },
 		add: func(parent, obj any) {
 			if m := obj.(*beamMarker); m.name != "" {
 				parent.(*spec.Beam).Attr["marker."+m.name] = m.s
+				if m.fy.Given() || m.fz.Given() {
+					m.fy.Field, m.fz.Field = "fiber-y", "fiber-z"
+					parent.(*spec.Beam).Attr["fiber."+m.name+".y"] = m.fy
+					parent.(*spec.Beam).Attr["fiber."+m.name+".z"] = m.fz
+				}
 			}
 		},
 	}
@@ -706,10 +713,11 @@ func contactLaw() []attrDef {
 // beamMarker is a <marker> of a beam: a point at arc length s from the
 // beam's start, stored in BeamSpec.Attr as "marker.NAME".
 type beamMarker struct {
-	name string
-	s    spec.Expr
-	node int      // an fe-body's marker: the node label
-	pos  spec.Pos // where the marker is written
+	name   string
+	s      spec.Expr
+	fy, fz spec.Expr // a rod's stress point in the section (fiber-y, fiber-z)
+	node   int       // an fe-body's marker: the node label
+	pos    spec.Pos  // where the marker is written
 }
 
 // driverDef is the <driver> element of a model whose drivable coordinates

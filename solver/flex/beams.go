@@ -23,9 +23,13 @@ import (
 type flexMarker struct {
 	name string
 	s    float64
-	node int        // ANCF: node index when s is at a node, else -1
-	u0   [2]float64 // FFR: undeformed position in the body frame (from the centre of mass)
-	phi  []float64  // FFR: 2×ns shape of the marker's elastic displacement (body frame)
+	node int // ANCF: node index when s is at a node, else -1
+	// fiber is a rod marker's stress point (y, z) in the section frame
+	// (fiber-y, fiber-z); hasFiber: given
+	fiber    [2]float64
+	hasFiber bool
+	u0       [2]float64 // FFR: undeformed position in the body frame (from the centre of mass)
+	phi      []float64  // FFR: 2×ns shape of the marker's elastic displacement (body frame)
 }
 
 // flexCompiler holds the beams compiled so far.
@@ -180,7 +184,22 @@ func (fx *flexCompiler) beamMarkers(bs *spec.Beam, length float64) []flexMarker 
 			fx.b.Errorf(e.Pos, "s", "marker %q of beam %q is at s = %g m, outside the beam (0 … %g m)", name, bs.Name, s, length)
 			continue
 		}
-		out = append(out, flexMarker{name: name, s: math.Min(math.Max(s, 0), length), node: -1})
+		mk := flexMarker{name: name, s: math.Min(math.Max(s, 0), length), node: -1}
+		fy, oky := bs.Attr["fiber."+name+".y"]
+		fz, okz := bs.Attr["fiber."+name+".z"]
+		if oky || okz {
+			if bs.Kind != "rod" {
+				at := fy
+				if !fy.Given() {
+					at = fz
+				}
+				fx.b.Errorf(at.Pos, at.Field, "%s of marker %q: stress points apply to the markers of spatial rods, not to beam %q (kind %s)", at.Field, name, bs.Name, bs.Kind)
+			} else {
+				mk.fiber = [2]float64{fx.b.Const(fy, 0), fx.b.Const(fz, 0)}
+				mk.hasFiber = true
+			}
+		}
+		out = append(out, mk)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out

@@ -1,6 +1,7 @@
 package flex
 
 import (
+	"fmt"
 	"math"
 
 	"mbfmu/solver/mech"
@@ -19,7 +20,11 @@ type rodBeam struct {
 	elems   []*rodElem
 	markers []flexMarker // at nodes (node set)
 	live    []int        // the markers at nodes (with channels)
-	shape   []int        // the nodes whose positions are channels (drawing)
+	// stress lists the live markers (indices into live) with a stress
+	// point; sec holds A, I_y, I_z for their normal stress
+	stress []int
+	sec    [3]float64
+	shape  []int // the nodes whose positions are channels (drawing)
 }
 
 // Spatial compiles the beams of a spatial model: a <beam kind="rod"> adds
@@ -275,7 +280,22 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		}
 		fr := mech.Frame{Body: rb.body[k], Q: rb.q[k], V: rb.v[k], R: mech.Ident}
 		b.DefineMarker(bs.Name+"."+mk.name, mech.Marker{F: fr, P: mech.Point{Body: fr.Body}})
+		if mk.hasFiber {
+			rb.stress = append(rb.stress, len(rb.live))
+		}
 		rb.live = append(rb.live, i)
+	}
+	if len(rb.stress) > 0 {
+		// σ = N/A + M_y z/I_y − M_z y/I_z needs the section's geometry
+		for k, f := range []string{"area", "area-moment-y", "area-moment-z"} {
+			e := attr(bs, f)
+			if !e.Given() {
+				mk := rb.markers[rb.live[rb.stress[0]]]
+				b.Errorf(attr(bs, "fiber."+mk.name+".y").Pos, "fiber-y", "marker %q of beam %q has a stress point, which needs the section's %s (give the section by its geometry)", mk.name, bs.Name, f)
+				break
+			}
+			rb.sec[k] = b.Const(e, 1)
+		}
 	}
 	rb.shape = shapeNodes(ne)
 	b.AddForce(bs.Name, &rodInfo{b: rb})
@@ -360,6 +380,11 @@ func (e *rodInfo) Channels(name string) []mech.ChannelInfo {
 		mk := e.b.markers[i]
 		out = markerChannels(out, name, mk.name, rodMarkerQty[:])
 	}
+	for _, li := range e.b.stress {
+		mk := e.b.markers[e.b.live[li]]
+		out = append(out, mech.ChannelInfo{Name: name + "." + mk.name + ".stress", Unit: "Pa", Group: "stress",
+			Description: fmt.Sprintf("beam marker %s.%s normal stress at the section point y = %g m, z = %g m: N/A + M_y z/I_y − M_z y/I_z", name, mk.name, mk.fiber[0], mk.fiber[1])})
+	}
 	return shapeChannels(out, name, e.b.shape, 3)
 }
 
@@ -400,6 +425,13 @@ func (e *rodInfo) Channel(x *mech.Ctx, sub int) float64 {
 		}
 	}
 	sub -= nq * len(live)
+	if sub < len(b.stress) {
+		mk := b.markers[live[b.stress[sub]]]
+		loads, _ := b.elems[min(mk.node, b.ne-1)].sectionLoads(x)
+		y, z := mk.fiber[0], mk.fiber[1]
+		return loads[0]/b.sec[0] + loads[4]*z/b.sec[1] - loads[5]*y/b.sec[2]
+	}
+	sub -= len(b.stress)
 	k := b.shape[sub/3]
 	return x.Q[b.q[k]+sub%3]
 }
