@@ -331,6 +331,11 @@ func (p *parser) resolve() {
 		bi, erri := p.lookupRef(jp.i)
 		bj, errj := p.lookupRef(jp.j)
 		if erri == "" && errj == "" && bi == bj {
+			// two markers of one beam may be joined (a cable closed into
+			// a loop, two nodes of a rod pinned): its nodes move apart
+			if e := p.elems[bi]; e != nil && e.tag == "beam" && jp.i != jp.j {
+				continue
+			}
 			p.errs.Add(jp.pos, "j", "i and j are on the same body %q; a joint connects two bodies", bi)
 		}
 	}
