@@ -273,6 +273,8 @@ func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 			{name: "elements", kind: vExpr, dim: Dimensionless, positive: true},
 			{name: "radius", kind: vExpr, dim: Length, positive: true},
 			{name: "bend-axis", kind: vVec, dim: Dimensionless},
+			{name: "line-load", kind: vVec, dim: LineLoad},
+			{name: "line-load-frame", kind: vEnum, enum: []string{"global", "section"}},
 		}, rodSection(true)...),
 			attrDef{name: "damping", kind: vExpr, dim: Time},
 			attrDef{name: "velocity", kind: vVec, dim: Velocity},

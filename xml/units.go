@@ -43,6 +43,7 @@ const (
 	AreaMoment                     // m⁴ (second moment of area)
 	FlexuralRigidity               // N·m² (a beam's EI or GJ)
 	LinearDensity                  // kg/m (mass per length)
+	LineLoad                       // N/m (a force per length)
 	Frequency                      // Hz = 1/s
 	Any                            // any unit, converted to SI
 	numDims
@@ -88,6 +89,7 @@ func dimTable() [numDims]dimInfo {
 		AreaMoment:          {"second moment of area", dims{0, 4, 0, 0}, "m^4", "m^4 (or mm^4, cm^4)"},
 		FlexuralRigidity:    {"flexural rigidity", dims{1, 3, -2, 0}, "N*m^2", "N*m^2 (or N*mm^2, kN*m^2)"},
 		LinearDensity:       {"mass per length", dims{1, -1, 0, 0}, "kg/m", "kg/m (or g/m)"},
+		LineLoad:            {"force per length", dims{1, 0, -2, 0}, "N/m", "N/m (or N/mm, kN/m)"},
 		Frequency:           {"frequency", dims{0, 0, -1, 0}, "Hz", "Hz (or 1/s)"},
 		Any:                 {"any quantity", dims{}, "", "any unit"},
 	}

@@ -299,6 +299,7 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 	}
 	rb.shape = shapeNodes(ne)
 	b.AddForce(bs.Name, &rodInfo{b: rb})
+	fx.rodLineLoad(bs, rb, L/float64(ne))
 	var clamps []spec.Joint
 	for _, end := range []struct {
 		field string
@@ -438,3 +439,75 @@ func (e *rodInfo) Channel(x *mech.Ctx, sub int) float64 {
 
 // Draw draws the rod through its shape-node channels.
 func (e *rodInfo) Draw(g *mech.Geometry) { drawShape(g, e.b.name, e.b.shape, 3) }
+
+// rodLineLoad compiles a rod's line-load (N/m, constant along the rod, a
+// run-time expression per component): in the world frame
+// (line-load-frame="global", conservative) or in each node's section
+// frame (line-load="0 p 0" with line-load-frame="section": a follower
+// pressure p towards the section's y axis). Linear elements take it at
+// their nodes: q l/2 from each element.
+func (fx *flexCompiler) rodLineLoad(bs *spec.Beam, rb *rodBeam, l float64) {
+	frame := word(bs, "line-load-frame", "global")
+	if !attr(bs, "line-load.x").Given() {
+		if _, ok := bs.Attr["line-load-frame"]; ok {
+			fx.b.Errorf(attr(bs, "line-load-frame").Pos, "line-load-frame", "line-load-frame of beam %q needs line-load", bs.Name)
+		}
+		return
+	}
+	e := &rodLoad{b: rb, follower: frame == "section", w: make([]float64, rb.ne+1)}
+	for k := range e.w {
+		e.w[k] = l
+		if k == 0 || k == rb.ne {
+			e.w[k] = l / 2
+		}
+	}
+	for i, c := range []string{"x", "y", "z"} {
+		e.q[i] = fx.b.Run(attr(bs, "line-load."+c), 0)
+	}
+	for k := 0; k <= rb.ne; k++ {
+		for a := 0; a < 6; a++ {
+			e.d = append(e.d, rb.v[k]+a)
+		}
+	}
+	fx.b.AddForce(bs.Name+"#load", e)
+}
+
+// rodLoad is a rod's line load at its nodes (rodLineLoad); dofs: each
+// node's three translation and three rotation velocity coordinates. A
+// follower load's tangent is taken by finite differences.
+type rodLoad struct {
+	b        *rodBeam
+	q        [3]mech.Param
+	w        []float64 // the length each node carries
+	d        []int
+	follower bool
+}
+
+func (e *rodLoad) Dofs() []int { return e.d }
+
+// NumericTangent: the engine differentiates the follower load (the
+// global one has no tangent).
+func (e *rodLoad) NumericTangent() bool { return e.follower }
+
+// Params lists the load's run-time parameters.
+func (e *rodLoad) Params() []*mech.Param { return []*mech.Param{&e.q[0], &e.q[1], &e.q[2]} }
+
+func (e *rodLoad) Eval(x *mech.Ctx, f, k, c []float64) {
+	q := mech.Vec3{e.q[0].Get(x), e.q[1].Get(x), e.q[2].Get(x)}
+	var A mech.Mat3
+	for n, w := range e.w {
+		v := q
+		if e.follower {
+			o := e.b.q[n] + 3
+			mech.QuatMatTo(&A, x.Q[o], x.Q[o+1], x.Q[o+2], x.Q[o+3])
+			v = mech.MulMV(&A, q)
+		}
+		for a := 0; a < 3; a++ {
+			f[6*n+a] += w * v[a]
+		}
+	}
+}
+
+// Potential is zero: an applied load, as a <force>, is not energy the
+// model stores (energy.total changes by its work).
+func (e *rodLoad) Potential(*mech.Ctx) float64 { return 0 }
