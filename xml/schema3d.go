@@ -275,6 +275,7 @@ func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 			{name: "bend-axis", kind: vVec, dim: Dimensionless},
 			{name: "line-load", kind: vVec, dim: LineLoad},
 			{name: "line-load-frame", kind: vEnum, enum: []string{"global", "section"}},
+			{name: "mass-matrix", kind: vEnum, enum: []string{"lumped", "consistent"}},
 		}, rodSection(true)...),
 			attrDef{name: "damping", kind: vExpr, dim: Time},
 			attrDef{name: "velocity", kind: vVec, dim: Velocity},

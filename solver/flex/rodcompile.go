@@ -226,6 +226,14 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		return mech.Add(at, mech.MulMV(&R0, g)), R
 	}
 	g := b.Gravity()
+	consistent := false
+	switch mm := word(bs, "mass-matrix", "lumped"); mm {
+	case "lumped":
+	case "consistent":
+		consistent = true
+	default:
+		b.Errorf(attr(bs, "mass-matrix").Pos, "mass-matrix", "mass-matrix of beam %q must be lumped or consistent, got %q", bs.Name, mm)
+	}
 	for k := 0; k <= ne; k++ {
 		x, R := frame(float64(k) * l)
 		rb.x0 = append(rb.x0, x)
@@ -241,7 +249,9 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		mass := mu * w
 		Jn := mech.Mat3{rot[0] * w, 0, 0, 0, rot[1] * w, 0, 0, 0, rot[2] * w}
 		for c := 0; c < 3; c++ {
-			b.AddMass(vt+c, mass)
+			if !consistent {
+				b.AddMass(vt+c, mass)
+			}
 			b.AddGravity(vt+c, mass*g[c])
 			b.AddMass(vr+c, Jn[4*c])
 		}
@@ -250,6 +260,17 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		b.DefineMarker(name, mech.Marker{F: mech.Frame{Body: bi, Q: qt, V: vt, R: mech.Ident}, P: mech.Point{Body: bi}})
 		rb.body = append(rb.body, bi)
 		b.AddForce(name+"#gyro", mech.NewGyroscopic(Jn, vr))
+	}
+	if consistent {
+		// the translations' consistent mass of the linear elements,
+		// μ l/6 [2 1; 1 2] per component (the rotary inertia stays
+		// lumped at the nodes)
+		blk := []float64{mu * l / 3, mu * l / 6, mu * l / 6, mu * l / 3}
+		for k := 0; k < ne; k++ {
+			for c := 0; c < 3; c++ {
+				b.AddMassBlock([]int{rb.v[k] + c, rb.v[k+1] + c}, blk)
+			}
+		}
 	}
 	for k := 0; k < ne; k++ {
 		e := &rodElem{qa: rb.q[k], qb: rb.q[k+1], l: l, cn: cn, cm: cm, beta: beta}
