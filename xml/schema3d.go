@@ -301,6 +301,9 @@ func spatialBeamKinds(planarBeam *elemDef) []kindDef {
 		}, beamSection()...),
 			attrDef{name: "velocity", kind: vVec, dim: Velocity},
 			attrDef{name: "omega", kind: vVec, dim: AngularVelocity},
+			attrDef{name: "curvature", kind: vEnum, enum: []string{"small-strain", "exact"}},
+			attrDef{name: "axial-strain", kind: vEnum, enum: []string{"green", "engineering"}},
+			attrDef{name: "gauss-points", kind: vExpr, dim: Dimensionless, positive: true},
 		), adaptiveAttrs()...), children: []*elemDef{marker}},
 	}
 }

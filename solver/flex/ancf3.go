@@ -1,6 +1,8 @@
 package flex
 
 import (
+	"math"
+
 	"mbfmu/solver/mech"
 )
 
@@ -60,6 +62,10 @@ func (c *ancfConst) triples3(ev *[4][3]float64, a *[20][3]float64) {
 
 func (e *ancf3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 	b := e.b
+	if b.exact != nil {
+		e.evalExact(x, f)
+		return
+	}
 	cs := b.k
 	ev := nodal3(x.Q, e.qo)
 	ea, ei := b.ea, b.ei
@@ -168,6 +174,9 @@ func (e *ancf3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 // ancfElem.energy: five-point Gauss quadrature on positions relative to
 // the first node).
 func (e *ancf3Elem) energy(q []float64) (axial, bending float64) {
+	if e.b.exact != nil {
+		return e.exactEnergy(q)
+	}
 	cs := e.b.k
 	ev := nodal3(q, e.qo)
 	p := [3]float64{ev[2][0] - ev[0][0], ev[2][1] - ev[0][1], ev[2][2] - ev[0][2]}
@@ -208,6 +217,112 @@ func (b *ancfBeam) point3(q, v []float64, s float64) (r, rx, vr, vrx [3]float64)
 				vrx[i] += d[k] * v[ov+3*k+i]
 			}
 		}
+	}
+	return
+}
+
+// The spatial cable with the planar element's exact options
+// (ancf_exact.go): the material curvature κ = |r_x × r_xx|/|r_x|², the
+// rotation of the section per reference length, and/or the engineering
+// strain ε = |r_x| − 1. With a = r_x, b = r_xx, g = a·a, h = b·b,
+// c = a·b the bending energy density is ½ EI κ² with
+// κ² = |a × b|²/g² = h/g − c²/g², whose gradients are
+//
+//	∂κ²/∂a = −2h a/g² − 2c b/g² + 4c² a/g³,   ∂κ²/∂b = 2b/g − 2c a/g²;
+//
+// the axial density ½ EA ε² has ∂ε/∂a = a/|a| (engineering) or a (Green).
+// Every term is integrated by the beam's Gauss rule (5 points by default:
+// exact for the Green and |r_xx| terms, converged for the rational ones);
+// the tangent is taken by finite differences.
+
+// NumericTangent: the exact options' tangent is the engine's finite
+// differences (the default element's is analytic).
+func (e *ancf3Elem) NumericTangent() bool { return e.b.exact != nil }
+
+// exactPoint returns r_x and r_xx at Gauss point gp from the nodal vectors
+// (the first node's position taken out: p = r(l) − r(0)).
+func (e *ancf3Elem) exactPoint(gp int, p *[3]float64, ev *[4][3]float64) (a, b [3]float64) {
+	q := e.b.exact
+	d, dd := &q.d[gp], &q.dd[gp]
+	for i := 0; i < 3; i++ {
+		a[i] = d[2]*p[i] + d[1]*ev[1][i] + d[3]*ev[3][i]
+		b[i] = dd[2]*p[i] + dd[1]*ev[1][i] + dd[3]*ev[3][i]
+	}
+	return
+}
+
+// exactDensity returns the strain energy density's axial and bending
+// parts and its gradients by a and b.
+func (e *ancf3Elem) exactDensity(a, b [3]float64) (ua, ub float64, ga, gb [3]float64) {
+	q, ea, ei := e.b.exact, e.b.ea, e.b.ei
+	g := a[0]*a[0] + a[1]*a[1] + a[2]*a[2]
+	h := b[0]*b[0] + b[1]*b[1] + b[2]*b[2]
+	c := a[0]*b[0] + a[1]*b[1] + a[2]*b[2]
+	var eps, de float64 // ε and ∂ε/∂a = de·a
+	if q.eng {
+		sg := math.Sqrt(g)
+		eps, de = sg-1, 1/sg
+	} else {
+		eps, de = 0.5*(g-1), 1
+	}
+	ua = 0.5 * ea * eps * eps
+	for i := 0; i < 3; i++ {
+		ga[i] = ea * eps * de * a[i]
+	}
+	if q.curv {
+		g2 := g * g
+		ub = 0.5 * ei * (h/g - c*c/g2)
+		fa := 0.5 * ei * (-2*h/g2 + 4*c*c/(g2*g))
+		fab := 0.5 * ei * (-2 * c / g2)
+		for i := 0; i < 3; i++ {
+			ga[i] += fa*a[i] + fab*b[i]
+			gb[i] = 0.5*ei*2*b[i]/g + fab*a[i]
+		}
+	} else {
+		ub = 0.5 * ei * h
+		for i := 0; i < 3; i++ {
+			gb[i] = ei * b[i]
+		}
+	}
+	return
+}
+
+// evalExact adds −∂U/∂e of the exact options' energy to f.
+func (e *ancf3Elem) evalExact(x *mech.Ctx, f []float64) {
+	q := e.b.exact
+	ev := nodal3(x.Q, e.qo)
+	p := [3]float64{ev[2][0] - ev[0][0], ev[2][1] - ev[0][1], ev[2][2] - ev[0][2]}
+	var fp, f1, f3 [3]float64
+	for gp := 0; gp < q.n; gp++ {
+		a, b := e.exactPoint(gp, &p, &ev)
+		_, _, ga, gb := e.exactDensity(a, b)
+		d, dd, w := &q.d[gp], &q.dd[gp], q.w[gp]
+		for i := 0; i < 3; i++ {
+			fp[i] += w * (d[2]*ga[i] + dd[2]*gb[i])
+			f1[i] += w * (d[1]*ga[i] + dd[1]*gb[i])
+			f3[i] += w * (d[3]*ga[i] + dd[3]*gb[i])
+		}
+	}
+	// U depends on r(0) and r(l) through p = r(l) − r(0)
+	f = f[:12:12]
+	for i := 0; i < 3; i++ {
+		f[i] += fp[i]
+		f[3+i] -= f1[i]
+		f[6+i] -= fp[i]
+		f[9+i] -= f3[i]
+	}
+}
+
+// exactEnergy returns the exact options' axial and bending energies.
+func (e *ancf3Elem) exactEnergy(qv []float64) (axial, bending float64) {
+	q := e.b.exact
+	ev := nodal3(qv, e.qo)
+	p := [3]float64{ev[2][0] - ev[0][0], ev[2][1] - ev[0][1], ev[2][2] - ev[0][2]}
+	for gp := 0; gp < q.n; gp++ {
+		a, b := e.exactPoint(gp, &p, &ev)
+		ua, ub, _, _ := e.exactDensity(a, b)
+		axial += q.w[gp] * ua
+		bending += q.w[gp] * ub
 	}
 	return
 }

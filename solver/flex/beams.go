@@ -239,28 +239,7 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 		}
 	}
 	b := &ancfBeam{name: bs.Name, ne: ne, length: L, ea: ea, ei: ei, rhoA: rhoA, beta: beta, k: newANCFConst(L / float64(ne))}
-	var curv, eng bool
-	switch cv := word(bs, "curvature", "small-strain"); cv {
-	case "small-strain":
-	case "exact":
-		curv = true
-	default:
-		fx.b.Errorf(attr(bs, "curvature").Pos, "curvature", "curvature of beam %q must be small-strain or exact, got %q", bs.Name, cv)
-	}
-	switch as := word(bs, "axial-strain", "green"); as {
-	case "green":
-	case "engineering":
-		eng = true
-	default:
-		fx.b.Errorf(attr(bs, "axial-strain").Pos, "axial-strain", "axial-strain of beam %q must be green or engineering, got %q", bs.Name, as)
-	}
-	ng := fx.count(bs, "gauss-points", ancfExactGauss)
-	if ng > ancfMaxGauss {
-		fx.b.Errorf(attr(bs, "gauss-points").Pos, "gauss-points", "gauss-points of beam %q must be at most %d, got %d", bs.Name, ancfMaxGauss, ng)
-	}
-	if _, ok := bs.Attr["gauss-points"]; ok && !curv && !eng {
-		fx.b.Errorf(attr(bs, "gauss-points").Pos, "gauss-points", "gauss-points of beam %q applies to curvature=\"exact\" or axial-strain=\"engineering\" (the default element is integrated exactly)", bs.Name)
-	}
+	curv, eng, ng, _ := fx.exactOptions(bs)
 	if curv || eng {
 		b.exact = newANCFExact(b.k.l, ng, curv, eng)
 	}
@@ -960,4 +939,36 @@ func (e *ffrElem) Channel(x *mech.Ctx, sub int) float64 {
 		return tr
 	}
 	return ax
+}
+
+// exactOptions reads an ANCF beam's curvature, axial-strain and
+// gauss-points (ancf_exact.go); ok is false after an error.
+func (fx *flexCompiler) exactOptions(bs *spec.Beam) (curv, eng bool, ng int, ok bool) {
+	ok = true
+	switch cv := word(bs, "curvature", "small-strain"); cv {
+	case "small-strain":
+	case "exact":
+		curv = true
+	default:
+		fx.b.Errorf(attr(bs, "curvature").Pos, "curvature", "curvature of beam %q must be small-strain or exact, got %q", bs.Name, cv)
+		ok = false
+	}
+	switch as := word(bs, "axial-strain", "green"); as {
+	case "green":
+	case "engineering":
+		eng = true
+	default:
+		fx.b.Errorf(attr(bs, "axial-strain").Pos, "axial-strain", "axial-strain of beam %q must be green or engineering, got %q", bs.Name, as)
+		ok = false
+	}
+	ng = fx.count(bs, "gauss-points", ancfExactGauss)
+	if ng > ancfMaxGauss {
+		fx.b.Errorf(attr(bs, "gauss-points").Pos, "gauss-points", "gauss-points of beam %q must be at most %d, got %d", bs.Name, ancfMaxGauss, ng)
+		ok = false
+	}
+	if _, given := bs.Attr["gauss-points"]; given && !curv && !eng {
+		fx.b.Errorf(attr(bs, "gauss-points").Pos, "gauss-points", "gauss-points of beam %q applies to curvature=\"exact\" or axial-strain=\"engineering\" (the default element is integrated exactly)", bs.Name)
+		ok = false
+	}
+	return
 }

@@ -35,9 +35,9 @@ func (fx *flexCompiler) compileANCF3(bs *spec.Beam) {
 	b := fx.b
 	L, ea, ei, rhoA, beta := fx.material(bs)
 	ne := fx.count(bs, "elements", 8)
-	for _, f := range []string{"curvature", "axial-strain", "gauss-points", "angle", "i", "j"} {
+	for _, f := range []string{"angle", "i", "j"} {
 		if _, ok := bs.Attr[f]; ok {
-			msg := "does not apply to a spatial ancf cable (the seed's element: Green axial strain, curvature |r''|)"
+			msg := "does not apply to a spatial ancf cable (its direction is x-axis)"
 			if f == "i" || f == "j" {
 				msg = "does not apply to a spatial ancf cable: pin its nodes with <spherical> joints"
 			}
@@ -58,6 +58,12 @@ func (fx *flexCompiler) compileANCF3(bs *spec.Beam) {
 	vel, _ := fx.vec(bs, "velocity", mech.Vec3{})
 	om, _ := fx.vec(bs, "omega", mech.Vec3{})
 	cb := &ancfBeam{name: bs.Name, ne: ne, length: L, ea: ea, ei: ei, rhoA: rhoA, beta: beta, k: newANCFConst(L / float64(ne))}
+	if curv, eng, ng, ok := fx.exactOptions(bs); ok && (curv || eng) {
+		if beta != 0 {
+			b.Errorf(attr(bs, "damping").Pos, "damping", "damping of beam %q: material damping is not available with curvature=\"exact\" or axial-strain=\"engineering\" on a spatial cable", bs.Name)
+		}
+		cb.exact = newANCFExact(cb.k.l, ng, curv, eng)
+	}
 	cb.qbase = len(b.Q0())
 	cb.base = b.Grow(6 * (ne + 1))
 	l := cb.k.l
