@@ -944,23 +944,9 @@ func (e *ffrElem) Channel(x *mech.Ctx, sub int) float64 {
 // exactOptions reads an ANCF beam's curvature, axial-strain and
 // gauss-points (ancf_exact.go); ok is false after an error.
 func (fx *flexCompiler) exactOptions(bs *spec.Beam) (curv, eng bool, ng int, ok bool) {
-	ok = true
-	switch cv := word(bs, "curvature", "small-strain"); cv {
-	case "small-strain":
-	case "exact":
-		curv = true
-	default:
-		fx.b.Errorf(attr(bs, "curvature").Pos, "curvature", "curvature of beam %q must be small-strain or exact, got %q", bs.Name, cv)
-		ok = false
-	}
-	switch as := word(bs, "axial-strain", "green"); as {
-	case "green":
-	case "engineering":
-		eng = true
-	default:
-		fx.b.Errorf(attr(bs, "axial-strain").Pos, "axial-strain", "axial-strain of beam %q must be green or engineering, got %q", bs.Name, as)
-		ok = false
-	}
+	curv, ok1 := fx.either(bs, "curvature", "small-strain", "exact")
+	eng, ok2 := fx.either(bs, "axial-strain", "green", "engineering")
+	ok = ok1 && ok2
 	ng = fx.count(bs, "gauss-points", ancfExactGauss)
 	if ng > ancfMaxGauss {
 		fx.b.Errorf(attr(bs, "gauss-points").Pos, "gauss-points", "gauss-points of beam %q must be at most %d, got %d", bs.Name, ancfMaxGauss, ng)
@@ -971,4 +957,18 @@ func (fx *flexCompiler) exactOptions(bs *spec.Beam) (curv, eng bool, ng int, ok 
 		ok = false
 	}
 	return
+}
+
+// either reads a two-valued enum attribute: whether it is alt (def when
+// not given); ok is false after an error naming both values.
+func (fx *flexCompiler) either(bs *spec.Beam, field, def, alt string) (isAlt, ok bool) {
+	switch v := word(bs, field, def); v {
+	case def:
+		return false, true
+	case alt:
+		return true, true
+	default:
+		fx.b.Errorf(attr(bs, field).Pos, field, "%s of beam %q must be %s or %s, got %q", field, bs.Name, def, alt, v)
+		return false, false
+	}
 }

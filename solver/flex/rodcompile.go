@@ -226,14 +226,7 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		return mech.Add(at, mech.MulMV(&R0, g)), R
 	}
 	g := b.Gravity()
-	consistent := false
-	switch mm := word(bs, "mass-matrix", "lumped"); mm {
-	case "lumped":
-	case "consistent":
-		consistent = true
-	default:
-		b.Errorf(attr(bs, "mass-matrix").Pos, "mass-matrix", "mass-matrix of beam %q must be lumped or consistent, got %q", bs.Name, mm)
-	}
+	consistent, _ := fx.either(bs, "mass-matrix", "lumped", "consistent")
 	for k := 0; k <= ne; k++ {
 		x, R := frame(float64(k) * l)
 		rb.x0 = append(rb.x0, x)
