@@ -526,10 +526,10 @@ func cmdStatic(args []string) error {
 		}
 	}
 	if o.out != "-" {
-		fmt.Printf("%s: static equilibrium (positions, forces and energies; all channels with -o file.csv)\n", m.Name())
+		fmt.Printf("%s: static equilibrium (positions, forces, stresses and energies; all channels with -o file.csv)\n", m.Name())
 		ch := m.Channels()
 		for i, c := range ch {
-			if c.Group == "position" || c.Group == "force" || c.Group == "energy" {
+			if c.Group == "position" || c.Group == "force" || c.Group == "stress" || c.Group == "energy" {
 				v := row[i]
 				if math.Abs(v) < 1e-12 {
 					v = 0

@@ -305,7 +305,11 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 			e := attr(bs, f)
 			if !e.Given() {
 				mk := rb.markers[rb.live[rb.stress[0]]]
-				b.Errorf(attr(bs, "fiber."+mk.name+".y").Pos, "fiber-y", "marker %q of beam %q has a stress point, which needs the section's %s (give the section by its geometry)", mk.name, bs.Name, f)
+				at := attr(bs, "fiber."+mk.name+".y")
+				if !at.Given() {
+					at = attr(bs, "fiber."+mk.name+".z")
+				}
+				b.Errorf(at.Pos, at.Field, "marker %q of beam %q has a stress point, which needs the section's %s (give the section by its geometry)", mk.name, bs.Name, f)
 				break
 			}
 			rb.sec[k] = b.Const(e, 1)
@@ -468,36 +472,38 @@ func (fx *flexCompiler) rodLineLoad(bs *spec.Beam, rb *rodBeam, l float64) {
 		}
 		return
 	}
-	e := &rodLoad{b: rb, follower: frame == "section", w: make([]float64, rb.ne+1)}
-	for k := range e.w {
-		e.w[k] = l
-		if k == 0 || k == rb.ne {
-			e.w[k] = l / 2
-		}
-	}
+	var q [3]mech.Param
 	for i, c := range []string{"x", "y", "z"} {
-		e.q[i] = fx.b.Run(attr(bs, "line-load."+c), 0)
+		q[i] = fx.b.Run(attr(bs, "line-load."+c), 0)
 	}
+	// one element a node (its own six coordinates: the load adds no
+	// coupling between nodes to the iteration matrix)
 	for k := 0; k <= rb.ne; k++ {
-		for a := 0; a < 6; a++ {
-			e.d = append(e.d, rb.v[k]+a)
+		w := l
+		if k == 0 || k == rb.ne {
+			w = l / 2
 		}
+		e := &rodLoad{q: q, qo: rb.q[k], w: w, follower: frame == "section"}
+		for a := range e.d {
+			e.d[a] = rb.v[k] + a
+		}
+		fx.b.AddForce(bs.Name+".n"+itoa(k)+"#load", e)
 	}
-	fx.b.AddForce(bs.Name+"#load", e)
 }
 
-// rodLoad is a rod's line load at its nodes (rodLineLoad); dofs: each
-// node's three translation and three rotation velocity coordinates. A
-// follower load's tangent is taken by finite differences.
+// rodLoad is a rod's line load at one node (rodLineLoad): its share w of
+// the rod's length; dofs: the node's three translation and three rotation
+// velocity coordinates. A follower load's tangent is taken by finite
+// differences.
 type rodLoad struct {
-	b        *rodBeam
 	q        [3]mech.Param
-	w        []float64 // the length each node carries
-	d        []int
+	qo       int     // the node's first position coordinate
+	w        float64 // the length the node carries
+	d        [6]int
 	follower bool
 }
 
-func (e *rodLoad) Dofs() []int { return e.d }
+func (e *rodLoad) Dofs() []int { return e.d[:] }
 
 // NumericTangent: the engine differentiates the follower load (the
 // global one has no tangent).
@@ -507,18 +513,15 @@ func (e *rodLoad) NumericTangent() bool { return e.follower }
 func (e *rodLoad) Params() []*mech.Param { return []*mech.Param{&e.q[0], &e.q[1], &e.q[2]} }
 
 func (e *rodLoad) Eval(x *mech.Ctx, f, k, c []float64) {
-	q := mech.Vec3{e.q[0].Get(x), e.q[1].Get(x), e.q[2].Get(x)}
-	var A mech.Mat3
-	for n, w := range e.w {
-		v := q
-		if e.follower {
-			o := e.b.q[n] + 3
-			mech.QuatMatTo(&A, x.Q[o], x.Q[o+1], x.Q[o+2], x.Q[o+3])
-			v = mech.MulMV(&A, q)
-		}
-		for a := 0; a < 3; a++ {
-			f[6*n+a] += w * v[a]
-		}
+	v := mech.Vec3{e.q[0].Get(x), e.q[1].Get(x), e.q[2].Get(x)}
+	if e.follower {
+		var A mech.Mat3
+		o := e.qo + 3
+		mech.QuatMatTo(&A, x.Q[o], x.Q[o+1], x.Q[o+2], x.Q[o+3])
+		v = mech.MulMV(&A, v)
+	}
+	for a := 0; a < 3; a++ {
+		f[a] += e.w * v[a]
 	}
 }
 
