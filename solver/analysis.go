@@ -346,7 +346,17 @@ func (m *Model) staticNewton(s *State, frac float64, r0, capAt []float64, maxIt 
 		}
 		prev = nrm
 		m.addMass(s, mu*scale)
-		m.addConstraintJac(s, 1, true)
+		// the constraint rows equilibrated with the stiffness: a stiff
+		// element held by joints (a steel rod clamped at both ends, EA/l
+		// = 4e8) makes the constraint pivots about 1/K, below the LU's
+		// tolerance of 1e-14 of the largest entry; rows c Φq and
+		// multipliers λ = c μ, c = √max K_ii, bring them to about 1
+		kmax := 1.0
+		for i := 0; i < nv; i++ {
+			kmax = math.Max(kmax, math.Abs(s.lin.At(i, i)))
+		}
+		cs := math.Sqrt(kmax)
+		m.addConstraintJacScaled(s, 1, true, cs)
 		if err := s.lin.Factor(); err != nil {
 			mu = math.Max(mu*10, 1e-3)
 			continue
@@ -354,7 +364,13 @@ func (m *Model) staticNewton(s *State, frac float64, r0, capAt []float64, maxIt 
 		for i := range s.res {
 			s.dx[i] = -s.res[i]
 		}
+		for r := 0; r < m.nc; r++ {
+			s.dx[nv+r] *= cs
+		}
 		s.lin.Solve(s.dx)
+		for r := 0; r < m.nc; r++ {
+			s.dx[nv+r] *= cs
+		}
 		step, qn, over := 0.0, 0.0, 0.0
 		for i := 0; i < nv; i++ {
 			step = math.Max(step, math.Abs(s.dx[i]))

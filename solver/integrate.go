@@ -258,6 +258,13 @@ func (m *Model) evalCons(s *State, vel bool) {
 // addConstraintJac adds Φq and Φqᵀ, and when withHess is set the Hessian
 // term Σ λ̃ ∂(Φqᵀ)/∂q with λ̃ = lamScale·λ, into the linear solver.
 func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
+	m.addConstraintJacScaled(s, lamScale, withHess, 1)
+}
+
+// addConstraintJacScaled is addConstraintJac with both blocks Φq and Φqᵀ
+// multiplied by js (the static solve's equilibration of the constraint
+// rows: Model.staticNewton).
+func (m *Model) addConstraintJacScaled(s *State, lamScale float64, withHess bool, js float64) {
 	for k := range m.cons {
 		ce := &m.cons[k]
 		nd := len(ce.d)
@@ -274,10 +281,10 @@ func (m *Model) addConstraintJac(s *State, lamScale float64, withHess bool) {
 		jt = jt[:len(jac)]
 		for _, e := range ce.jlive {
 			if v := jac[e]; v != 0 {
-				s.lin.AddAt(jtpos[e], v) // Φqᵀ: the constraint forces
+				s.lin.AddAt(jtpos[e], js*v) // Φqᵀ: the constraint forces
 			}
 			if v := jt[e]; v != 0 {
-				s.lin.AddAt(jpos[e], v)
+				s.lin.AddAt(jpos[e], js*v)
 			}
 		}
 		if !withHess {
