@@ -12,25 +12,17 @@ import (
 
 	"mbfmu/solver"
 	"mbfmu/spec"
-	"mbfmu/xml"
 )
 
 // exLoad reads and compiles an example model; edit (if not nil) may change
 // its settings first.
 func exLoad(t testing.TB, name string, edit func(*spec.Settings)) *solver.Model {
 	t.Helper()
-	spec, err := xml.LoadFile("../examples/" + name + "/model.xml")
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	ms := exLoadSpec(t, name+"/model.xml")
 	if edit != nil {
-		edit(&spec.Settings)
+		edit(&ms.Settings)
 	}
-	m, err := solver.Compile(spec, solver.CompileOptions{})
-	if err != nil {
-		t.Fatalf("%s: compile: %v", name, err)
-	}
-	return m
+	return specCompile(t, ms, nil, name)
 }
 
 func exCompile(t testing.TB, spec *spec.Model) *solver.Model {

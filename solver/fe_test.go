@@ -70,10 +70,7 @@ func readRef(t *testing.T, name string) [][]float64 {
 // frequencies above 1 Hz (the free body's rigid modes are at zero).
 func elasticFreqs(t *testing.T, m *solver.Model) []float64 {
 	t.Helper()
-	s := m.NewState()
-	if err := m.Init(s); err != nil {
-		t.Fatal(err)
-	}
+	s := exInit(t, m)
 	return linFreqs(t, m, s, 1, true)
 }
 
@@ -430,20 +427,13 @@ func TestFFRSlewingBeam(t *testing.T) {
 	}
 	// ffr.xml with its beam's attributes overridden
 	variant := func(attrs map[string]string) *solver.Model {
-		ms, err := xml.LoadFile("../examples/slewing-beam/ffr.xml")
-		if err != nil {
-			t.Fatal(err)
-		}
+		ms := exLoadSpec(t, "slewing-beam/ffr.xml")
 		for i := range ms.Beams {
 			for k, v := range attrs {
 				ms.Beams[i].Attr[k] = spec.Expr{Src: v, Field: k}
 			}
 		}
-		m, err := solver.Compile(ms, solver.CompileOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
+		return specCompile(t, ms, nil, "slewing-beam/ffr.xml")
 	}
 	// the Craig–Bampton basis (tip, 8 fixed-interface modes and the axial
 	// Krylov shapes the stiffening adds)
@@ -473,18 +463,11 @@ func TestFFRSlewingBeam(t *testing.T) {
 // rotorModel compiles examples/fe-rotor without its damping.
 func rotorModel(t *testing.T) *solver.Model {
 	t.Helper()
-	ms, err := xml.LoadFile("../examples/fe-rotor/model.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := exLoadSpec(t, "fe-rotor/model.xml")
 	for i := range ms.Beams {
 		delete(ms.Beams[i].Attr, "damping")
 	}
-	m, err := solver.Compile(ms, solver.CompileOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return specCompile(t, ms, nil, "fe-rotor/model.xml")
 }
 
 // The overhung rotor imported from ANSYS-style files (examples/fe-rotor):
@@ -518,10 +501,7 @@ func TestFERotor(t *testing.T) {
 		return cols
 	}
 	m := rotorModel(t)
-	s := m.NewState()
-	if err := m.Init(s); err != nil {
-		t.Fatal(err)
-	}
+	s := exInit(t, m)
 	compareFreqs(t, "at rest", linFreqs(t, m, s, 0, false), read("reference.csv")[0], 8, 1e-9)
 	sag := staticChannels(t, m, "rotor.disk.uy")[0]
 	want := read("reference-static.csv")
@@ -531,10 +511,7 @@ func TestFERotor(t *testing.T) {
 	}
 	// spinning: the state after the spin-up, at constant 60 rad/s
 	m = rotorModel(t)
-	s = m.NewState()
-	if err := m.Init(s); err != nil {
-		t.Fatal(err)
-	}
+	s = exInit(t, m)
 	if err := m.AdvanceTo(s, 1.5); err != nil {
 		t.Fatal(err)
 	}
@@ -554,10 +531,7 @@ func TestFEArmDrivenThroughInputs(t *testing.T) {
 	if len(red) != 1 || math.Abs(red[0].Full[0]-ref[0][0]) > 1e-8*ref[0][0] {
 		t.Errorf("reduction report %+v, reference %v Hz", red, ref[0][:3])
 	}
-	s := m.NewState()
-	if err := m.Init(s); err != nil {
-		t.Fatal(err)
-	}
+	s := exInit(t, m)
 	ch := make([]float64, len(m.Channels()))
 	ith, _ := m.ChannelIndex("theta")
 	iom, _ := m.ChannelIndex("omega")
@@ -727,18 +701,8 @@ func TestFEInSubsystem(t *testing.T) {
 		os.WriteFile(main, []byte(`<model name="m" dimension="3"><settings gravity="0 0 0"/>
   <include name="a" file="parts/frame.xml"`+place+`/>
 </model>`), 0o644)
-		ms, err := xml.LoadFile(main)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := solver.Compile(ms, solver.CompileOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := m.NewState()
-		if err := m.Init(s); err != nil {
-			t.Fatal(err)
-		}
+		m := fileLoad(t, main, nil)
+		s := exInit(t, m)
 		ch := make([]float64, len(m.Channels()))
 		m.EvalChannels(s, ch)
 		var out []float64

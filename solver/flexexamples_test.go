@@ -19,13 +19,26 @@ import (
 // overrides.
 func flexLoad(t testing.TB, path string, params map[string]float64) *solver.Model {
 	t.Helper()
-	ms, err := xml.LoadFile("../examples/" + path)
+	return fileLoad(t, "../examples/"+path, params)
+}
+
+// fileLoad reads and compiles a model file (its path as given).
+func fileLoad(t testing.TB, path string, params map[string]float64) *solver.Model {
+	t.Helper()
+	ms, err := xml.LoadFile(path)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	return specCompile(t, ms, params, path)
+}
+
+// specCompile compiles a model read (and perhaps edited) by a test; what
+// names it in a failure.
+func specCompile(t testing.TB, ms *spec.Model, params map[string]float64, what string) *solver.Model {
+	t.Helper()
 	m, err := solver.Compile(ms, solver.CompileOptions{Params: params})
 	if err != nil {
-		t.Fatalf("%s: compile: %v", path, err)
+		t.Fatalf("%s: compile: %v", what, err)
 	}
 	return m
 }

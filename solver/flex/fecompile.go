@@ -230,31 +230,26 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		b.Errorf(attr(bs, "modes").Pos, "modes", "fe-body %q: %d modes; at most %d elastic coordinates", bs.Name, s, ffr3Max)
 		return
 	}
-	var V []float64
-	var info ffr3Info
-	var err error
+	// the free dofs' matrices, dense or (beyond feDenseMax) sparse: a
+	// skyline Cholesky and subspace iteration
+	var md, kd []float64
+	var basis func(rigid []float64) ([]float64, ffr3Info, error)
+	freeFree := len(clamped) == 0
 	if nf > feDenseMax {
-		// sparse: skyline Cholesky and subspace iteration
 		Ms, Ks := newCSR(d.M, loc, nf), newCSR(d.K, loc, nf)
-		if !fx.feDiagonals(bs, d, free, Ms.diag(), Ks.diag()) {
-			return
+		md, kd = Ms.diag(), Ks.diag()
+		basis = func(rigid []float64) ([]float64, ffr3Info, error) {
+			return fx.feBasisSparse(bs, d, free, Ms, Ks, freeFree, rigid)
 		}
-		_, cm, ok := fx.feRigid(bs, d, n)
-		if !ok {
-			return
+	} else {
+		Mf, Kf := dense(d.M, loc, nf), dense(d.K, loc, nf)
+		md, kd = make([]float64, nf), make([]float64, nf)
+		for i := 0; i < nf; i++ {
+			md[i], kd[i] = Mf[i*nf+i], Kf[i*nf+i]
 		}
-		V, info, err = fx.feBasisSparse(bs, d, free, Ms, Ks, len(clamped) == 0, feRigidModes(d, cm, n))
-		if err != nil {
-			b.Errorf(attr(bs, "reduction").Pos, "reduction", "fe-body %q: %v", bs.Name, err)
-			return
+		basis = func(rigid []float64) ([]float64, ffr3Info, error) {
+			return fx.feBasis(bs, d, free, Mf, Kf, freeFree, rigid)
 		}
-		fx.finishFE(bs, d, clamped, free, V, info, cm)
-		return
-	}
-	Mf, Kf := dense(d.M, loc, nf), dense(d.K, loc, nf)
-	md, kd := make([]float64, nf), make([]float64, nf)
-	for i := 0; i < nf; i++ {
-		md[i], kd[i] = Mf[i*nf+i], Kf[i*nf+i]
 	}
 	if !fx.feDiagonals(bs, d, free, md, kd) {
 		return
@@ -263,8 +258,7 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 	if !ok {
 		return
 	}
-	// basis over the free dofs
-	V, info, err = fx.feBasis(bs, d, free, Mf, Kf, len(clamped) == 0, feRigidModes(d, cm, n))
+	V, info, err := basis(feRigidModes(d, cm, n))
 	if err != nil {
 		b.Errorf(attr(bs, "reduction").Pos, "reduction", "fe-body %q: %v", bs.Name, err)
 		return

@@ -52,56 +52,24 @@ func adaptiveBasis(b *ancfBeam, dim int, bound []int, sparsity, samples int) (*m
 			ab.Inner = append(ab.Inner, i)
 		}
 	}
-	na, nb := len(ab.Inner), len(ab.Bound)
+	na := len(ab.Inner)
 	if na == 0 {
 		return nil, fmt.Errorf("every node is a boundary node: nothing to reduce")
 	}
-	sub := func(A []float64, r, c []int) []float64 {
-		o := make([]float64, len(r)*len(c))
-		for i, ri := range r {
-			for j, cj := range c {
-				o[i*len(c)+j] = A[ri*n+cj]
-			}
-		}
-		return o
-	}
-	Kaa, Kab, Maa := sub(K, ab.Inner, ab.Inner), sub(K, ab.Inner, ab.Bound), sub(M, ab.Inner, ab.Inner)
-	// Φc = −K_aa⁻¹ K_ab (K_aa is regular when the boundary holds a node's
-	// position and slope: a bent shape has bending energy)
-	var ch mat.Cholesky
-	if !ch.Factorize(symDense(Kaa, na)) {
-		return nil, fmt.Errorf("the interior bending stiffness is singular: give the beam a marker (a boundary node) where it is held")
-	}
-	var X mat.Dense
-	if err := ch.SolveTo(&X, mat.NewDense(na, nb, Kab)); err != nil {
-		return nil, fmt.Errorf("constraint modes: %v", err)
-	}
-	ab.Phic = make([]float64, na*nb)
-	for i := 0; i < na; i++ {
-		for j := 0; j < nb; j++ {
-			ab.Phic[i*nb+j] = -X.At(i, j)
-		}
-	}
-	vals, vec, err := genEigen(Maa, Kaa, na)
+	// K_aa is regular when the boundary holds a node's position and slope
+	// (a bent shape has bending energy)
+	cb, err := newCraigBampton(M, K, n, ab.Bound)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%v: give the beam a marker (a boundary node) where it is held", err)
 	}
-	ab.Phin = vec
+	ab.Phic, ab.Phin = cb.phic, cb.phin
 	ab.Omega = make([]float64, na)
-	for i, v := range vals {
+	for i, v := range cb.vals {
 		ab.Omega[i] = math.Sqrt(math.Max(v, 0))
 	}
 	// Proj = Φnᵀ M_aa
 	ab.Proj = make([]float64, na*na)
-	for l := 0; l < na; l++ {
-		for j := 0; j < na; j++ {
-			s := 0.0
-			for i := 0; i < na; i++ {
-				s += vec[i*na+l] * Maa[i*na+j]
-			}
-			ab.Proj[l*na+j] = s
-		}
-	}
+	mat.NewDense(na, na, ab.Proj).Mul(mat.NewDense(na, na, cb.phin).T(), mat.NewDense(na, na, cb.mii))
 	samples = min(samples, na)
 	rng := rand.New(rand.NewSource(4))
 	for k := 0; k < samples; k++ {

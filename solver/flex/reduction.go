@@ -277,56 +277,85 @@ func krylovBasis(M, K []float64, n int, B []float64, nb int, sigma float64, s in
 // coordinate, static constraint modes in the interior), then s
 // fixed-interface normal modes.
 func craigBamptonBasis(M, K []float64, n int, bnd []int, s int) ([]float64, error) {
-	isB := make([]bool, n)
-	for _, b := range bnd {
-		isB[b] = true
-	}
-	var in []int
-	for i := 0; i < n; i++ {
-		if !isB[i] {
-			in = append(in, i)
-		}
-	}
-	ni, nb := len(in), len(bnd)
-	if s > ni {
-		return nil, fmt.Errorf("%d fixed-interface modes asked, the interior has %d coordinates", s, ni)
-	}
-	sub := func(A []float64, r, c []int) []float64 {
-		out := make([]float64, len(r)*len(c))
-		for a, i := range r {
-			for b, j := range c {
-				out[a*len(c)+b] = A[i*n+j]
-			}
-		}
-		return out
-	}
-	kii := sub(K, in, in)
-	var ch mat.Cholesky
-	if !ch.Factorize(symDense(kii, ni)) {
-		return nil, fmt.Errorf("the interior stiffness is singular (is the structure supported?)")
-	}
-	var psi mat.Dense
-	if err := ch.SolveTo(&psi, mat.NewDense(ni, nb, sub(K, in, bnd))); err != nil {
-		return nil, fmt.Errorf("constraint modes: %v", err)
-	}
-	_, vec, err := genEigen(sub(M, in, in), kii, ni)
+	cb, err := newCraigBampton(M, K, n, bnd)
 	if err != nil {
 		return nil, err
+	}
+	ni, nb := len(cb.in), len(bnd)
+	if s > ni {
+		return nil, fmt.Errorf("%d fixed-interface modes asked, the interior has %d coordinates", s, ni)
 	}
 	w := nb + s
 	V := make([]float64, n*w)
 	for a, i := range bnd {
 		V[i*w+a] = 1
 	}
-	for a, i := range in {
-		for b := 0; b < nb; b++ {
-			V[i*w+b] = -psi.At(a, b)
-		}
+	for a, i := range cb.in {
+		copy(V[i*w:i*w+nb], cb.phic[a*nb:(a+1)*nb])
 		for m := 0; m < s; m++ {
-			V[i*w+nb+m] = vec[a*ni+m]
+			V[i*w+nb+m] = cb.phin[a*ni+m]
 		}
 	}
 	return V, nil
+}
+
+// craigBampton holds the parts of a Craig–Bampton transformation of
+// (M, K) with boundary coordinates bnd: the interior coordinates in, the
+// constraint modes Φc = −K_ii⁻¹ K_ib (ni × nb) and all the fixed-interface
+// normal modes Φn (ni × ni, M_ii-orthonormal, by rising eigenvalue vals).
+type craigBampton struct {
+	in         []int
+	phic, phin []float64
+	vals       []float64
+	mii        []float64 // M_ii
+}
+
+// newCraigBampton computes the parts of the Craig–Bampton transformation.
+func newCraigBampton(M, K []float64, n int, bnd []int) (*craigBampton, error) {
+	isB := make([]bool, n)
+	for _, b := range bnd {
+		isB[b] = true
+	}
+	cb := &craigBampton{}
+	for i := 0; i < n; i++ {
+		if !isB[i] {
+			cb.in = append(cb.in, i)
+		}
+	}
+	ni, nb := len(cb.in), len(bnd)
+	kii := submatrix(K, n, cb.in, cb.in)
+	var ch mat.Cholesky
+	if !ch.Factorize(symDense(kii, ni)) {
+		return nil, fmt.Errorf("the interior stiffness is singular (is the structure supported?)")
+	}
+	var psi mat.Dense
+	if err := ch.SolveTo(&psi, mat.NewDense(ni, nb, submatrix(K, n, cb.in, bnd))); err != nil {
+		return nil, fmt.Errorf("constraint modes: %v", err)
+	}
+	cb.phic = make([]float64, ni*nb)
+	for a := 0; a < ni; a++ {
+		for b := 0; b < nb; b++ {
+			cb.phic[a*nb+b] = -psi.At(a, b)
+		}
+	}
+	cb.mii = submatrix(M, n, cb.in, cb.in)
+	vals, vec, err := genEigen(cb.mii, kii, ni)
+	if err != nil {
+		return nil, err
+	}
+	cb.vals, cb.phin = vals, vec
+	return cb, nil
+}
+
+// submatrix returns rows r and columns c of the n×n row-major matrix A.
+func submatrix(A []float64, n int, r, c []int) []float64 {
+	out := make([]float64, len(r)*len(c))
+	for a, i := range r {
+		for b, j := range c {
+			out[a*len(c)+b] = A[i*n+j]
+		}
+	}
+	return out
 }
 
 // transferMoments returns the first nm moments of H(σ+δ) = Bᵀ(K̂ + δD +
