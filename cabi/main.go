@@ -40,6 +40,11 @@ type component struct {
 	env    C.fmi2ComponentEnvironment
 	name   *C.char // C copy of the instance name, freed with the component
 	states map[*C.mbfmu_box]*stateObj
+	// an instance of fmi3InstantiateCoSimulation: FMI 3.0's logger, and
+	// the FMI 3.0 calls only (fmi3.go)
+	fmi3    bool
+	logger3 C.fmi3LogMessageCallback
+	env3    C.fmi3InstanceEnvironment
 }
 
 // stateObj is the Go side of an fmi2FMUstate.
@@ -118,7 +123,21 @@ func (x *component) leave(fn string, st *C.fmi2Status) {
 
 // log sends a message to the importer's logger, on the calling thread.
 func (x *component) log(st fmu.Status, category, msg string) {
+	if x.fmi3 {
+		log3C(x.logger3, x.env3, st, category, msg)
+		return
+	}
 	logC(x.logger, x.env, x.name, st, category, msg)
+}
+
+func log3C(logger C.fmi3LogMessageCallback, env C.fmi3InstanceEnvironment, st fmu.Status, category, msg string) {
+	if logger == nil {
+		return
+	}
+	ccat, cmsg := C.CString(category), C.CString(msg)
+	defer C.free(unsafe.Pointer(ccat))
+	defer C.free(unsafe.Pointer(cmsg))
+	C.mbfmu_log3(logger, env, C.fmi3Status(st), ccat, cmsg)
 }
 
 func logC(logger C.fmi2CallbackLogger, env C.fmi2ComponentEnvironment, name *C.char, st fmu.Status, category, msg string) {

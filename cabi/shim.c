@@ -25,6 +25,14 @@ void mbfmu_log(fmi2CallbackLogger logger, fmi2ComponentEnvironment env, fmi2Stri
     }
 }
 
+void mbfmu_log3(fmi3LogMessageCallback logger, fmi3InstanceEnvironment env, fmi3Status status,
+                fmi3String category, fmi3String message) {
+    if (logger) {
+        logger(env, status, category, message);
+    }
+}
+
+fmi3String mbfmu_version3(void) { return "3.0"; }
 fmi2String mbfmu_types_platform(void) { return "default"; }
 fmi2String mbfmu_version(void) { return "2.0"; }
 fmi2String mbfmu_empty(void) { return ""; }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "fmi2.h"
+#include "fmi3.h"
 
 /* const-pointer types for the Go signatures of the exports (cgo drops
  * const, so the exports use these to match the prototypes in fmi2.h). */
@@ -17,6 +18,23 @@ typedef const fmi2Boolean*           mbfmu_ConstBooleanPtr;
 typedef const fmi2String*            mbfmu_ConstStringPtr;
 typedef const fmi2Byte*              mbfmu_ConstBytePtr;
 typedef const fmi2CallbackFunctions* mbfmu_ConstCallbacksPtr;
+typedef const fmi3ValueReference*    mbfmu_ConstVR3Ptr;
+typedef const fmi3Float64*           mbfmu_ConstFloat64Ptr;
+typedef const fmi3Int32*             mbfmu_ConstInt32Ptr;
+typedef const fmi3String*            mbfmu_ConstString3Ptr;
+typedef const fmi3Byte*              mbfmu_ConstByte3Ptr;
+typedef const size_t*                mbfmu_ConstSizePtr;
+typedef const fmi3Binary*            mbfmu_ConstBinaryPtr;
+typedef const fmi3Clock*             mbfmu_ConstClockPtr;
+typedef const fmi3UInt64*            mbfmu_ConstUInt64Ptr;
+typedef const fmi3Float32*           mbfmu_ConstFloat32Ptr;
+typedef const fmi3Int8*              mbfmu_ConstInt8Ptr;
+typedef const fmi3UInt8*             mbfmu_ConstUInt8Ptr;
+typedef const fmi3Int16*             mbfmu_ConstInt16Ptr;
+typedef const fmi3UInt16*            mbfmu_ConstUInt16Ptr;
+typedef const fmi3UInt32*            mbfmu_ConstUInt32Ptr;
+typedef const fmi3Int64*             mbfmu_ConstInt64Ptr;
+typedef const fmi3Boolean*           mbfmu_ConstBoolean3Ptr;
 
 /* An fmi2Component or fmi2FMUstate points to one of these, allocated with
  * calloc. The magic number is checked by every entry point and cleared
@@ -39,7 +57,12 @@ void        mbfmu_box_free(mbfmu_box* b);
 void        mbfmu_log(fmi2CallbackLogger logger, fmi2ComponentEnvironment env, fmi2String instance,
                       fmi2Status status, fmi2String category, fmi2String message);
 
+/* mbfmu_log3 calls an FMI 3.0 logMessage callback. */
+void        mbfmu_log3(fmi3LogMessageCallback logger, fmi3InstanceEnvironment env, fmi3Status status,
+                       fmi3String category, fmi3String message);
+
 fmi2String  mbfmu_types_platform(void);
+fmi3String  mbfmu_version3(void);
 fmi2String  mbfmu_version(void);
 fmi2String  mbfmu_empty(void);
 

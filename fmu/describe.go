@@ -135,6 +135,31 @@ type Description struct {
 	// velocities); derivs are the <Derivatives> in state order
 	stateLo, stateHi int
 	derivs           []derivUnknown
+
+	// FMI 3.0 only: the array outputs (value references after the
+	// Variables') and the independent variable time (the last value
+	// reference)
+	Arrays    []ArrayVar
+	TimeVR    uint32
+	Terminals []Terminal
+}
+
+// Terminal groups the outputs that read the channels of one element (a
+// body, marker, joint or force) for FMI 3.0's terminalsAndIcons.xml: a
+// tool connects an element's port at once, member by member.
+type Terminal struct {
+	Name    string      // the element
+	Members [][2]string // variable name, member name (the channel's last part)
+}
+
+// ArrayVar is an FMI 3.0 Float64 array output: an <output> of a vector or
+// matrix channel (body.r, body.R). Its elements are also scalar outputs
+// (FMI 2.0 has only those): Elems are their value references, row-major.
+type ArrayVar struct {
+	Name, Unit, Description string
+	VR                      uint32
+	Dims                    []int
+	Elems                   []uint32
 }
 
 // derivUnknown is one entry of <Derivatives>: the 0-based position of the
@@ -225,6 +250,7 @@ func describe(mi *modelInfo, guid string) (*Description, error) {
 			Unit: p.unit, Description: p.desc, Start: p.value, Index: i})
 	}
 	d.describeStates(mi, add)
+	d.describeArrays(mi)
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -385,48 +411,8 @@ func (d *Description) XML() []byte {
 		xmlAttr(&b, f[0], f[1])
 	}
 	b.WriteString("/>\n")
-	if us := d.units(); len(us) > 0 {
-		b.WriteString("  <UnitDefinitions>\n")
-		for _, name := range us {
-			b.WriteString("    <Unit")
-			xmlAttr(&b, "name", name)
-			su, ok := parseUnit(name)
-			if !ok {
-				b.WriteString("/>\n")
-				continue
-			}
-			b.WriteString(">\n      <BaseUnit")
-			for k, e := range su.exp {
-				if e != 0 {
-					xmlAttr(&b, baseName(k), strconv.Itoa(e))
-				}
-			}
-			if su.factor != 1 {
-				xmlAttr(&b, "factor", ftoa(su.factor))
-			}
-			b.WriteString("/>\n")
-			if su.exp == [8]int{7: 1} && su.factor == 1 { // rad
-				b.WriteString(`      <DisplayUnit name="deg" factor="` + ftoa(180/math.Pi) + `"/>` + "\n")
-			}
-			b.WriteString("    </Unit>\n")
-		}
-		b.WriteString("  </UnitDefinitions>\n")
-	}
-	b.WriteString("  <LogCategories>\n")
-	for _, c := range logCategories() {
-		b.WriteString("    <Category")
-		xmlAttr(&b, "name", c.name)
-		xmlAttr(&b, "description", c.desc)
-		b.WriteString("/>\n")
-	}
-	b.WriteString("  </LogCategories>\n  <DefaultExperiment")
-	xmlAttr(&b, "startTime", ftoa(d.StartTime))
-	xmlAttr(&b, "stopTime", ftoa(d.StopTime))
-	if d.Tolerance > 0 {
-		xmlAttr(&b, "tolerance", ftoa(d.Tolerance))
-	}
-	xmlAttr(&b, "stepSize", ftoa(d.StepSize))
-	b.WriteString("/>\n  <ModelVariables>\n")
+	d.writeCommon(&b, false)
+	b.WriteString("  <ModelVariables>\n")
 	for i := range d.Variables {
 		v := &d.Variables[i]
 		fmt.Fprintf(&b, "    <!-- index %d -->\n", i+1)
@@ -460,6 +446,57 @@ func (d *Description) XML() []byte {
 	d.writeStructure(&b)
 	b.WriteString("  </ModelStructure>\n</fmiModelDescription>\n")
 	return []byte(b.String())
+}
+
+// writeCommon writes the elements FMI 2.0 and 3.0 spell alike:
+// <UnitDefinitions>, <LogCategories> and <DefaultExperiment>.
+func (d *Description) writeCommon(b *strings.Builder, fmi3 bool) {
+	if us := d.units(); len(us) > 0 {
+		b.WriteString("  <UnitDefinitions>\n")
+		for _, name := range us {
+			b.WriteString("    <Unit")
+			xmlAttr(b, "name", name)
+			su, ok := parseUnit(name)
+			if !ok {
+				b.WriteString("/>\n")
+				continue
+			}
+			b.WriteString(">\n      <BaseUnit")
+			for k, e := range su.exp {
+				if e != 0 {
+					xmlAttr(b, baseName(k), strconv.Itoa(e))
+				}
+			}
+			if su.factor != 1 {
+				xmlAttr(b, "factor", ftoa(su.factor))
+			}
+			b.WriteString("/>\n")
+			if su.exp == [8]int{7: 1} && su.factor == 1 { // rad
+				b.WriteString(`      <DisplayUnit name="deg" factor="` + ftoa(180/math.Pi) + `"/>` + "\n")
+			}
+			b.WriteString("    </Unit>\n")
+		}
+		b.WriteString("  </UnitDefinitions>\n")
+	}
+	b.WriteString("  <LogCategories>\n")
+	for _, c := range logCategories() {
+		b.WriteString("    <Category")
+		xmlAttr(b, "name", c.name)
+		desc := c.desc
+		if fmi3 {
+			desc = strings.ReplaceAll(desc, "fmi2", "fmi3")
+		}
+		xmlAttr(b, "description", desc)
+		b.WriteString("/>\n")
+	}
+	b.WriteString("  </LogCategories>\n  <DefaultExperiment")
+	xmlAttr(b, "startTime", ftoa(d.StartTime))
+	xmlAttr(b, "stopTime", ftoa(d.StopTime))
+	if d.Tolerance > 0 {
+		xmlAttr(b, "tolerance", ftoa(d.Tolerance))
+	}
+	xmlAttr(b, "stepSize", ftoa(d.StepSize))
+	b.WriteString("/>\n")
 }
 
 // writeStructure writes the children of <ModelStructure>.

@@ -20,6 +20,13 @@ type varInfo struct {
 	// where an output is declared in the model file, for messages:
 	// "model.xml:20, expr sqrt(0.25 - time)" ("" when unknown)
 	where string
+	// outputs of a vector channel: the array (its name and dimensions) and
+	// the element's 0-based row-major position in it ("" for a scalar)
+	array string
+	dims  []int
+	elem  int
+	// the channel an output reads ("" for an expression)
+	channel string
 }
 
 // stateVar describes a continuous state of the engine (a position or a

@@ -43,7 +43,12 @@ func newSolverModel(m *solver.Model) *solverModel {
 		sm.mi.inputs = append(sm.mi.inputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description, start: v.Start})
 	}
 	for _, v := range m.OutputInfo() {
-		sm.mi.outputs = append(sm.mi.outputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description, where: outputWhere(m.Spec(), v.Name)})
+		where := v.Name
+		if v.Array != "" {
+			where = v.Array
+		}
+		sm.mi.outputs = append(sm.mi.outputs, varInfo{name: v.Name, unit: v.Unit, desc: v.Description,
+			where: outputWhere(m.Spec(), where), array: v.Array, dims: v.Dims, elem: v.Elem, channel: v.Channel})
 	}
 	qs, vs := m.StateVars()
 	posOf := make([]int, len(vs)) // velocity → the position it is the derivative of
@@ -179,6 +184,9 @@ type Config struct {
 	ResourceLocation string // fmuResourceLocation (any form, see ResolveResources)
 	Logger           Logger // may be nil
 	LoggingOn        bool
+	// FMIVersion is 3 for an instance of fmi3InstantiateCoSimulation (the
+	// FMI 3.0 calls of fmi3.go, time and the array outputs), else FMI 2.0.
+	FMIVersion int
 }
 
 // Instantiate creates an instance from the FMU's resources/model.xml (it
@@ -203,7 +211,9 @@ func Instantiate(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newInstance(cfg.InstanceName, l.desc, l.compiler(), l.model, cfg.Logger, cfg.LoggingOn), nil
+	in := newInstance(cfg.InstanceName, l.desc, l.compiler(), l.model, cfg.Logger, cfg.LoggingOn)
+	in.fmi3 = cfg.FMIVersion == 3
+	return in, nil
 }
 
 // outputWhere locates output name in the model file: its file:line and

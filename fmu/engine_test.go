@@ -391,7 +391,7 @@ func TestPackRejectsWrongRuntime(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "build-runtime.sh") {
 		t.Errorf("Pack with a bogus runtime: %v", err)
 	}
-	if err := checkRuntimeWin64([]byte("MZ not really")); err == nil || !strings.Contains(err.Error(), "not a Windows DLL") {
+	if err := checkRuntimeWin64([]byte("MZ not really"), 2); err == nil || !strings.Contains(err.Error(), "not a Windows DLL") {
 		t.Errorf("a bogus Windows runtime: %v", err)
 	}
 	t.Setenv("MBFMU_RUNTIME", filepath.Join(t.TempDir(), "missing"))

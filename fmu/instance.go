@@ -66,6 +66,14 @@ type Instance struct {
 	derOK    bool
 	// directional derivatives: seeds and results (made on first use)
 	jw *jacWork
+
+	// FMI 3.0 (fmi3.go): the instance was made by
+	// fmi3InstantiateCoSimulation; vr3, kn3, ord3 and adj3 are reusable
+	// buffers of the calls with array value references
+	fmi3     bool
+	vr3, kn3 []uint32
+	ord3     []int32
+	adj3     []float64
 }
 
 // jacWork holds the seeds and results of GetDirectionalDerivative.
@@ -143,7 +151,11 @@ func (in *Instance) logf(cat logMask, st Status, format string, args ...any) {
 	if in.log == nil || !in.logMask.on(cat) {
 		return
 	}
-	in.log(st, categoryName(cat), fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	if in.fmi3 {
+		msg = fmi3Name(msg)
+	}
+	in.log(st, categoryName(cat), msg)
 }
 
 // errorf logs a rejected call and returns Error; the instance is unchanged.
@@ -395,6 +407,12 @@ func (in *Instance) variable(vr uint32) *Variable {
 
 // unknownRef reports a Real value reference that names no variable.
 func (in *Instance) unknownRef(fn string, r uint32) Status {
+	if in.fmi3 {
+		if in.array(r) != nil {
+			return in.errorf(fn, "value reference %d is the array output %q, which this call does not take", r, in.array(r).Name)
+		}
+		return in.errorf(fn, "unknown value reference %d (Float64 value references are 0..%d)", r, in.desc.TimeVR)
+	}
 	return in.errorf(fn, "unknown value reference %d (Real value references are 0..%d)", r, len(in.desc.Variables)-1)
 }
 
@@ -413,6 +431,9 @@ func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 	states, derivs := false, false
 	for _, r := range vr {
 		x := in.variable(r)
+		if x == nil && in.isTime(r) {
+			continue
+		}
 		if x == nil {
 			return in.unknownRef(fn, r)
 		}
@@ -432,6 +453,10 @@ func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 		}
 	}
 	for k, r := range vr {
+		if in.isTime(r) {
+			v[k] = in.time
+			continue
+		}
 		x := &in.desc.Variables[r]
 		switch x.Causality {
 		case CausalityInput:
@@ -490,6 +515,8 @@ func (in *Instance) SetReal(vr []uint32, v []float64) Status {
 	for k, r := range vr {
 		x := in.variable(r)
 		switch {
+		case x == nil && in.isTime(r):
+			return in.errorf(fn, "time (value reference %d) is the independent variable and cannot be set", r)
 		case x == nil:
 			return in.unknownRef(fn, r)
 		case x.Causality == CausalityOutput:

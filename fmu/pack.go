@@ -89,6 +89,22 @@ func Pack(modelPath, outPath, runtimePath string) error {
 
 // PackDescribe is Pack returning the packed FMU's description.
 func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) {
+	return PackVersion(modelPath, outPath, runtimePath, 2)
+}
+
+// PackVersion is PackDescribe for FMI version 2 (FMI 2.0) or 3 (FMI 3.0
+// co-simulation: the same runtime library, which exports both APIs, under
+// FMI 3.0's platform folders x86_64-linux, x86_64-windows and
+// aarch64-linux, with the FMI 3.0 modelDescription.xml and
+// terminalsAndIcons/terminalsAndIcons.xml).
+func PackVersion(modelPath, outPath, runtimePath string, version int) (*Description, error) {
+	if version != 2 && version != 3 {
+		return nil, fmt.Errorf("FMI version %d: mbfmu packs FMI 2.0 (2) and FMI 3.0 (3)", version)
+	}
+	linux, win, arm := "linux64", "win64", "aarch64-linux"
+	if version == 3 {
+		linux, win = "x86_64-linux", "x86_64-windows"
+	}
 	data, err := os.ReadFile(modelPath)
 	if err != nil {
 		return nil, err
@@ -116,33 +132,33 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	if err != nil {
 		return nil, fmt.Errorf("reading the runtime library: %v", err)
 	}
-	if err := checkRuntime(lib); err != nil {
+	if err := checkRuntime(lib, version); err != nil {
 		return nil, fmt.Errorf("%s: %v (build the runtime with scripts/build-runtime.sh)", runtimePath, err)
 	}
 	var dll []byte
 	winPath := filepath.Join(filepath.Dir(runtimePath), RuntimeLibNameWin64)
 	if b, err := os.ReadFile(winPath); err == nil {
-		if err := checkRuntimeWin64(b); err != nil {
+		if err := checkRuntimeWin64(b, version); err != nil {
 			return nil, fmt.Errorf("%s: %v (rebuild it with scripts/build-runtime.sh --win64, or remove it)", winPath, err)
 		}
 		dll = b
 	}
-	var arm []byte
+	var armLib []byte
 	armPath := filepath.Join(filepath.Dir(runtimePath), RuntimeLibNameArm64)
 	if b, err := os.ReadFile(armPath); err == nil {
-		if err := checkRuntimeArm64(b); err != nil {
+		if err := checkRuntimeArm64(b, version); err != nil {
 			return nil, fmt.Errorf("%s: %v (rebuild it with scripts/build-runtime.sh --arm64, or remove it)", armPath, err)
 		}
-		arm = b
+		armLib = b
 	}
 	d := l.desc
 	d.GUID = GUID(data)
-	d.Platforms = []string{"linux64"}
+	d.Platforms = []string{linux}
 	if dll != nil {
-		d.Platforms = append(d.Platforms, "win64")
+		d.Platforms = append(d.Platforms, win)
 	}
-	if arm != nil {
-		d.Platforms = append(d.Platforms, "aarch64-linux")
+	if armLib != nil {
+		d.Platforms = append(d.Platforms, arm)
 	}
 	mod := time.Now()
 	if fi, err := os.Stat(modelPath); err == nil {
@@ -150,7 +166,7 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	dirs := []string{"binaries/", "binaries/linux64/", "resources/", "documentation/"}
+	dirs := []string{"binaries/", "binaries/" + linux + "/", "resources/", "documentation/"}
 	seen := map[string]bool{}
 	for _, f := range bundled {
 		for d := path.Dir(f.Name); d != "." && !seen[d]; d = path.Dir(d) {
@@ -160,10 +176,10 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 	}
 	sort.Strings(dirs[4:])
 	if dll != nil {
-		dirs = append(dirs, "binaries/win64/")
+		dirs = append(dirs, "binaries/"+win+"/")
 	}
-	if arm != nil {
-		dirs = append(dirs, "binaries/aarch64-linux/")
+	if armLib != nil {
+		dirs = append(dirs, "binaries/"+arm+"/")
 	}
 	for _, dir := range dirs {
 		h := &zip.FileHeader{Name: dir, Modified: mod}
@@ -177,20 +193,27 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 		data []byte
 		mode os.FileMode
 	}
+	md := d.XML()
+	if version == 3 {
+		md = d.XML3()
+	}
 	files := []entry{
-		{"modelDescription.xml", d.XML(), 0o644},
-		{"binaries/linux64/" + d.ModelIdentifier + ".so", lib, 0o755},
+		{"modelDescription.xml", md, 0o644},
+		{"binaries/" + linux + "/" + d.ModelIdentifier + ".so", lib, 0o755},
 		{"resources/" + ModelFileName, data, 0o644},
 		{"documentation/index.html", d.HTML(), 0o644},
 	}
+	if t := d.TerminalsXML(); version == 3 && t != nil {
+		files = append(files, entry{"terminalsAndIcons/terminalsAndIcons.xml", t, 0o644})
+	}
 	if dll != nil {
-		files = append(files, entry{"binaries/win64/" + d.ModelIdentifier + ".dll", dll, 0o755})
+		files = append(files, entry{"binaries/" + win + "/" + d.ModelIdentifier + ".dll", dll, 0o755})
 	}
 	for _, f := range bundled {
 		files = append(files, entry{"resources/" + f.Name, f.Data, 0o644})
 	}
-	if arm != nil {
-		files = append(files, entry{"binaries/aarch64-linux/" + d.ModelIdentifier + ".so", arm, 0o755})
+	if armLib != nil {
+		files = append(files, entry{"binaries/" + arm + "/" + d.ModelIdentifier + ".so", armLib, 0o755})
 	}
 	for _, f := range files {
 		h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: mod}
@@ -213,16 +236,28 @@ func PackDescribe(modelPath, outPath, runtimePath string) (*Description, error) 
 }
 
 // checkRuntime checks that lib is an x86-64 ELF shared library exporting
-// the FMI 2.0 functions.
-func checkRuntime(lib []byte) error { return checkELF(lib, elf.EM_X86_64, "x86-64") }
+// the functions of FMI version.
+func checkRuntime(lib []byte, version int) error {
+	return checkELF(lib, elf.EM_X86_64, "x86-64", version)
+}
 
 // checkRuntimeArm64 checks that lib is a Linux aarch64 shared library
-// exporting the FMI 2.0 functions.
-func checkRuntimeArm64(lib []byte) error { return checkELF(lib, elf.EM_AARCH64, "aarch64") }
+// exporting the functions of FMI version.
+func checkRuntimeArm64(lib []byte, version int) error {
+	return checkELF(lib, elf.EM_AARCH64, "aarch64", version)
+}
+
+// runtimeNeeds lists functions the runtime of FMI version must export.
+func runtimeNeeds(version int) map[string]bool {
+	if version == 3 {
+		return map[string]bool{"fmi3InstantiateCoSimulation": true, "fmi3DoStep": true, "fmi3GetFMUState": true, "fmi3GetFloat64": true}
+	}
+	return map[string]bool{"fmi2Instantiate": true, "fmi2DoStep": true, "fmi2GetFMUstate": true}
+}
 
 // checkELF checks that lib is an ELF shared library for machine
-// exporting the FMI 2.0 functions.
-func checkELF(lib []byte, machine elf.Machine, what string) error {
+// exporting the functions of FMI version.
+func checkELF(lib []byte, machine elf.Machine, what string, version int) error {
 	f, err := elf.NewFile(bytes.NewReader(lib))
 	if err != nil {
 		return fmt.Errorf("not an ELF shared library: %v", err)
@@ -235,19 +270,19 @@ func checkELF(lib []byte, machine elf.Machine, what string) error {
 	if err != nil {
 		return fmt.Errorf("no dynamic symbols: %v", err)
 	}
-	need := map[string]bool{"fmi2Instantiate": true, "fmi2DoStep": true, "fmi2GetFMUstate": true}
+	need := runtimeNeeds(version)
 	for _, s := range syms {
 		delete(need, s.Name)
 	}
 	if len(need) > 0 {
-		return errors.New("it does not export the FMI 2.0 functions: not the mbfmu runtime library")
+		return fmt.Errorf("it does not export the FMI %d.0 functions: not the mbfmu runtime library (or one built before FMI %d.0)", version, version)
 	}
 	return nil
 }
 
 // checkRuntimeWin64 checks that lib is an x86-64 Windows DLL exporting the
 // FMI 2.0 functions.
-func checkRuntimeWin64(lib []byte) error {
+func checkRuntimeWin64(lib []byte, version int) error {
 	f, err := pe.NewFile(bytes.NewReader(lib))
 	if err != nil {
 		return fmt.Errorf("not a Windows DLL: %v", err)
@@ -260,12 +295,12 @@ func checkRuntimeWin64(lib []byte) error {
 	if err != nil {
 		return err
 	}
-	need := map[string]bool{"fmi2Instantiate": true, "fmi2DoStep": true, "fmi2GetFMUstate": true}
+	need := runtimeNeeds(version)
 	for _, n := range names {
 		delete(need, n)
 	}
 	if len(need) > 0 {
-		return errors.New("it does not export the FMI 2.0 functions: not the mbfmu runtime library")
+		return fmt.Errorf("it does not export the FMI %d.0 functions: not the mbfmu runtime library (or one built before FMI %d.0)", version, version)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the FMU runtime library bin/libmbfmu-fmi2.so from package cabi: a
-# Go c-shared library exporting only the FMI 2.0 fmi2* functions (version
-# script cabi/exports.map). `mbfmu pack` copies it into every FMU; put it
+# Go c-shared library exporting only the FMI 2.0 fmi2* and FMI 3.0 fmi3*
+# functions (version script cabi/exports.map). `mbfmu pack` copies it into every FMU; put it
 # beside the mbfmu executable, in ./bin, or point MBFMU_RUNTIME at it.
 #
 # The Linux library is linked against glibc 2.17 with `zig cc` when zig is
@@ -44,13 +44,13 @@ if [ "${1:-}" = "--win64" ]; then
 		fi
 	fi
 	mkdir -p "$(dirname "$out")"
-	# A Windows DLL exports only what cabi marks //export: the fmi2 functions.
+	# A Windows DLL exports only what cabi marks //export: the fmi2 and fmi3 functions.
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=$cc \
 		go build -buildmode=c-shared -trimpath -ldflags="-s -w" -o "$out" ./cabi
 	rm -f "${out%.dll}.h"
 	if command -v x86_64-w64-mingw32-objdump >/dev/null; then
 		extra=$(x86_64-w64-mingw32-objdump -p "$out" |
-			sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR > 1 && NF {print $NF}' | grep -v '^fmi2' || true)
+			sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR > 1 && NF {print $NF}' | grep -v '^fmi[23]' || true)
 		if [ -n "$extra" ]; then
 			echo "build-runtime: $out exports non-FMI symbols:" >&2
 			echo "$extra" >&2
@@ -113,7 +113,7 @@ fi
 rm -f "${out%.so}.h" # cgo's generated header; cabi/fmi2.h is the real one
 # Every exported symbol must be an FMI function.
 if command -v nm >/dev/null; then
-	extra=$(nm -D --defined-only "$out" | awk '{print $3}' | grep -v '^fmi2' || true)
+	extra=$(nm -D --defined-only "$out" | awk '{print $3}' | grep -v '^fmi[23]' || true)
 	if [ -n "$extra" ]; then
 		echo "build-runtime: $out exports non-FMI symbols:" >&2
 		echo "$extra" >&2

@@ -26,6 +26,16 @@ type ParamInfo struct {
 type VarInfo struct {
 	Name, Unit, Description string
 	Start                   float64 // inputs: start value
+	// Array names the vector or matrix output this scalar is an element
+	// of (an <output> of a vector channel such as body.r or body.R); Dims
+	// are the array's dimensions and Elem the element's 0-based position
+	// in row-major order. Array is "" for a plain scalar.
+	Array string
+	Dims  []int
+	Elem  int
+	// Channel is the channel an output reads (o.Channel of its <output>;
+	// "" for an expression).
+	Channel string
 }
 
 // Settings are the resolved analysis settings of a compiled model.

@@ -2,9 +2,11 @@ package solver
 
 import (
 	"math"
+	"strings"
 
 	"mbfmu/expr"
 	"mbfmu/solver/mech"
+	"mbfmu/spec"
 )
 
 type chanKind uint8
@@ -289,6 +291,9 @@ func (c *compiler) outputs() {
 			continue
 		case o.Channel != "":
 			k, ok := m.ChannelIndex(o.Channel)
+			if !ok && c.vectorOutput(o, info) {
+				continue
+			}
 			if !ok {
 				names := make([]string, len(m.channels))
 				for i, ch := range m.channels {
@@ -312,6 +317,7 @@ func (c *compiler) outputs() {
 					k = m.pushChan(ch)
 				}
 			}
+			info.Channel = o.Channel
 			m.outChan = append(m.outChan, k)
 		case o.Expr.Given():
 			p := c.runProgram(o.Expr)
@@ -329,6 +335,107 @@ func (c *compiler) outputs() {
 		}
 		m.outputs = append(m.outputs, info)
 	}
+}
+
+// vectorKinds lists the vector and matrix channels an <output> may name
+// (NAME.r of a body or marker NAME, NAME.f of a joint): the suffixes of
+// their element channels and of the element outputs' names.
+var vectorKinds = [...]struct {
+	kind, prefix string   // NAME.kind; element channels NAME.prefix+comp
+	comps        []string // element channels' suffixes (spatial)
+	names        []string // element outputs' suffixes
+}{
+	{"r", "", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"v", "v", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"a", "a", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"w", "w", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"wb", "wb", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"alpha", "alpha", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"alphab", "alphab", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"q", "q", []string{"w", "x", "y", "z"}, []string{"w", "x", "y", "z"}},
+	{"f", "f", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"t", "t", []string{"x", "y", "z"}, []string{"x", "y", "z"}},
+	{"fi", "f", []string{"xi", "yi", "zi"}, []string{"x", "y", "z"}},
+	{"ti", "t", []string{"xi", "yi", "zi"}, []string{"x", "y", "z"}},
+	{"R", "", nil, []string{"xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz"}},
+}
+
+// rotSub is the first sub of a frame channel that is an entry of the
+// frame's rotation matrix (row-major; not among the standard channels,
+// made for outputs of NAME.R only).
+const rotSub = len(frameQty)
+
+// vectorOutput declares output o of a vector or matrix channel (body.r,
+// body.R, joint.f, ...) as one scalar output an element, named o.Name.x,
+// .y, .z (o.Name.w, .x, .y, .z for a quaternion; o.Name.xx ... .zz for a
+// rotation matrix, row-major), each marked as an element of the array
+// o.Name. It reports false when o.Channel is no vector channel.
+func (c *compiler) vectorOutput(o spec.Output, info VarInfo) bool {
+	m := c.m
+	dot := strings.LastIndexByte(o.Channel, '.')
+	if dot < 0 {
+		return false
+	}
+	base, kind := o.Channel[:dot], o.Channel[dot+1:]
+	for _, vk := range vectorKinds {
+		if vk.kind != kind {
+			continue
+		}
+		var ks []int
+		dims := []int{len(vk.names)}
+		if vk.comps == nil { // rotation matrix of a spatial frame
+			k, ok := m.ChannelIndex(base + ".qw")
+			if !ok || m.channels[k].kind != chFrame {
+				return false
+			}
+			for e := range vk.names {
+				ch := m.channels[k]
+				ch.sub = rotSub + e
+				ch.info.Unit, ch.info.Group = "", "orientation"
+				ch.info.Description = "rotation matrix (frame to world), row " + vk.names[e][:1] + ", column " + vk.names[e][1:]
+				ks = append(ks, m.pushChan(ch))
+			}
+			dims = []int{3, 3}
+		} else {
+			for _, comp := range vk.comps {
+				k, ok := m.ChannelIndex(base + "." + vk.prefix + comp)
+				if !ok {
+					break
+				}
+				ks = append(ks, k)
+			}
+			if len(ks) < 2 {
+				return false
+			}
+			dims = []int{len(ks)} // a planar model has x and y only
+		}
+		unit := m.channels[ks[0]].info.Unit
+		if info.Unit != "" && info.Unit != unit {
+			c.errf(o.Pos, "unit", "output %q: channel %s is in %s, not %s", o.Name, o.Channel, unit, info.Unit)
+			return true
+		}
+		for e, k := range ks {
+			el := info
+			el.Name = o.Name + "." + vk.names[e]
+			el.Unit = unit
+			if el.Description == "" {
+				el.Description = m.channels[k].info.Description
+			} else {
+				el.Description += " (" + vk.names[e] + ")"
+			}
+			el.Array, el.Dims, el.Elem, el.Channel = o.Name, dims, e, o.Channel
+			if _, clash := m.ChannelIndex(el.Name); clash {
+				c.errf(o.Pos, "name", "output %q: its element %q has the name of a standard channel", o.Name, el.Name)
+				return true
+			}
+			ch := m.channels[k]
+			ch.info.Name = el.Name
+			m.outChan = append(m.outChan, m.pushChan(ch))
+			m.outputs = append(m.outputs, el)
+		}
+		return true
+	}
+	return false
 }
 
 // EvalOutputs writes the declared outputs at the current state into dst
@@ -568,6 +675,9 @@ func (m *Model) frameChannel(s *State, f *mech.Frame, sub int) float64 {
 	var k mech.KinFrame
 	f.Eval(s.q, s.v, &k)
 	switch {
+	case sub >= rotSub:
+		R := f.Orient(&k)
+		return R[sub-rotSub]
 	case sub < 3:
 		return k.P[sub]
 	case sub < 6:

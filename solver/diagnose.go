@@ -372,6 +372,9 @@ func beyond(v float64) string {
 // output i (outputs that failed to compile are not declared).
 func (m *Model) outputSpec(i int) int {
 	name := m.outputs[i].Name
+	if a := m.outputs[i].Array; a != "" {
+		name = a
+	}
 	for k, o := range m.spec.Outputs {
 		if o.Name == name {
 			return k

@@ -10,8 +10,8 @@ import (
 	"mbfmu/results"
 )
 
-// cmdPack implements `mbfmu pack model.xml [-o model.fmu] [-runtime lib.so]`:
-// it writes an FMI 2.0 co-simulation FMU holding modelDescription.xml, the
+// cmdPack implements `mbfmu pack model.xml [-o model.fmu] [-runtime lib.so] [--fmi 2|3]`:
+// it writes an FMI 2.0 (or, with --fmi 3, FMI 3.0) co-simulation FMU holding modelDescription.xml, the
 // runtime library as binaries/linux64/<modelIdentifier>.so (and
 // binaries/win64/<modelIdentifier>.dll when the Windows runtime
 // mbfmu-fmi2-win64.dll lies beside it), the model file
@@ -19,12 +19,15 @@ import (
 // toolchain: the runtime library (scripts/build-runtime.sh) is found in
 // $MBFMU_RUNTIME, beside the mbfmu executable, or in ./bin.
 func cmdPack(args []string) error {
-	fs := newFlagSet("pack", "usage: mbfmu pack model.xml [-o model.fmu] [-runtime libmbfmu-fmi2.so]\n\n"+
-		"Packs a model file as an FMI 2.0 Co-Simulation FMU: linux64, plus win64 when\n"+
-		"mbfmu-fmi2-win64.dll (scripts/build-runtime.sh --win64) lies beside the runtime library.\n"+
+	fs := newFlagSet("pack", "usage: mbfmu pack model.xml [-o model.fmu] [-runtime libmbfmu-fmi2.so] [--fmi 2|3]\n\n"+
+		"Packs a model file as an FMI 2.0 Co-Simulation FMU (--fmi 3: FMI 3.0 Co-Simulation, with\n"+
+		"array outputs and terminals): linux64, plus win64 when mbfmu-fmi2-win64.dll\n"+
+		"(scripts/build-runtime.sh --win64) and aarch64-linux when libmbfmu-fmi2-arm64.so lie beside\n"+
+		"the runtime library.\n"+
 		"The model must pass every check of 'mbfmu check' (it is assembled at its start time);\n"+
 		"otherwise no FMU is written.")
 	out := fs.String("o", "", "output FMU `file` (default: the model file's name with .fmu, in the current folder)")
+	version := fs.Int("fmi", 2, "FMI `version` of the FMU: 2 (FMI 2.0) or 3 (FMI 3.0)")
 	runtime := fs.String("runtime", "", "runtime `library` libmbfmu-fmi2.so (default: $MBFMU_RUNTIME, beside mbfmu, or ./bin)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -32,6 +35,9 @@ func cmdPack(args []string) error {
 	}
 	if err := wantArgs(fs, pos, 1, "one model file"); err != nil {
 		return err
+	}
+	if *version != 2 && *version != 3 {
+		return usagef("--fmi %d: the FMI version is 2 (FMI 2.0) or 3 (FMI 3.0)", *version)
 	}
 	model := pos[0]
 	if *out == "" {
@@ -59,7 +65,7 @@ func cmdPack(args []string) error {
 	}
 	stop := catchQuit(*out)
 	defer stop.Stop()
-	d, err := fmu.PackDescribe(model, *out, *runtime)
+	d, err := fmu.PackVersion(model, *out, *runtime, *version)
 	if err != nil {
 		return fmt.Errorf("pack: %w", err)
 	}
@@ -82,7 +88,11 @@ func cmdPack(args []string) error {
 	if fi, err := os.Stat(*out); err == nil {
 		size = fi.Size()
 	}
-	fmt.Printf("wrote %s: FMI 2.0 co-simulation, modelIdentifier %s, %d inputs, %d outputs, %d parameters, %d continuous states, binaries %s, %.1f MB\n",
-		*out, d.ModelIdentifier, nIn, nOut, nPar, nState, strings.Join(d.Platforms, " + "), float64(size)/1e6)
+	arrays := ""
+	if *version == 3 && len(d.Arrays) > 0 {
+		arrays = fmt.Sprintf(" (and %d array outputs)", len(d.Arrays))
+	}
+	fmt.Printf("wrote %s: FMI %d.0 co-simulation, modelIdentifier %s, %d inputs, %d outputs%s, %d parameters, %d continuous states, binaries %s, %.1f MB\n",
+		*out, *version, d.ModelIdentifier, nIn, nOut, arrays, nPar, nState, strings.Join(d.Platforms, " + "), float64(size)/1e6)
 	return nil
 }
