@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: build the mbfmu command and the FMI runtime library, pack
-# every example as an FMU into dist/, and run the flagship closed-loop
+# every example as an FMI 2.0 FMU into dist/ and as an FMI 3.0 FMU into
+# dist/fmi3/, and run the flagship closed-loop
 # examples (inverted pendulum on a cart, and the spatial Furuta pendulum,
 # LQR through the packed FMUs) with their results in out/cartpole.xlsx and
 # out/furuta.xlsx. Needs only Go and gcc. Where it can, it also
@@ -45,6 +46,12 @@ mkdir -p dist out
 for m in examples/*/model.xml; do
 	name=$(basename "$(dirname "$m")")
 	bin/mbfmu pack "$m" -o "dist/$name.fmu"
+done
+echo "== packing the examples as FMI 3.0 FMUs into dist/fmi3/"
+mkdir -p dist/fmi3
+for m in examples/*/model.xml; do
+	name=$(basename "$(dirname "$m")")
+	bin/mbfmu pack "$m" --fmi 3 -o "dist/fmi3/$name.fmu"
 done
 
 if [ "${BUILD_VIEWER:-0}" = 1 ]; then

@@ -333,9 +333,12 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// units returns the distinct units used, sorted.
-func (d *Description) units() []string {
+// units returns the distinct units used, sorted, with extra ones.
+func (d *Description) units(extra ...string) []string {
 	set := map[string]bool{}
+	for _, u := range extra {
+		set[u] = true
+	}
 	for _, v := range d.Variables {
 		if v.Unit != "" {
 			set[v.Unit] = true
@@ -451,7 +454,11 @@ func (d *Description) XML() []byte {
 // writeCommon writes the elements FMI 2.0 and 3.0 spell alike:
 // <UnitDefinitions>, <LogCategories> and <DefaultExperiment>.
 func (d *Description) writeCommon(b *strings.Builder, fmi3 bool) {
-	if us := d.units(); len(us) > 0 {
+	var extra []string
+	if fmi3 {
+		extra = []string{"s"} // the unit of time
+	}
+	if us := d.units(extra...); len(us) > 0 {
 		b.WriteString("  <UnitDefinitions>\n")
 		for _, name := range us {
 			b.WriteString("    <Unit")

@@ -239,6 +239,13 @@ func xsdRequired() bool {
 // schema it skips with a message.
 func validateXSD(t *testing.T, data []byte) {
 	t.Helper()
+	validateSchema(t, data, schemaDir(), "fmi2ModelDescription.xsd")
+}
+
+// validateSchema validates data with xmllint against the schema file xsd of
+// folder dir, as validateXSD.
+func validateSchema(t *testing.T, data []byte, dir, xsd string) {
+	t.Helper()
 	missing := func(msg string) {
 		t.Helper()
 		if xsdRequired() {
@@ -251,15 +258,14 @@ func validateXSD(t *testing.T, data []byte) {
 		missing("xmllint not installed (Debian package libxml2-utils): XSD validation skipped")
 		return
 	}
-	dir := schemaDir()
-	if _, err := os.Stat(filepath.Join(dir, "fmi2ModelDescription.xsd")); err != nil {
-		t.Fatalf("FMI 2.0 schema: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, xsd)); err != nil {
+		t.Fatalf("FMI schema: %v", err)
 	}
-	f := filepath.Join(t.TempDir(), "modelDescription.xml")
+	f := filepath.Join(t.TempDir(), "doc.xml")
 	if err := os.WriteFile(f, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(xl, "--noout", "--schema", filepath.Join(dir, "fmi2ModelDescription.xsd"), f).CombinedOutput()
+	out, err := exec.Command(xl, "--noout", "--schema", filepath.Join(dir, xsd), f).CombinedOutput()
 	if err != nil {
 		t.Errorf("xmllint: %v\n%s", err, out)
 	}
@@ -392,6 +398,7 @@ func TestExampleModelDescriptions(t *testing.T) {
 				t.Errorf("<Derivatives> declared for a model with element states")
 			}
 			validateXSD(t, x)
+			check3(t, d)
 		})
 	}
 }
