@@ -53,6 +53,11 @@ for m in examples/*/model.xml; do
 	name=$(basename "$(dirname "$m")")
 	bin/mbfmu pack "$m" --fmi 3 -o "dist/fmi3/$name.fmu"
 done
+echo "== compatibility folders (FMI cross-check layout, reference results) into dist/compat/"
+rm -rf dist/compat
+bin/mbfmu compat examples/*/model.xml -o dist/compat >/dev/null
+bin/mbfmu compat --fmi 3 examples/*/model.xml -o dist/compat >/dev/null
+echo "dist/compat: $(find dist/compat -name '*.fmu' | wc -l) FMUs with _ref.csv, _ref.opt, _in.csv, ReadMe.md"
 
 if [ "${BUILD_VIEWER:-0}" = 1 ]; then
 	echo "== building bin/mbfmu-view"

@@ -25,7 +25,7 @@ import (
 	"mbfmu/xml"
 )
 
-const usage = `mbfmu — planar multibody dynamics, shipped as FMI 2.0 Co-Simulation FMUs
+const usage = `mbfmu — planar and spatial multibody dynamics, shipped as FMI 2.0 and 3.0 Co-Simulation FMUs
 
 usage: mbfmu <command> [arguments]
 
@@ -36,7 +36,8 @@ commands:
   static model.xml [-o r.csv]     static equilibrium
   eigen model.xml [-o modes.csv]  linearisation: eigenvalues, mode shapes, state-space (A, B, C, D)
   bode model.xml [-o bode.csv]    frequency response of the outputs to the inputs (--xlsx, --svg, --from, --to)
-  pack model.xml [-o m.fmu]       pack an FMI 2.0 Co-Simulation FMU
+  pack model.xml [-o m.fmu]       pack an FMI 2.0 Co-Simulation FMU (--fmi 3: FMI 3.0)
+  compat model.xml...             FMUs with reference results in the FMI cross-check layout (-o dist/compat)
   import robot.urdf [-o r.xml]    write a robot described in URDF as a spatial model
   export results.csv out.xlsx     convert a results file to a spreadsheet with charts
   cosim config.xml                run a co-simulation (plants, controllers, FMUs) [--rt for real time]
@@ -71,6 +72,8 @@ func main() {
 		err = cmdBode(args)
 	case "pack":
 		err = cmdPack(args)
+	case "compat":
+		err = cmdCompat(args)
 	case "import":
 		err = cmdImport(args)
 	case "export":
