@@ -20,7 +20,8 @@ import (
 // Exchange and Scheduled Execution instances cannot be made, and the calls
 // of capabilities the description declares false (event mode,
 // configuration mode, clocks, per-element dependencies) return fmi3Error
-// with a log line. Every call checks its instance as the FMI 2.0 exports
+// with a log line. Intermediate update is offered: the callback runs at every
+// internal step with the instance's lock released (intermediateUpdate). Every call checks its instance as the FMI 2.0 exports
 // do, and an FMI 2.0 instance is refused by the FMI 3.0 calls (and the
 // other way round).
 
@@ -98,12 +99,15 @@ func fmi3InstantiateCoSimulation(instanceName C.fmi3String, instantiationToken C
 	if bool(eventModeUsed) {
 		return fail("eventModeUsed is true, but this FMU has no event mode (hasEventMode=\"false\")")
 	}
-	if nRequiredIntermediateVariables > 0 {
-		return fail("requiredIntermediateVariables given, but this FMU does not provide intermediate update (providesIntermediateUpdate=\"false\")")
+	// requiredIntermediateVariables need not be checked: every input and
+	// output is available in intermediate update mode
+	x := &component{name: cname, states: map[*C.mbfmu_box]*stateObj{}, fmi3: true, logger3: logMessage, env3: instanceEnvironment,
+		iu: intermediateUpdate}
+	cfg := fmu.Config{InstanceName: name, LoggingOn: bool(loggingOn), Logger: x.log, FMIVersion: 3,
+		EarlyReturnAllowed: bool(earlyReturnAllowed)}
+	if intermediateUpdate != nil {
+		cfg.IntermediateUpdate = x.intermediateUpdate
 	}
-	// earlyReturnAllowed is accepted either way: the FMU never returns early
-	x := &component{name: cname, states: map[*C.mbfmu_box]*stateObj{}, fmi3: true, logger3: logMessage, env3: instanceEnvironment}
-	cfg := fmu.Config{InstanceName: name, LoggingOn: bool(loggingOn), Logger: x.log, FMIVersion: 3}
 	if instantiationToken != nil {
 		cfg.GUID = C.GoString(instantiationToken)
 	}
@@ -122,6 +126,22 @@ func fmi3InstantiateCoSimulation(instanceName C.fmi3String, instantiationToken C
 		return fail("out of memory")
 	}
 	return C.fmi3Instance(unsafe.Pointer(x.box))
+}
+
+// intermediateUpdate calls the master's callback from inside fmi3DoStep,
+// which holds the instance's lock: it is released for the callback, so the
+// master can call fmi3GetFloat64 and fmi3SetFloat64 from it.
+func (x *component) intermediateUpdate(t float64, canReturnEarly bool) (bool, float64) {
+	var req C.fmi3Boolean
+	var at C.fmi3Float64
+	x.inIU = true
+	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		x.inIU = false
+	}()
+	C.mbfmu_iu(x.iu, x.env3, C.fmi3Float64(t), C.fmi3Boolean(canReturnEarly), &req, &at)
+	return bool(req), float64(at)
 }
 
 //export fmi3InstantiateModelExchange
@@ -153,6 +173,10 @@ func fmi3FreeInstance(c C.fmi3Instance) {
 	}
 	var st C.fmi3Status
 	defer x.leave3("fmi3FreeInstance", &st)
+	if x.inIU {
+		x.arg3("fmi3FreeInstance", "called from the intermediate-update callback, inside fmi3DoStep: not freed")
+		return
+	}
 	for _, so := range x.states {
 		x.freeState(so)
 	}
@@ -715,9 +739,9 @@ func fmi3DoStep(c C.fmi3Instance, currentCommunicationPoint C.fmi3Float64, commu
 		if eventHandlingNeeded == nil || terminateSimulation == nil || earlyReturn == nil || lastSuccessfulTime == nil {
 			return x.arg3(fn, "eventHandlingNeeded, terminateSimulation, earlyReturn or lastSuccessfulTime is NULL")
 		}
-		st, term, last := x.inst.DoStep3(float64(currentCommunicationPoint), float64(communicationStepSize), bool(noSetFMUStatePriorToCurrentPoint))
+		st, term, early, last := x.inst.DoStep3(float64(currentCommunicationPoint), float64(communicationStepSize), bool(noSetFMUStatePriorToCurrentPoint))
 		*eventHandlingNeeded = false
-		*earlyReturn = false
+		*earlyReturn = C.fmi3Boolean(early)
 		*terminateSimulation = C.fmi3Boolean(term)
 		*lastSuccessfulTime = C.fmi3Float64(last)
 		return C.fmi3Status(st)

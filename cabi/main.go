@@ -45,6 +45,11 @@ type component struct {
 	fmi3    bool
 	logger3 C.fmi3LogMessageCallback
 	env3    C.fmi3InstanceEnvironment
+	// intermediate update: the master's callback, and whether it is
+	// running (the instance's lock is released meanwhile, so that the
+	// master can call back in; fmi3FreeInstance is refused then)
+	iu   C.fmi3IntermediateUpdateCallback
+	inIU bool
 }
 
 // stateObj is the Go side of an fmi2FMUstate.

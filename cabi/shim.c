@@ -32,6 +32,12 @@ void mbfmu_log3(fmi3LogMessageCallback logger, fmi3InstanceEnvironment env, fmi3
     }
 }
 
+void mbfmu_iu(fmi3IntermediateUpdateCallback cb, fmi3InstanceEnvironment env, fmi3Float64 t,
+              fmi3Boolean canReturnEarly, fmi3Boolean* earlyReturnRequested, fmi3Float64* earlyReturnTime) {
+    /* inputs may be set and outputs read; an internal step has finished */
+    cb(env, t, true, true, true, canReturnEarly, earlyReturnRequested, earlyReturnTime);
+}
+
 fmi3String mbfmu_version3(void) { return "3.0"; }
 fmi2String mbfmu_types_platform(void) { return "default"; }
 fmi2String mbfmu_version(void) { return "2.0"; }

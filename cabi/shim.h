@@ -61,6 +61,10 @@ void        mbfmu_log(fmi2CallbackLogger logger, fmi2ComponentEnvironment env, f
 void        mbfmu_log3(fmi3LogMessageCallback logger, fmi3InstanceEnvironment env, fmi3Status status,
                        fmi3String category, fmi3String message);
 
+/* mbfmu_iu calls an FMI 3.0 intermediateUpdate callback. */
+void        mbfmu_iu(fmi3IntermediateUpdateCallback cb, fmi3InstanceEnvironment env, fmi3Float64 t,
+                     fmi3Boolean canReturnEarly, fmi3Boolean* earlyReturnRequested, fmi3Float64* earlyReturnTime);
+
 fmi2String  mbfmu_types_platform(void);
 fmi3String  mbfmu_version3(void);
 fmi2String  mbfmu_version(void);

@@ -142,6 +142,9 @@ func (d *Description) XML3() []byte {
 		case CausalityOutput, CausalityLocal:
 			xmlAttr(&b, "initial", "calculated")
 		}
+		if v.Causality == CausalityInput || v.Causality == CausalityOutput {
+			xmlAttr(&b, "intermediateUpdate", "true")
+		}
 		if v.Unit != "" {
 			xmlAttr(&b, "unit", v.Unit)
 		}
@@ -163,6 +166,7 @@ func (d *Description) XML3() []byte {
 		xmlAttr(&b, "causality", "output")
 		xmlAttr(&b, "variability", "continuous")
 		xmlAttr(&b, "initial", "calculated")
+		xmlAttr(&b, "intermediateUpdate", "true")
 		if a.Unit != "" {
 			xmlAttr(&b, "unit", a.Unit)
 		}
@@ -182,7 +186,9 @@ func (d *Description) XML3() []byte {
 
 // fmi3Capabilities are the attributes of <CoSimulation> in the FMI 3.0
 // description: each "true" is implemented by the runtime (cabi/fmi3.go) and
-// tested; intermediate update, early return and event mode are not offered.
+// tested. Intermediate update and early return on the master's request are
+// offered; the FMU does not end a step early of its own accord (no event
+// mode).
 var fmi3Capabilities = [...][2]string{
 	{"needsExecutionTool", "false"},
 	{"canBeInstantiatedOnlyOncePerProcess", "false"},
@@ -193,9 +199,9 @@ var fmi3Capabilities = [...][2]string{
 	{"providesPerElementDependencies", "false"},
 	{"canHandleVariableCommunicationStepSize", "true"},
 	{"maxOutputDerivativeOrder", "1"},
-	{"providesIntermediateUpdate", "false"},
+	{"providesIntermediateUpdate", "true"},
 	{"mightReturnEarlyFromDoStep", "false"},
-	{"canReturnEarlyAfterIntermediateUpdate", "false"},
+	{"canReturnEarlyAfterIntermediateUpdate", "true"},
 	{"hasEventMode", "false"},
 	{"providesEvaluateDiscreteStates", "false"},
 }

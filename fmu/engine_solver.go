@@ -187,6 +187,11 @@ type Config struct {
 	// FMIVersion is 3 for an instance of fmi3InstantiateCoSimulation (the
 	// FMI 3.0 calls of fmi3.go, time and the array outputs), else FMI 2.0.
 	FMIVersion int
+	// IntermediateUpdate, when not nil, is called by fmi3DoStep at every
+	// internal step (FMI 3.0 intermediate update, fmi3.go);
+	// EarlyReturnAllowed lets it end the step there.
+	IntermediateUpdate IntermediateUpdateFunc
+	EarlyReturnAllowed bool
 }
 
 // Instantiate creates an instance from the FMU's resources/model.xml (it
@@ -213,6 +218,9 @@ func Instantiate(cfg Config) (*Instance, error) {
 	}
 	in := newInstance(cfg.InstanceName, l.desc, l.compiler(), l.model, cfg.Logger, cfg.LoggingOn)
 	in.fmi3 = cfg.FMIVersion == 3
+	if in.fmi3 {
+		in.iu, in.early = cfg.IntermediateUpdate, cfg.EarlyReturnAllowed
+	}
 	return in, nil
 }
 

@@ -9,9 +9,10 @@ import (
 // It is the FMI 2.0 instance with FMI 3.0's calls on top: the same engine,
 // state machine (Step Mode is stepComplete) and value references, plus the
 // independent variable time and the array outputs of vector channels
-// (Description.Arrays), whose values are their scalar elements'. Event
-// mode, clocks, intermediate update and early return are not offered
-// (describe3.go declares them false), so their calls return Error.
+// (Description.Arrays), whose values are their scalar elements', and
+// intermediate update with early return on the master's request
+// (intermediateSteps). Event mode and clocks are not offered (describe3.go
+// declares them false), so their calls return Error.
 
 // fmi3Name turns a log message of the FMI 2.0 calls into FMI 3.0's names.
 func fmi3Name(msg string) string {
@@ -124,12 +125,85 @@ func (in *Instance) Unsupported3(fn, why string) Status {
 	return in.errorf(fn, "%s", why)
 }
 
+// IntermediateUpdateFunc is the master's intermediate-update callback as
+// the instance calls it, at internal time t, in intermediate update mode
+// (inputs may be set, values read): canReturnEarly tells whether the master
+// may end the step there; it answers whether to, and at which time
+// (earlyReturn, earlyTime).
+type IntermediateUpdateFunc func(t float64, canReturnEarly bool) (earlyReturn bool, earlyTime float64)
+
 // DoStep3 is fmi3DoStep: fmi2DoStep with FMI 3.0's results. No event needs
-// handling and no step returns early; terminate is true when the FMU
-// cannot go on (a discarded step), lastSuccessful the time it reached.
-func (in *Instance) DoStep3(t, h float64, noSetFMUStatePriorToCurrentPoint bool) (st Status, terminate bool, lastSuccessful float64) {
-	st = in.DoStep(t, h, noSetFMUStatePriorToCurrentPoint)
-	return st, st == Discard && in.terminated, in.lastOK
+// handling; terminate is true when the FMU cannot go on (a discarded
+// step), lastSuccessful the time it reached, early whether the master ended
+// the step early from its intermediate-update callback.
+func (in *Instance) DoStep3(t, h float64, noSetFMUStatePriorToCurrentPoint bool) (st Status, terminate, early bool, lastSuccessful float64) {
+	st, early = in.doStep(t, h, in.iu != nil)
+	return st, st == Discard && in.terminated, early, in.lastOK
+}
+
+// intermediateSteps advances the state grid point by grid point towards
+// end (the step's end, excluded) and calls the intermediate-update
+// callback at each, in intermediate update mode, with the outputs and time
+// of that point: the master may read them and set inputs, which act from
+// there as if it had stepped at the internal step (an internal step of a
+// fixed-step integrator; an adaptive one is not split, so its steps stay
+// those of one call). With early return allowed and asked for, the step
+// ends at the first grid point at or after the time the master gives.
+// Without changes by the master the step is bit for bit the one without
+// callbacks (the engine's grid steps are the same).
+func (in *Instance) intermediateSteps(fn string, t, end float64) (Status, bool) {
+	mi := in.model.info()
+	hi := mi.integratorStep
+	if mi.tol > 0 || !(hi > 0) {
+		return OK, false
+	}
+	wantEarly, earlyAt := false, 0.0
+	for {
+		now := in.state.time()
+		k := math.Floor((now-in.startTime)/hi + 1e-6)
+		g := in.startTime + (k+1)*hi
+		if g > end-1e-3*hi {
+			return OK, false
+		}
+		if err := in.model.advanceTo(in.state, g); err != nil {
+			sf, ok := err.(*stepFailure)
+			if !ok {
+				return in.failf(fn, "%v", err), false
+			}
+			in.time, in.lastOK = sf.last, sf.last
+			return in.discard(fn, "%v", sf), false
+		}
+		in.model.evalOutputs(in.state, in.scratch)
+		if !allFinite(in.scratch) {
+			in.lastOK = t
+			return in.discard(fn, "an output is not finite at t = %.17g s: the simulation cannot go on", g), false
+		}
+		copy(in.outputs, in.scratch)
+		in.time = g
+		in.derOK = false
+		if wantEarly && g >= earlyAt-1e-9*hi {
+			return in.endEarly(g), true
+		}
+		in.phase = IntermediateUpdate
+		req, at := in.iu(g, in.early)
+		in.phase = StepComplete
+		if in.early && req {
+			if at <= g+1e-9*hi {
+				return in.endEarly(g), true
+			}
+			wantEarly, earlyAt = true, at
+		}
+	}
+}
+
+// endEarly ends a step at internal time g (early return): the master's
+// next step starts there, and the communication clock starts anew.
+func (in *Instance) endEarly(g float64) Status {
+	in.time, in.lastOK = g, g
+	in.clock = commClock{}
+	in.lastStep = OK
+	in.logf(catEvents, OK, "fmi3DoStep: returned early at t = %.17g s, as the master asked", g)
+	return OK
 }
 
 // GetOutputDerivatives3 is fmi3GetOutputDerivatives: first derivatives of

@@ -71,6 +71,8 @@ type Instance struct {
 	// fmi3InstantiateCoSimulation; vr3, kn3, ord3 and adj3 are reusable
 	// buffers of the calls with array value references
 	fmi3     bool
+	iu       IntermediateUpdateFunc // nil: no intermediate update
+	early    bool                   // earlyReturnAllowed
 	vr3, kn3 []uint32
 	ord3     []int32
 	adj3     []float64
@@ -523,6 +525,8 @@ func (in *Instance) SetReal(vr []uint32, v []float64) Status {
 			return in.errorf(fn, "%q (value reference %d) is an output and cannot be set", x.Name, r)
 		case x.Causality == CausalityLocal:
 			return in.errorf(fn, "%q (value reference %d) is a state or state derivative of the engine and cannot be set", x.Name, r)
+		case x.Causality != CausalityInput && in.phase == IntermediateUpdate:
+			return in.errorf(fn, "%q (value reference %d) is no input: in intermediate update mode only inputs can be set", x.Name, r)
 		case x.Variability == VariabilityFixed && in.phase == StepComplete:
 			return in.errorf(fn, "%q (value reference %d) is a fixed parameter: it can be set only before fmi2ExitInitializationMode", x.Name, r)
 		case !finite(v[k]):
@@ -535,7 +539,7 @@ func (in *Instance) SetReal(vr []uint32, v []float64) Status {
 		switch x.Causality {
 		case CausalityInput:
 			in.inputs[x.Index] = val
-			if in.phase == StepComplete {
+			if in.phase == StepComplete || in.phase == IntermediateUpdate {
 				in.state.setInput(x.Index, val)
 			}
 		default:
@@ -607,19 +611,28 @@ func (in *Instance) SetString(vr []uint32) Status {
 // (fmi2LastSuccessfulTime tells how far it got, fmi2Terminated is true).
 // A normal step never returns Warning.
 func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) Status {
+	st, _ := in.doStep(t, h, false)
+	return st
+}
+
+// doStep is DoStep; with intermediate it calls the instance's
+// intermediate-update callback (FMI 3.0, fmi3.go) at every internal grid
+// point inside the step, and reports whether the master ended the step
+// there (early).
+func (in *Instance) doStep(t, h float64, intermediate bool) (st Status, early bool) {
 	const fn = "fmi2DoStep"
 	if !in.allowed(fn, stepPhase) {
-		return Error
+		return Error, false
 	}
 	if !finite(t) || !(h > 0) || math.IsInf(h, 0) {
-		return in.errorf(fn, "invalid currentCommunicationPoint %v or communicationStepSize %v (must be finite and > 0)", t, h)
+		return in.errorf(fn, "invalid currentCommunicationPoint %v or communicationStepSize %v (must be finite and > 0)", t, h), false
 	}
 	if math.Abs(t-in.time) > timeTol(t) {
-		return in.errorf(fn, "currentCommunicationPoint %.17g does not match the FMU's time %.17g (difference %.3g s); steps must be contiguous (use fmi2SetFMUstate to go back)", t, in.time, t-in.time)
+		return in.errorf(fn, "currentCommunicationPoint %.17g does not match the FMU's time %.17g (difference %.3g s); steps must be contiguous (use fmi2SetFMUstate to go back)", t, in.time, t-in.time), false
 	}
 	target := t + h
 	if in.stopDefined && target > in.stopTime+timeTol(in.stopTime) {
-		return in.errorf(fn, "step to %.17g s goes past the stopTime %.17g s given to fmi2SetupExperiment", target, in.stopTime)
+		return in.errorf(fn, "step to %.17g s goes past the stopTime %.17g s given to fmi2SetupExperiment", target, in.stopTime), false
 	}
 	// A step the FMU cannot finish in bounded time is refused, not run for
 	// hours (or frozen, beyond the time grid): at most maxStepsPerCall
@@ -627,17 +640,17 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	// the start.
 	if hi := in.model.info().integratorStep; hi > 0 {
 		if n := h / hi; n > maxStepsPerCall {
-			return in.errorf(fn, "communicationStepSize %g s is %.3g internal steps of %g s, more than the %g one call may take: take shorter communication steps", h, n, hi, float64(maxStepsPerCall))
+			return in.errorf(fn, "communicationStepSize %g s is %.3g internal steps of %g s, more than the %g one call may take: take shorter communication steps", h, n, hi, float64(maxStepsPerCall)), false
 		}
 		if n := math.Abs(target-in.startTime) / hi; n > solver.MaxGridSteps {
-			return in.errorf(fn, "step to %.17g s is %.3g internal steps of %g s from the start time, beyond the %g the time grid tells apart at double precision", target, n, hi, float64(solver.MaxGridSteps))
+			return in.errorf(fn, "step to %.17g s is %.3g internal steps of %g s from the start time, beyond the %g the time grid tells apart at double precision", target, n, hi, float64(solver.MaxGridSteps)), false
 		}
 	}
 	ni := len(in.inputs)
 	for i := 0; i < ni; i++ {
 		for o := 1; o <= 2; o++ {
 			if err := in.state.setInputDerivative(i, o, in.inDeriv[(o-1)*ni+i]); err != nil {
-				return in.errorf(fn, "%v", err)
+				return in.errorf(fn, "%v", err), false
 			}
 		}
 	}
@@ -645,17 +658,24 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 	// reached (until set again)
 	defer in.endRamps()
 	in.outDerivOK, in.derOK = false, false
-	if err := in.model.advanceTo(in.state, in.clock.next(in.state.time(), h)); err != nil {
+	end := in.clock.next(in.state.time(), h)
+	if intermediate {
+		var st Status
+		if st, early = in.intermediateSteps(fn, t, end); st != OK || early {
+			return st, early
+		}
+	}
+	if err := in.model.advanceTo(in.state, end); err != nil {
 		sf, ok := err.(*stepFailure)
 		if !ok {
-			return in.failf(fn, "%v", err)
+			return in.failf(fn, "%v", err), false
 		}
 		in.time, in.lastOK = sf.last, sf.last
 		in.model.evalOutputs(in.state, in.scratch)
 		if allFinite(in.scratch) {
 			copy(in.outputs, in.scratch)
 		}
-		return in.discard(fn, "%v", sf)
+		return in.discard(fn, "%v", sf), false
 	}
 	in.model.evalOutputs(in.state, in.scratch)
 	for i, v := range in.scratch {
@@ -666,14 +686,14 @@ func (in *Instance) DoStep(t, h float64, noSetFMUStatePriorToCurrentPoint bool) 
 			if o.where != "" {
 				where = " (" + o.where + ")"
 			}
-			return in.discard(fn, "output %q%s is %v at t = %.17g s: the simulation cannot go on (outputs keep their values at t = %.17g s)", o.name, where, v, target, t)
+			return in.discard(fn, "output %q%s is %v at t = %.17g s: the simulation cannot go on (outputs keep their values at t = %.17g s)", o.name, where, v, target, t), false
 		}
 	}
 	copy(in.outputs, in.scratch)
 	in.time, in.lastOK = target, target
 	in.clock.n++
 	in.lastStep = OK
-	return OK
+	return OK, false
 }
 
 // endRamps clears the inputs' derivatives after a step.

@@ -74,6 +74,10 @@ const (
 	TerminatedPhase
 	ErrorPhase
 	FatalPhase
+	// IntermediateUpdate is FMI 3.0's intermediate update mode: inside
+	// fmi3DoStep, while the master's callback runs at an internal step
+	// (fmi3.go); inputs may be set and values read.
+	IntermediateUpdate
 )
 
 // String names the phase as the standard's state diagram does.
@@ -95,6 +99,8 @@ func (p Phase) String() string {
 		return "error"
 	case FatalPhase:
 		return "fatal"
+	case IntermediateUpdate:
+		return "intermediateUpdateMode"
 	}
 	return "phase(" + strconv.Itoa(int(p)) + ")"
 }
@@ -110,8 +116,8 @@ const (
 	anyPhase phaseSet = 1<<Instantiated | 1<<InitializationMode | 1<<StepComplete |
 		1<<StepFailed | 1<<StepCanceled | 1<<TerminatedPhase | 1<<ErrorPhase
 	getPhases phaseSet = 1<<InitializationMode | 1<<StepComplete | 1<<StepFailed |
-		1<<StepCanceled | 1<<TerminatedPhase | 1<<ErrorPhase
-	setPhases     phaseSet = 1<<Instantiated | 1<<InitializationMode | 1<<StepComplete
+		1<<StepCanceled | 1<<TerminatedPhase | 1<<ErrorPhase | 1<<IntermediateUpdate
+	setPhases     phaseSet = 1<<Instantiated | 1<<InitializationMode | 1<<StepComplete | 1<<IntermediateUpdate
 	statusPhases  phaseSet = 1<<StepComplete | 1<<StepFailed | 1<<StepCanceled | 1<<TerminatedPhase
 	termPhases    phaseSet = 1<<StepComplete | 1<<StepFailed | 1<<StepCanceled
 	instPhase     phaseSet = 1 << Instantiated
