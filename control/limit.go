@@ -65,6 +65,10 @@ func (r *RateLimiter) Step(u, dt float64) float64 {
 // Output returns the last output (0 before the first step).
 func (r *RateLimiter) Output() float64 { return r.y }
 
+// Started reports whether the limiter has a previous output (a step since
+// NewRateLimiter or Reset, or ResetTo).
+func (r *RateLimiter) Started() bool { return r.started }
+
 // Reset forgets the previous output: the next step passes its input through.
 func (r *RateLimiter) Reset() { r.y, r.started = 0, false }
 

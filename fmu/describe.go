@@ -130,6 +130,9 @@ type Description struct {
 	Integrator      string
 	IntegratorStep  float64
 	Platforms       []string // binaries packed (set by Pack: linux64, win64)
+	// Controller: a controller FMU (engine_controller.go): outputs with
+	// direct feedthrough from the inputs, no states, no derivatives
+	Controller bool
 
 	// the continuous states are Variables[stateLo:stateHi] (positions then
 	// velocities); derivs are the <Derivatives> in state order
@@ -229,6 +232,7 @@ func describe(mi *modelInfo, guid string) (*Description, error) {
 	if d.ModelName == "" {
 		d.ModelName = d.ModelIdentifier
 	}
+	d.Controller = mi.feedthrough
 	add := func(v Variable) {
 		v.VR = uint32(len(d.Variables))
 		d.Variables = append(d.Variables, v)
@@ -402,14 +406,14 @@ func (d *Description) XML() []byte {
 	for _, f := range [...][2]string{
 		{"needsExecutionTool", "false"},
 		{"canHandleVariableCommunicationStepSize", "true"},
-		{"canInterpolateInputs", "true"},
-		{"maxOutputDerivativeOrder", "1"},
+		{"canInterpolateInputs", d.engineFlag()},
+		{"maxOutputDerivativeOrder", map[bool]string{true: "0", false: "1"}[d.Controller]},
 		{"canRunAsynchronuously", "false"},
 		{"canBeInstantiatedOnlyOncePerProcess", "false"},
 		{"canNotUseMemoryManagementFunctions", "true"},
 		{"canGetAndSetFMUstate", "true"},
 		{"canSerializeFMUstate", "true"},
-		{"providesDirectionalDerivative", "true"},
+		{"providesDirectionalDerivative", d.engineFlag()},
 	} {
 		xmlAttr(&b, f[0], f[1])
 	}
@@ -449,6 +453,28 @@ func (d *Description) XML() []byte {
 	d.writeStructure(&b)
 	b.WriteString("  </ModelStructure>\n</fmiModelDescription>\n")
 	return []byte(b.String())
+}
+
+// engineFlag is "true" for a model's FMU and "false" for a controller
+// FMU: the capabilities only the engine has (input interpolation,
+// directional derivatives).
+func (d *Description) engineFlag() string {
+	if d.Controller {
+		return "false"
+	}
+	return "true"
+}
+
+// outputDeps lists what every output depends on: the states (0-based
+// positions), or for a controller FMU the inputs.
+func (d *Description) outputDeps() []int {
+	var at []int
+	for i := range d.Variables {
+		if d.Controller && d.Variables[i].Causality == CausalityInput || !d.Controller && i >= d.stateLo && i < d.stateHi {
+			at = append(at, i)
+		}
+	}
+	return at
 }
 
 // writeCommon writes the elements FMI 2.0 and 3.0 spell alike:
@@ -527,13 +553,7 @@ func (d *Description) writeStructure(b *strings.Builder) {
 		}
 		return dst
 	}
-	var states []byte // the states' 1-based indices, space separated
-	for i := d.stateLo; i < d.stateHi; i++ {
-		if i > d.stateLo {
-			states = append(states, ' ')
-		}
-		states = strconv.AppendInt(states, int64(i+1), 10)
-	}
+	states := idx(nil, d.outputDeps()) // the 1-based indices of what outputs depend on
 	var outs, initial []int
 	for i := range d.Variables {
 		switch d.Variables[i].Causality {

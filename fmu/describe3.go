@@ -112,6 +112,14 @@ func (d *Description) XML3() []byte {
 	b.WriteString(">\n  <CoSimulation")
 	xmlAttr(&b, "modelIdentifier", d.ModelIdentifier)
 	for _, f := range fmi3Capabilities {
+		if d.Controller {
+			switch f[0] {
+			case "providesDirectionalDerivatives", "providesAdjointDerivatives", "providesIntermediateUpdate", "canReturnEarlyAfterIntermediateUpdate":
+				f[1] = "false"
+			case "maxOutputDerivativeOrder":
+				f[1] = "0"
+			}
+		}
 		xmlAttr(&b, f[0], f[1])
 	}
 	b.WriteString("/>\n")
@@ -142,7 +150,7 @@ func (d *Description) XML3() []byte {
 		case CausalityOutput, CausalityLocal:
 			xmlAttr(&b, "initial", "calculated")
 		}
-		if v.Causality == CausalityInput || v.Causality == CausalityOutput {
+		if !d.Controller && (v.Causality == CausalityInput || v.Causality == CausalityOutput) {
 			xmlAttr(&b, "intermediateUpdate", "true")
 		}
 		if v.Unit != "" {
@@ -220,11 +228,7 @@ func (d *Description) writeStructure3(b *strings.Builder) {
 		}
 		return dst
 	}
-	var states []int
-	for i := d.stateLo; i < d.stateHi; i++ {
-		states = append(states, i)
-	}
-	stateDeps := string(vrs(nil, states))
+	stateDeps := string(vrs(nil, d.outputDeps()))
 	var buf []byte
 	unknown := func(elem string, vr uint32, deps string, depsGiven bool, constant bool) {
 		buf = append(buf[:0], "    <"...)

@@ -54,6 +54,9 @@ type modelInfo struct {
 	tol            float64    // relative tolerance, 0 when the integrator is fixed-step
 	integratorStep float64    // internal step, for documentation
 	integrator     string
+	// feedthrough: the outputs follow from the inputs at the same
+	// communication point (a controller FMU, engine_controller.go)
+	feedthrough bool
 }
 
 // engineModel is a compiled, immutable model.

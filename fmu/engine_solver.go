@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"mbfmu/controller"
 	"mbfmu/solver"
 	"mbfmu/spec"
 	"mbfmu/xml"
@@ -129,15 +130,28 @@ func (ss *solverState) stats() string {
 		st.Steps, st.Rejected, st.NewtonIters, st.Factorizations)
 }
 
-// loaded is a parsed and compiled model file.
+// loaded is a parsed and compiled model file (or controller file).
 type loaded struct {
-	spec  *spec.Model
-	model *solverModel
+	spec  *spec.Model // nil for a controller
+	model engineModel
 	desc  *Description
 }
 
-// load parses and compiles a model file held in data and describes it.
+// load parses and compiles a model file held in data and describes it; a
+// controller file (root <controller>) makes a controller FMU.
 func load(data []byte, filename string) (*loaded, error) {
+	if controller.IsFile(data) {
+		cs, err := controller.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", filename, err)
+		}
+		cm := newControllerModel(cs)
+		d, err := describe(&cm.mi, GUID(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", filename, err)
+		}
+		return &loaded{model: cm, desc: d}, nil
+	}
 	ms, err := xml.Parse(data, filename)
 	if err != nil {
 		return nil, err
@@ -156,6 +170,9 @@ func load(data []byte, filename string) (*loaded, error) {
 
 func (l *loaded) compiler() compiler {
 	return func(over map[string]float64) (engineModel, error) {
+		if l.spec == nil {
+			return nil, errors.New("a controller FMU has no parameters")
+		}
 		m, err := solver.Compile(l.spec, solver.CompileOptions{Params: over})
 		if err != nil {
 			return nil, err

@@ -454,6 +454,14 @@ func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 			return st
 		}
 	}
+	if in.state != nil && in.model.info().feedthrough {
+		// a controller's outputs follow its inputs as set (evaluated once
+		// per change)
+		in.model.evalOutputs(in.state, in.outputs)
+		if !allFinite(in.outputs) {
+			return in.errorf(fn, "the controller cannot be evaluated with the inputs set (a non-finite input, or a step against its sample time)")
+		}
+	}
 	for k, r := range vr {
 		if in.isTime(r) {
 			v[k] = in.time
@@ -659,6 +667,9 @@ func (in *Instance) doStep(t, h float64, intermediate bool) (st Status, early bo
 	defer in.endRamps()
 	in.outDerivOK, in.derOK = false, false
 	end := in.clock.next(in.state.time(), h)
+	if ss, ok := in.state.(interface{ stepSize(float64) }); ok {
+		ss.stepSize(h) // a controller FMU's dt
+	}
 	if intermediate {
 		var st Status
 		if st, early = in.intermediateSteps(fn, t, end); st != OK || early {
@@ -802,6 +813,9 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 	const fn = "fmi2GetDirectionalDerivative"
 	if !in.allowed(fn, getPhases) {
 		return Error
+	}
+	if in.desc.Controller {
+		return in.errorf(fn, "a controller FMU provides no directional derivatives (providesDirectionalDerivative=\"false\")")
 	}
 	if len(dvKnown) < len(known) || len(dvUnknown) < len(unknown) {
 		return in.errorf(fn, "dvKnown or dvUnknown shorter than its value-reference array")
