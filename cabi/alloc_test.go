@@ -121,7 +121,7 @@ func buildProbe(p *probe) error {
 	files := map[string]string{
 		filepath.Join(dir, "probe.go"):    probeSource,
 		filepath.Join(dir, "exports.go"):  patched,
-		filepath.Join(dir, "exports.map"): "{\n  global: fmi2*; mbfmuTestMallocs;\n  local: *;\n};\n",
+		filepath.Join(dir, "exports.map"): "{\n  global: fmi2*; fmi3*; mbfmuTestMallocs;\n  local: *;\n};\n",
 	}
 	for f, s := range files {
 		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
@@ -147,9 +147,14 @@ func buildProbe(p *probe) error {
 	for name, model := range map[string]string{
 		"pendulum": filepath.Join("..", "fmu", "testdata", "pendulum.xml"),
 		"furuta":   filepath.Join("..", "examples", "furuta", "model.xml"),
+		"furuta3":  filepath.Join("..", "examples", "furuta", "model.xml"), // FMI 3.0 (host3.c)
 	} {
 		f := filepath.Join(dir, name+".fmu")
-		if err := fmu.Pack(model, f, p.lib); err != nil {
+		version := 2
+		if strings.HasSuffix(name, "3") {
+			version = 3
+		}
+		if _, err := fmu.PackVersion(model, f, p.lib, version); err != nil {
 			return fmt.Errorf("packing %s with the probe library: %v", name, err)
 		}
 		p.dirs[name] = filepath.Join(dir, "unpacked", name)
@@ -234,6 +239,15 @@ func TestNoAllocInSteadyState(t *testing.T) {
 	}
 	if err := checkNoAllocs(runProbeHost(t, e, nil, furutaLoopArgs(t, p.dirs["furuta"], 5000)...)); err != nil {
 		t.Errorf("furuta, host loop: %v", err)
+	}
+	// FMI 3.0: fmi3SetFloat64, fmi3DoStep, fmi3GetFloat64 of arrays, scalars
+	// and time in one call (host3 alloc, 10⁴ steps)
+	_, e3 := setup3(t)
+	h3 := *e
+	h3.host = e3.host
+	args := append([]string{"alloc", p.dirs["furuta3"]}, newSpec3(t, e3.descs["furuta3"]).args()...)
+	if err := checkNoAllocs(runProbeHost(t, &h3, nil, args...)); err != nil {
+		t.Errorf("furuta FMI 3.0, host3 alloc: %v", err)
 	}
 }
 

@@ -28,15 +28,7 @@ import (
 // enter3 finds and locks the FMI 3.0 instance of an entry point; the caller
 // must defer x.leave3(&status) when ok.
 func enter3(c C.fmi3Instance, fn string) (*component, bool) {
-	x, ok := enter(C.fmi2Component(unsafe.Pointer(c)), fn)
-	if !ok {
-		return nil, false
-	}
-	if !x.fmi3 {
-		x.mu.Unlock()
-		return nil, false
-	}
-	return x, true
+	return enterVersion(C.fmi2Component(unsafe.Pointer(c)), true)
 }
 
 // leave3 is leave for the FMI 3.0 calls.

@@ -273,8 +273,9 @@ func compareBits(t *testing.T, what string, got, want [][]float64) {
 }
 
 // TestExports checks that the library exports exactly the FMI 2.0 common
-// and co-simulation functions (the prototypes are checked by the C
-// compiler when the library is built: fmi2.h is in the cgo preamble).
+// and co-simulation functions and every FMI 3.0 function (the prototypes
+// are checked by the C compiler when the library is built: fmi2.h and
+// fmi3.h are in the cgo preamble).
 func TestExports(t *testing.T) {
 	e := setup(t)
 	nm, err := exec.LookPath("nm")
@@ -304,6 +305,34 @@ func TestExports(t *testing.T) {
 		"fmi2SetRealInputDerivatives", "fmi2GetRealOutputDerivatives", "fmi2DoStep",
 		"fmi2CancelStep", "fmi2GetStatus", "fmi2GetRealStatus", "fmi2GetIntegerStatus",
 		"fmi2GetBooleanStatus", "fmi2GetStringStatus",
+		// FMI 3.0 (fmi3FunctionTypes.h): common
+		"fmi3GetVersion", "fmi3SetDebugLogging", "fmi3InstantiateModelExchange",
+		"fmi3InstantiateCoSimulation", "fmi3InstantiateScheduledExecution", "fmi3FreeInstance",
+		"fmi3EnterInitializationMode", "fmi3ExitInitializationMode", "fmi3EnterEventMode",
+		"fmi3Terminate", "fmi3Reset",
+		"fmi3GetFloat32", "fmi3GetFloat64", "fmi3GetInt8", "fmi3GetUInt8", "fmi3GetInt16",
+		"fmi3GetUInt16", "fmi3GetInt32", "fmi3GetUInt32", "fmi3GetInt64", "fmi3GetUInt64",
+		"fmi3GetBoolean", "fmi3GetString", "fmi3GetBinary", "fmi3GetClock",
+		"fmi3SetFloat32", "fmi3SetFloat64", "fmi3SetInt8", "fmi3SetUInt8", "fmi3SetInt16",
+		"fmi3SetUInt16", "fmi3SetInt32", "fmi3SetUInt32", "fmi3SetInt64", "fmi3SetUInt64",
+		"fmi3SetBoolean", "fmi3SetString", "fmi3SetBinary", "fmi3SetClock",
+		"fmi3GetNumberOfVariableDependencies", "fmi3GetVariableDependencies",
+		"fmi3GetFMUState", "fmi3SetFMUState", "fmi3FreeFMUState", "fmi3SerializedFMUStateSize",
+		"fmi3SerializeFMUState", "fmi3DeserializeFMUState",
+		"fmi3GetDirectionalDerivative", "fmi3GetAdjointDerivative",
+		"fmi3EnterConfigurationMode", "fmi3ExitConfigurationMode",
+		"fmi3GetIntervalDecimal", "fmi3GetIntervalFraction", "fmi3GetShiftDecimal",
+		"fmi3GetShiftFraction", "fmi3SetIntervalDecimal", "fmi3SetIntervalFraction",
+		"fmi3SetShiftDecimal", "fmi3SetShiftFraction",
+		"fmi3EvaluateDiscreteStates", "fmi3UpdateDiscreteStates",
+		// FMI 3.0 Model Exchange
+		"fmi3EnterContinuousTimeMode", "fmi3CompletedIntegratorStep", "fmi3SetTime",
+		"fmi3SetContinuousStates", "fmi3GetContinuousStateDerivatives", "fmi3GetEventIndicators",
+		"fmi3GetContinuousStates", "fmi3GetNominalsOfContinuousStates",
+		"fmi3GetNumberOfEventIndicators", "fmi3GetNumberOfContinuousStates",
+		// FMI 3.0 Co-Simulation and Scheduled Execution
+		"fmi3EnterStepMode", "fmi3GetOutputDerivatives", "fmi3DoStep",
+		"fmi3ActivateModelPartition",
 	}
 	sort.Strings(want)
 	if strings.Join(got, " ") != strings.Join(want, " ") {

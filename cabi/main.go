@@ -1,7 +1,7 @@
 // Command cabi is the FMU runtime library: built with
 // go build -buildmode=c-shared (scripts/build-runtime.sh) it exports the
-// FMI 2.0 common and co-simulation functions with their standard
-// prototypes (fmi2.h), and nothing else (the build links with the version
+// FMI 2.0 common and co-simulation functions and the FMI 3.0 functions
+// with their standard prototypes (fmi2.h, fmi3.h), and nothing else (the build links with the version
 // script exports.map: -ldflags=-extldflags=-Wl,--version-script=...). Every export is a
 // thin shim over package fmu: it finds the instance, serialises calls on
 // it, converts C arrays to Go slices without copying and recovers from
@@ -93,13 +93,18 @@ func lookup(c C.fmi2Component) *component {
 // badComponent reports a call with an invalid fmi2Component: there is no
 // logger to use, so it goes to stderr.
 func badComponent(fn string) C.fmi2Status {
-	fmt.Fprintf(os.Stderr, "mbfmu: %s: invalid fmi2Component (NULL, already freed, or not from this FMU)\n", fn)
+	fmt.Fprintf(os.Stderr, "mbfmu: %s: invalid fmi2Component (NULL, already freed, not from this FMU, or an FMI 3.0 instance)\n", fn)
 	return C.fmi2Error
 }
 
-// enter finds and locks the component of an entry point. The caller must
-// defer x.leave(fn, &status) when ok.
-func enter(c C.fmi2Component, fn string) (x *component, ok bool) {
+// enter finds and locks the component of an FMI 2.0 entry point (an
+// instance of fmi3InstantiateCoSimulation is refused: enter3). The caller
+// must defer x.leave(fn, &status) when ok.
+func enter(c C.fmi2Component, fn string) (*component, bool) { return enterVersion(c, false) }
+
+// enterVersion finds and locks the component behind c if it is an FMI 3.0
+// instance when fmi3 is set, an FMI 2.0 one otherwise.
+func enterVersion(c C.fmi2Component, fmi3 bool) (x *component, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			x, ok = nil, false
@@ -110,7 +115,7 @@ func enter(c C.fmi2Component, fn string) (x *component, ok bool) {
 		return nil, false
 	}
 	x.mu.Lock()
-	if x.box == nil { // freed by another thread while we waited
+	if x.box == nil || x.fmi3 != fmi3 { // freed by another thread while we waited, or the other FMI version's
 		x.mu.Unlock()
 		return nil, false
 	}

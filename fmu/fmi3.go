@@ -174,9 +174,13 @@ func (in *Instance) intermediateSteps(fn string, t, end float64) (Status, bool) 
 			return in.discard(fn, "%v", sf), false
 		}
 		in.model.evalOutputs(in.state, in.scratch)
-		if !allFinite(in.scratch) {
-			in.lastOK = t
-			return in.discard(fn, "an output is not finite at t = %.17g s: the simulation cannot go on", g), false
+		for i, v := range in.scratch {
+			if !finite(v) {
+				// the outputs keep their values at the last internal point
+				in.lastOK = in.time
+				o := in.base.info().outputs[i]
+				return in.discard(fn, "output %q is %v at t = %.17g s: the simulation cannot go on (outputs keep their values at t = %.17g s)", o.name, v, g, in.time), false
+			}
 		}
 		copy(in.outputs, in.scratch)
 		in.time = g

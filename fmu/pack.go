@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"mbfmu/controller"
 	"mbfmu/xml"
 	"time"
 )
@@ -109,19 +110,24 @@ func PackVersion(modelPath, outPath, runtimePath string, version int) (*Descript
 	if err != nil {
 		return nil, err
 	}
+	ctl := controller.IsFile(data) // a controller FMU: the file as it is
 	// a model with subsystems is packed written out as one file (the
 	// runtime reads resources/model.xml alone)
-	if data, err = xml.Flatten(data, modelPath); err != nil {
-		return nil, err
+	if !ctl {
+		if data, err = xml.Flatten(data, modelPath); err != nil {
+			return nil, err
+		}
 	}
 	l, err := load(data, modelPath)
 	if err != nil {
 		return nil, err
 	}
 	// the data files the model refers to go into the resources beside it
-	data, bundled, err := xml.Bundle(data, modelPath)
-	if err != nil {
-		return nil, err
+	var bundled []xml.BundleFile
+	if !ctl {
+		if data, bundled, err = xml.Bundle(data, modelPath); err != nil {
+			return nil, err
+		}
 	}
 	if runtimePath == "" {
 		if runtimePath, err = FindRuntime(); err != nil {
