@@ -103,6 +103,9 @@ type engineState interface {
 	unmarshal(b []byte) error
 	// stats describes the solver work done so far (for logSolver).
 	stats() string
+	// stepSize tells the communication step size of the step about to be
+	// taken (a controller FMU's dt; the engine keeps its own grid).
+	stepSize(h float64)
 }
 
 // compiler compiles the instance's model with parameter overrides by name.

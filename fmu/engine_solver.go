@@ -124,6 +124,8 @@ func (ss *solverState) copyFrom(o engineState)          { ss.s.CopyFrom(o.(*solv
 func (ss *solverState) marshal() ([]byte, error)        { return ss.s.MarshalBinary() }
 func (ss *solverState) unmarshal(b []byte) error        { return ss.s.UnmarshalBinary(b) }
 
+func (ss *solverState) stepSize(float64) {}
+
 func (ss *solverState) stats() string {
 	st := ss.s.Stats()
 	return fmt.Sprintf("%d steps, %d rejected, %d Newton iterations, %d factorisations",

@@ -145,6 +145,8 @@ func (s *oscState) setParam(i int, v float64) error {
 	return nil
 }
 func (s *oscState) copyFrom(o engineState) { *s = *o.(*oscState) }
+func (s *oscState) stepSize(float64) {}
+
 func (s *oscState) stats() string          { return fmt.Sprintf("%d steps", s.steps) }
 
 func (s *oscState) marshal() ([]byte, error) {

@@ -667,9 +667,7 @@ func (in *Instance) doStep(t, h float64, intermediate bool) (st Status, early bo
 	defer in.endRamps()
 	in.outDerivOK, in.derOK = false, false
 	end := in.clock.next(in.state.time(), h)
-	if ss, ok := in.state.(interface{ stepSize(float64) }); ok {
-		ss.stepSize(h) // a controller FMU's dt
-	}
+	in.state.stepSize(h)
 	if intermediate {
 		var st Status
 		if st, early = in.intermediateSteps(fn, t, end); st != OK || early {
