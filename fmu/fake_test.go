@@ -145,9 +145,9 @@ func (s *oscState) setParam(i int, v float64) error {
 	return nil
 }
 func (s *oscState) copyFrom(o engineState) { *s = *o.(*oscState) }
-func (s *oscState) stepSize(float64) {}
+func (s *oscState) stepSize(float64)       {}
 
-func (s *oscState) stats() string          { return fmt.Sprintf("%d steps", s.steps) }
+func (s *oscState) stats() string { return fmt.Sprintf("%d steps", s.steps) }
 
 func (s *oscState) marshal() ([]byte, error) {
 	var b []byte
