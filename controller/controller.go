@@ -57,6 +57,18 @@ func NewMatrix(rows [][]float64) *Matrix {
 	return &Matrix{Rows: len(rows), Cols: len(rows[0]), Values: Vector(v)}
 }
 
+// DenseMatrix makes a Matrix of a gonum matrix.
+func DenseMatrix(a mat.Matrix) *Matrix {
+	r, c := a.Dims()
+	v := make([]float64, 0, r*c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v = append(v, a.At(i, j))
+		}
+	}
+	return &Matrix{Rows: r, Cols: c, Values: Vector(v)}
+}
+
 // Dense returns the matrix as gonum's, checking its size.
 func (m *Matrix) Dense(name string) (*mat.Dense, error) {
 	v, err := ParseVector(m.Values)

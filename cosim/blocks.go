@@ -9,33 +9,25 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"mbfmu/control"
-	"mbfmu/expr"
+	"mbfmu/controller"
 	"mbfmu/solver"
 	mxml "mbfmu/xml"
 )
 
-// blockComp runs a controller of package control (a control.Block) as a
-// direct component, with optional output limits.
+// blockComp runs a controller (package controller: a PID, state feedback
+// — an LQR's too —, state space, signal source or limiter) as a direct
+// component. Its Spec is what a controller FMU of an SSP package holds.
 type blockComp struct {
 	comp
-	b      control.Block
-	lo, hi float64 // output limits (±Inf: none)
+	r      *controller.Runner
 	dt     float64 // sample time of a discrete system (0: any step)
 	note   string  // design summary
 	design *control.PlantLQR
 }
 
-func (c *blockComp) start(m *Master) error { c.b.Reset(); return nil }
+func (c *blockComp) start(m *Master) error { c.r.Reset(); return nil }
 
-func (c *blockComp) eval(t, dt float64) error {
-	if err := c.b.Step(t, dt, c.in, c.out); err != nil {
-		return err
-	}
-	for i, v := range c.out {
-		c.out[i] = control.Saturate(v, c.lo, c.hi)
-	}
-	return nil
-}
+func (c *blockComp) eval(t, dt float64) error { return c.r.Eval(t, dt, c.in, c.out) }
 
 func (c *blockComp) step(t, h float64) error { return nil }
 func (c *blockComp) close() error            { return nil }
@@ -52,65 +44,86 @@ func limits(el *errList, e *Element) (lo, hi float64) {
 	return lo, hi
 }
 
+// newSpec starts the spec of controller element e: name, kind and the
+// macro step and span of the run.
+func newSpec(cfg *Config, e *Element, kind string) *controller.Spec {
+	s := &cfg.Settings
+	return &controller.Spec{Name: e.Name, Kind: kind, Step: s.Step, Start: s.Start, End: s.End,
+		Min: math.Inf(-1), Max: math.Inf(1)}
+}
+
+// build makes the component of a spec; dt is its sample time.
+func build(el *errList, e *Element, base comp, s *controller.Spec, dt float64, note string) component {
+	r, err := s.Build()
+	if err != nil {
+		el.add(e.Line, "%v", err)
+		return nil
+	}
+	base.ins, base.outs = specPorts(s.Inputs), specPorts(s.Outputs)
+	return &blockComp{comp: base, r: r, dt: dt, note: note}
+}
+
+func specPorts(ps []controller.Port) []Port {
+	out := make([]Port, len(ps))
+	for i, p := range ps {
+		out[i] = Port{Name: p.Name, Unit: p.Unit}
+	}
+	return out
+}
+
+func ctlPorts(names []string) []controller.Port {
+	out := make([]controller.Port, len(names))
+	for i, n := range names {
+		out[i] = controller.Port{Name: n}
+	}
+	return out
+}
+
 func newBlockComp(el *errList, cfg *Config, e *Element) component {
 	base := comp{name: e.Name, kind: e.Kind, line: e.Line, direct: true}
 	switch e.Kind {
 	case "pid":
-		return newPIDComp(el, e, base)
+		return newPIDComp(el, cfg, e, base)
 	case "state-feedback":
-		return newStateFeedbackComp(el, e, base)
+		return newStateFeedbackComp(el, cfg, e, base)
 	case "state-space":
 		return newStateSpaceComp(el, cfg, e, base)
 	case "signal":
-		return newSignalComp(el, e, base)
+		return newSignalComp(el, cfg, e, base)
 	case "limit":
-		return newLimitComp(el, e, base)
+		return newLimitComp(el, cfg, e, base)
 	}
 	el.add(e.Line, "unknown component kind <%s>", e.Kind)
 	return nil
 }
 
-func newPIDComp(el *errList, e *Element, base comp) component {
-	pc := control.PIDConfig{
-		Kp: e.num(el, "kp", mxml.Any, 0),
-		Ki: e.num(el, "ki", mxml.Any, 0),
-		Kd: e.num(el, "kd", mxml.Any, 0),
-		Tf: e.num(el, "tf", mxml.Time, 0),
-		N:  e.num(el, "n", mxml.Dimensionless, 0),
-		B:  e.num(el, "b", mxml.Dimensionless, 0),
-		C:  e.num(el, "c", mxml.Dimensionless, 0),
-		Tt: e.num(el, "tt", mxml.Time, 0),
-	}
-	pc.ExplicitWeights = e.has("b")
+func newPIDComp(el *errList, cfg *Config, e *Element, base comp) component {
+	s := newSpec(cfg, e, controller.KindPID)
+	s.Kp = e.num(el, "kp", mxml.Any, 0)
+	s.Ki = e.num(el, "ki", mxml.Any, 0)
+	s.Kd = e.num(el, "kd", mxml.Any, 0)
+	s.Tf = e.num(el, "tf", mxml.Time, 0)
+	s.N = e.num(el, "n", mxml.Dimensionless, 0)
+	s.B = e.num(el, "b", mxml.Dimensionless, 0)
+	s.C = e.num(el, "c", mxml.Dimensionless, 0)
+	s.Tt = e.num(el, "tt", mxml.Time, 0)
+	s.ExplicitWeights = e.has("b")
 	if !e.has("b") {
-		pc.B = 1
+		s.B = 1
 	}
-	lo, hi := limits(el, e)
-	if !math.IsInf(lo, -1) || !math.IsInf(hi, 1) {
-		pc.Umin, pc.Umax = lo, hi
-	}
+	s.Min, s.Max = limits(el, e)
 	switch aw := e.str("anti-windup"); aw {
-	case "", "back-calculation":
-		pc.AntiWindup = control.AntiWindupBackCalculation
-	case "conditional":
-		pc.AntiWindup = control.AntiWindupConditional
-	case "none":
-		pc.AntiWindup = control.AntiWindupNone
+	case "", "back-calculation", "conditional", "none":
+		s.AntiWindup = aw
 	default:
 		el.add(e.Line, "anti-windup %q: want back-calculation, conditional or none", aw)
 	}
-	b, err := control.NewPIDBlock(pc)
-	if err != nil {
-		el.add(e.Line, "%v", err)
-		return nil
-	}
-	base.ins = []Port{{Name: "r"}, {Name: "y"}}
-	base.outs = []Port{{Name: "u"}}
-	return &blockComp{comp: base, b: b, lo: math.Inf(-1), hi: math.Inf(1),
-		note: fmt.Sprintf("PID Kp = %g, Ki = %g, Kd = %g, output limits [%g, %g]", pc.Kp, pc.Ki, pc.Kd, lo, hi)}
+	s.Inputs = ctlPorts([]string{"r", "y"})
+	s.Outputs = ctlPorts([]string{"u"})
+	return build(el, e, base, s, 0, fmt.Sprintf("PID Kp = %g, Ki = %g, Kd = %g, output limits [%g, %g]", s.Kp, s.Ki, s.Kd, s.Min, s.Max))
 }
 
-func newStateFeedbackComp(el *errList, e *Element, base comp) component {
+func newStateFeedbackComp(el *errList, cfg *Config, e *Element, base comp) component {
 	k := e.matrix(el, "k")
 	ins, outs := e.names("inputs"), e.names("outputs")
 	if k == nil {
@@ -131,26 +144,17 @@ func newStateFeedbackComp(el *errList, e *Element, base comp) component {
 			}
 		}
 	}
-	sf, err := control.NewStateFeedback(control.StateFeedbackConfig{K: dense(k), StateNames: ins, OutputNames: outs})
-	if err != nil {
-		el.add(e.Line, "%v", err)
-		return nil
+	s := newSpec(cfg, e, controller.KindStateFeedback)
+	s.K = controller.NewMatrix(k)
+	if ref := e.matrix(el, "reference"); ref != nil {
+		s.Xref = controller.Vector(flat(ref))
 	}
-	ref, ff := e.matrix(el, "reference"), e.matrix(el, "feedforward")
-	var xr, uf []float64
-	if ref != nil {
-		xr = flat(ref)
+	if ff := e.matrix(el, "feedforward"); ff != nil {
+		s.Uff = controller.Vector(flat(ff))
 	}
-	if ff != nil {
-		uf = flat(ff)
-	}
-	if err := sf.SetReference(xr, uf); err != nil {
-		el.add(e.Line, "%v", err)
-		return nil
-	}
-	lo, hi := limits(el, e)
-	base.ins, base.outs = ports(ins), ports(outs)
-	return &blockComp{comp: base, b: sf, lo: lo, hi: hi}
+	s.Min, s.Max = limits(el, e)
+	s.Inputs, s.Outputs = ctlPorts(ins), ctlPorts(outs)
+	return build(el, e, base, s, 0, "")
 }
 
 func newStateSpaceComp(el *errList, cfg *Config, e *Element, base comp) component {
@@ -159,135 +163,83 @@ func newStateSpaceComp(el *errList, cfg *Config, e *Element, base comp) componen
 		el.add(e.Line, "<state-space> needs a, b and c (rows separated by ;)")
 		return nil
 	}
-	var Dm mat.Matrix
+	s := newSpec(cfg, e, controller.KindStateSpace)
+	s.SA, s.SB, s.SC = controller.NewMatrix(A), controller.NewMatrix(B), controller.NewMatrix(C)
 	if D != nil {
-		Dm = dense(D)
+		s.SD = controller.NewMatrix(D)
 	}
-	Ad, Bd := mat.Matrix(dense(A)), mat.Matrix(dense(B))
 	dt := e.num(el, "dt", mxml.Time, 0)
 	how := "discrete"
 	if dt == 0 {
 		// Continuous: zero-order-hold discretisation at the macro step.
 		dt = cfg.Settings.Step
 		how = "continuous, discretised (zero-order hold) at the macro step"
-		a, b, err := control.C2D(Ad, Bd, dt)
+		a, b, err := control.C2D(dense(A), dense(B), dt)
 		if err != nil {
 			el.add(e.Line, "%v", err)
 			return nil
 		}
-		Ad, Bd = a, b
+		s.SA, s.SB = controller.DenseMatrix(a), controller.DenseMatrix(b)
 	}
-	ss, err := control.NewDiscreteSS(Ad, Bd, dense(C), Dm, dt)
-	if err != nil {
-		el.add(e.Line, "%v", err)
-		return nil
+	s.Dt = dt
+	ins, outs := e.names("inputs"), e.names("outputs")
+	if ins == nil {
+		ins = defaultNames("u", len(B[0]))
 	}
-	b, err := control.NewSSBlock(ss, e.names("inputs"), e.names("outputs"))
-	if err != nil {
-		el.add(e.Line, "%v", err)
-		return nil
+	if outs == nil {
+		outs = defaultNames("y", len(C))
 	}
-	base.ins, base.outs = ports(b.Inputs()), ports(b.Outputs())
-	n, _, _ := ss.Dims()
-	return &blockComp{comp: base, b: b, lo: math.Inf(-1), hi: math.Inf(1), dt: dt,
-		note: fmt.Sprintf("state space, %d states, %s, sample time %g s", n, how, dt)}
+	s.Inputs, s.Outputs = ctlPorts(ins), ctlPorts(outs)
+	return build(el, e, base, s, dt, fmt.Sprintf("state space, %d states, %s, sample time %g s", len(A), how, dt))
 }
 
-// signalComp is a source: one output "y" = expression of time.
-type signalComp struct {
-	comp
-	p    *expr.Program
-	vars []float64
+// defaultNames returns prefix1 … prefixN (package control's defaults).
+func defaultNames(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i+1)
+	}
+	return out
 }
 
-// timeResolver resolves only the name "time" (slot 0).
-type timeResolver struct{}
-
-func (timeResolver) Var(name string) (int, bool) { return 0, name == "time" }
-func (timeResolver) Measure(fn string, args []string) (int, bool, error) {
-	return 0, false, nil
-}
-func (timeResolver) Table(name string) (*expr.Table, bool) { return nil, false }
-
-// CompileSignal compiles a <signal> expression: a function of time (the
-// name "time"), in SI units.
-func CompileSignal(src string) (*expr.Program, error) { return expr.Compile(src, timeResolver{}) }
-
-func newSignalComp(el *errList, e *Element, base comp) component {
+// newSignalComp is a source: one output "y" = expression of time.
+func newSignalComp(el *errList, cfg *Config, e *Element, base comp) component {
 	src := e.str("expr")
 	if src == "" {
 		el.add(e.Line, "<signal> needs expr=\"…\" (an expression of time, SI units)")
 		return nil
 	}
-	p, err := CompileSignal(src)
-	if err != nil {
+	if _, err := controller.CompileSignal(src); err != nil {
 		el.add(e.Line, "expr: %v", err)
 		return nil
 	}
-	base.outs = []Port{{Name: "y", Unit: e.str("unit")}}
-	return &signalComp{comp: base, p: p, vars: make([]float64, 1)}
+	s := newSpec(cfg, e, controller.KindSignal)
+	s.Expr = src
+	s.Outputs = []controller.Port{{Name: "y", Unit: e.str("unit")}}
+	return build(el, e, base, s, 0, "")
 }
 
-func (c *signalComp) start(m *Master) error { return nil }
-func (c *signalComp) eval(t, dt float64) error {
-	c.vars[0] = t
-	v := c.p.Eval(c.vars, nil)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("signal %q is %v at t = %g s", c.p.Src(), v, t)
-	}
-	c.out[0] = v
-	return nil
-}
-func (c *signalComp) step(t, h float64) error { return nil }
-func (c *signalComp) close() error            { return nil }
-
-// limitComp limits a signal u to [min, max] and its rate of change: y.
-type limitComp struct {
-	comp
-	lo, hi float64
-	rl     *control.RateLimiter
-}
-
-func newLimitComp(el *errList, e *Element, base comp) component {
-	c := &limitComp{comp: base}
-	c.lo = e.num(el, "min", mxml.Any, math.Inf(-1))
-	c.hi = e.num(el, "max", mxml.Any, math.Inf(1))
-	if !(c.lo < c.hi) {
-		el.add(e.Line, "<limit>: min %g must be below max %g", c.lo, c.hi)
+// newLimitComp limits a signal u to [min, max] and its rate of change: y.
+func newLimitComp(el *errList, cfg *Config, e *Element, base comp) component {
+	s := newSpec(cfg, e, controller.KindLimit)
+	s.Min = e.num(el, "min", mxml.Any, math.Inf(-1))
+	s.Max = e.num(el, "max", mxml.Any, math.Inf(1))
+	if !(s.Min < s.Max) {
+		el.add(e.Line, "<limit>: min %g must be below max %g", s.Min, s.Max)
+		return nil
 	}
 	if e.has("rise") || e.has("fall") {
-		rise := e.num(el, "rise", mxml.Any, math.Inf(1))
-		fall := e.num(el, "fall", mxml.Any, rise)
-		rl, err := control.NewRateLimiter(rise, fall)
-		if err != nil {
+		s.Rise = e.num(el, "rise", mxml.Any, math.Inf(1))
+		s.Fall = e.num(el, "fall", mxml.Any, s.Rise)
+		if _, err := control.NewRateLimiter(s.Rise, s.Fall); err != nil {
 			el.add(e.Line, "%v", err)
 			return nil
 		}
-		c.rl = rl
 	}
-	c.ins, c.outs = []Port{{Name: "u"}}, []Port{{Name: "y"}}
-	return c
+	s.Inputs = ctlPorts([]string{"u"})
+	s.Outputs = ctlPorts([]string{"y"})
+	return build(el, e, base, s, 0, "")
 }
-
-func (c *limitComp) start(m *Master) error {
-	if c.rl != nil {
-		c.rl.Reset()
-	}
-	return nil
-}
-func (c *limitComp) eval(t, dt float64) error {
-	v := control.Saturate(c.in[0], c.lo, c.hi)
-	if c.rl != nil {
-		v = c.rl.Step(v, dt)
-		if math.IsNaN(v) {
-			return fmt.Errorf("non-finite input %v", c.in[0])
-		}
-	}
-	c.out[0] = v
-	return nil
-}
-func (c *limitComp) step(t, h float64) error { return nil }
-func (c *limitComp) close() error            { return nil }
 
 // linearizer is a plant whose linear model the engine can compute.
 type linearizer interface {
@@ -357,22 +309,25 @@ func newLQRComp(el *errList, cfg *Config, e *Element, built map[string]component
 		el.add(e.Line, "<lqr>: %v", err)
 		return nil
 	}
-	ysel := pick(y0, lin.Outputs, d.Outputs)
-	usel := pick(u0, lin.Inputs, d.Inputs)
-	sf, err := d.Block(ysel, usel)
-	if err != nil {
-		el.add(e.Line, "<lqr>: %v", err)
-		return nil
-	}
+	// u = u0 − K (y − y0): a state feedback with the reference y0 and the
+	// feed-forward u0
+	s := newSpec(cfg, e, controller.KindStateFeedback)
+	s.K = controller.DenseMatrix(d.K)
+	s.Xref = controller.Vector(pick(y0, lin.Outputs, d.Outputs))
+	s.Uff = controller.Vector(pick(u0, lin.Inputs, d.Inputs))
+	s.Min, s.Max = lo, hi
 	pb := pc.base()
 	for _, o := range d.Outputs {
-		base.ins = append(base.ins, Port{Name: o, Unit: pb.outs[pb.outputIndex(o)].Unit})
+		s.Inputs = append(s.Inputs, controller.Port{Name: o, Unit: pb.outs[pb.outputIndex(o)].Unit})
 	}
 	for _, i := range d.Inputs {
-		base.outs = append(base.outs, Port{Name: i, Unit: pb.ins[pb.inputIndex(i)].Unit})
+		s.Outputs = append(s.Outputs, controller.Port{Name: i, Unit: pb.ins[pb.inputIndex(i)].Unit})
 	}
-	c := &blockComp{comp: base, b: sf, lo: lo, hi: hi, dt: dt, design: d}
-	c.note = lqrNote(d, pn)
+	c, _ := build(el, e, base, s, dt, lqrNote(d, pn)).(*blockComp)
+	if c == nil {
+		return nil
+	}
+	c.design = d
 	return c
 }
 

@@ -238,7 +238,7 @@ func pidConfigs(t *testing.T, m *Master) [3]control.PIDConfig {
 	for _, c := range m.comps {
 		for j := range cfg {
 			if c.base().name == fmt.Sprintf("pid%d", j+1) {
-				cfg[j] = c.(*blockComp).b.(*control.PIDBlock).PID().Config()
+				cfg[j] = c.(*blockComp).r.Block().(*control.PIDBlock).PID().Config()
 				found++
 			}
 		}

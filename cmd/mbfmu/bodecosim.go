@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"mbfmu/controller"
 	"mbfmu/cosim"
 	"mbfmu/results"
 	"mbfmu/solver"
@@ -189,7 +190,7 @@ func cmdBodeCosim(args []string) error {
 // t1: the response is measured about an operating point, and a signal
 // that moves (a trajectory) would enter the harmonic.
 func constantSignal(src string, t0, t1 float64) error {
-	p, err := cosim.CompileSignal(src)
+	p, err := controller.CompileSignal(src)
 	if err != nil {
 		return nil // reads more than the time: the master will say what is wrong
 	}
