@@ -25,9 +25,9 @@ func fmi2Instantiate(instanceName C.fmi2String, fmuType C.fmi2Type, fmuGUID C.fm
 	fmuResourceLocation C.fmi2String, functions C.mbfmu_ConstCallbacksPtr,
 	visible C.fmi2Boolean, loggingOn C.fmi2Boolean) (out C.fmi2Component) {
 	var logger C.fmi2CallbackLogger
-	var env C.fmi2ComponentEnvironment
+	var env C.uintptr_t
 	if functions != nil {
-		logger, env = functions.logger, functions.componentEnvironment
+		logger, env = functions.logger, C.mbfmu_callbacks_env(functions)
 	}
 	name := "mbfmu"
 	if instanceName != nil {

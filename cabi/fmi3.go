@@ -71,7 +71,7 @@ func fmi3GetVersion() C.fmi3String { return C.mbfmu_version3() }
 func fmi3InstantiateCoSimulation(instanceName C.fmi3String, instantiationToken C.fmi3String, resourcePath C.fmi3String,
 	visible C.fmi3Boolean, loggingOn C.fmi3Boolean, eventModeUsed C.fmi3Boolean, earlyReturnAllowed C.fmi3Boolean,
 	requiredIntermediateVariables C.mbfmu_ConstVR3Ptr, nRequiredIntermediateVariables C.size_t,
-	instanceEnvironment C.fmi3InstanceEnvironment, logMessage C.fmi3LogMessageCallback,
+	instanceEnvironment C.uintptr_t, logMessage C.fmi3LogMessageCallback,
 	intermediateUpdate C.fmi3IntermediateUpdateCallback) (out C.fmi3Instance) {
 	name := "mbfmu"
 	if instanceName != nil {
@@ -138,7 +138,7 @@ func (x *component) intermediateUpdate(t float64, canReturnEarly bool) (bool, fl
 
 //export fmi3InstantiateModelExchange
 func fmi3InstantiateModelExchange(instanceName C.fmi3String, instantiationToken C.fmi3String, resourcePath C.fmi3String,
-	visible C.fmi3Boolean, loggingOn C.fmi3Boolean, instanceEnvironment C.fmi3InstanceEnvironment,
+	visible C.fmi3Boolean, loggingOn C.fmi3Boolean, instanceEnvironment C.uintptr_t,
 	logMessage C.fmi3LogMessageCallback) C.fmi3Instance {
 	log3C(logMessage, instanceEnvironment, fmu.Error, fmu.LogStatusError, "fmi3InstantiateModelExchange: this FMU supports co-simulation only (fmi3InstantiateCoSimulation)")
 	return nil
@@ -146,7 +146,7 @@ func fmi3InstantiateModelExchange(instanceName C.fmi3String, instantiationToken 
 
 //export fmi3InstantiateScheduledExecution
 func fmi3InstantiateScheduledExecution(instanceName C.fmi3String, instantiationToken C.fmi3String, resourcePath C.fmi3String,
-	visible C.fmi3Boolean, loggingOn C.fmi3Boolean, instanceEnvironment C.fmi3InstanceEnvironment,
+	visible C.fmi3Boolean, loggingOn C.fmi3Boolean, instanceEnvironment C.uintptr_t,
 	logMessage C.fmi3LogMessageCallback, clockUpdate C.fmi3ClockUpdateCallback,
 	lockPreemption C.fmi3LockPreemptionCallback, unlockPreemption C.fmi3UnlockPreemptionCallback) C.fmi3Instance {
 	log3C(logMessage, instanceEnvironment, fmu.Error, fmu.LogStatusError, "fmi3InstantiateScheduledExecution: this FMU supports co-simulation only (fmi3InstantiateCoSimulation)")

@@ -54,20 +54,29 @@ typedef void (*fmi3IntermediateUpdateCallback)(fmi3InstanceEnvironment instanceE
 typedef void (*fmi3LockPreemptionCallback)(void);
 typedef void (*fmi3UnlockPreemptionCallback)(void);
 
+/* The instanceEnvironment parameter of the fmi3Instantiate* prototypes. The
+ * runtime (package cabi) declares it uintptr_t, which every supported ABI
+ * passes as it passes a pointer: an importer's environment is opaque and
+ * may be a small integer, which the Go runtime must never hold in a
+ * pointer-typed variable. */
+#ifndef MBFMU_ENV_PARAM
+#define MBFMU_ENV_PARAM fmi3InstanceEnvironment
+#endif
+
 /* common functions */
 const char* fmi3GetVersion(void);
 fmi3Status fmi3SetDebugLogging(fmi3Instance instance, fmi3Boolean loggingOn, size_t nCategories, const fmi3String categories[]);
 fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
     fmi3String resourcePath, fmi3Boolean visible, fmi3Boolean loggingOn,
-    fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage);
+    MBFMU_ENV_PARAM instanceEnvironment, fmi3LogMessageCallback logMessage);
 fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String instantiationToken,
     fmi3String resourcePath, fmi3Boolean visible, fmi3Boolean loggingOn, fmi3Boolean eventModeUsed,
     fmi3Boolean earlyReturnAllowed, const fmi3ValueReference requiredIntermediateVariables[],
-    size_t nRequiredIntermediateVariables, fmi3InstanceEnvironment instanceEnvironment,
+    size_t nRequiredIntermediateVariables, MBFMU_ENV_PARAM instanceEnvironment,
     fmi3LogMessageCallback logMessage, fmi3IntermediateUpdateCallback intermediateUpdate);
 fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName, fmi3String instantiationToken,
     fmi3String resourcePath, fmi3Boolean visible, fmi3Boolean loggingOn,
-    fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
+    MBFMU_ENV_PARAM instanceEnvironment, fmi3LogMessageCallback logMessage,
     fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lockPreemption,
     fmi3UnlockPreemptionCallback unlockPreemption);
 void fmi3FreeInstance(fmi3Instance instance);

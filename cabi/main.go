@@ -37,14 +37,14 @@ type component struct {
 	inst   *fmu.Instance
 	box    *C.mbfmu_box
 	logger C.fmi2CallbackLogger
-	env    C.fmi2ComponentEnvironment
+	env    C.uintptr_t // the importer's componentEnvironment (opaque: never a Go pointer)
 	name   *C.char // C copy of the instance name, freed with the component
 	states map[*C.mbfmu_box]*stateObj
 	// an instance of fmi3InstantiateCoSimulation: FMI 3.0's logger, and
 	// the FMI 3.0 calls only (fmi3.go)
 	fmi3    bool
 	logger3 C.fmi3LogMessageCallback
-	env3    C.fmi3InstanceEnvironment
+	env3    C.uintptr_t // the importer's instanceEnvironment (opaque)
 	// intermediate update: the master's callback, and whether it is
 	// running (the instance's lock is released meanwhile, so that the
 	// master can call back in; fmi3FreeInstance is refused then)
@@ -140,7 +140,7 @@ func (x *component) log(st fmu.Status, category, msg string) {
 	logC(x.logger, x.env, x.name, st, category, msg)
 }
 
-func log3C(logger C.fmi3LogMessageCallback, env C.fmi3InstanceEnvironment, st fmu.Status, category, msg string) {
+func log3C(logger C.fmi3LogMessageCallback, env C.uintptr_t, st fmu.Status, category, msg string) {
 	if logger == nil {
 		return
 	}
@@ -150,7 +150,7 @@ func log3C(logger C.fmi3LogMessageCallback, env C.fmi3InstanceEnvironment, st fm
 	C.mbfmu_log3(logger, env, C.fmi3Status(st), ccat, cmsg)
 }
 
-func logC(logger C.fmi2CallbackLogger, env C.fmi2ComponentEnvironment, name *C.char, st fmu.Status, category, msg string) {
+func logC(logger C.fmi2CallbackLogger, env C.uintptr_t, name *C.char, st fmu.Status, category, msg string) {
 	if logger == nil {
 		return
 	}

@@ -18,25 +18,27 @@ void mbfmu_box_free(mbfmu_box* b) {
     }
 }
 
-void mbfmu_log(fmi2CallbackLogger logger, fmi2ComponentEnvironment env, fmi2String instance,
+void mbfmu_log(fmi2CallbackLogger logger, uintptr_t env, fmi2String instance,
                fmi2Status status, fmi2String category, fmi2String message) {
     if (logger) {
-        logger(env, instance, status, category, "%s", message);
+        logger((fmi2ComponentEnvironment)env, instance, status, category, "%s", message);
     }
 }
 
-void mbfmu_log3(fmi3LogMessageCallback logger, fmi3InstanceEnvironment env, fmi3Status status,
+void mbfmu_log3(fmi3LogMessageCallback logger, uintptr_t env, fmi3Status status,
                 fmi3String category, fmi3String message) {
     if (logger) {
-        logger(env, status, category, message);
+        logger((fmi3InstanceEnvironment)env, status, category, message);
     }
 }
 
-void mbfmu_iu(fmi3IntermediateUpdateCallback cb, fmi3InstanceEnvironment env, fmi3Float64 t,
+void mbfmu_iu(fmi3IntermediateUpdateCallback cb, uintptr_t env, fmi3Float64 t,
               fmi3Boolean canReturnEarly, fmi3Boolean* earlyReturnRequested, fmi3Float64* earlyReturnTime) {
     /* inputs may be set and outputs read; an internal step has finished */
-    cb(env, t, true, true, true, canReturnEarly, earlyReturnRequested, earlyReturnTime);
+    cb((fmi3InstanceEnvironment)env, t, true, true, true, canReturnEarly, earlyReturnRequested, earlyReturnTime);
 }
+
+uintptr_t mbfmu_callbacks_env(const fmi2CallbackFunctions* f) { return f ? (uintptr_t)f->componentEnvironment : 0; }
 
 fmi3String mbfmu_version3(void) { return "3.0"; }
 fmi2String mbfmu_types_platform(void) { return "default"; }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "fmi2.h"
+#define MBFMU_ENV_PARAM uintptr_t
 #include "fmi3.h"
 
 /* const-pointer types for the Go signatures of the exports (cgo drops
@@ -54,16 +55,20 @@ void        mbfmu_box_free(mbfmu_box* b);
 
 /* mbfmu_log calls the importer's variadic logger with "%s" and the message
  * (the logger runs vsnprintf on its format). */
-void        mbfmu_log(fmi2CallbackLogger logger, fmi2ComponentEnvironment env, fmi2String instance,
+void        mbfmu_log(fmi2CallbackLogger logger, uintptr_t env, fmi2String instance,
                       fmi2Status status, fmi2String category, fmi2String message);
 
 /* mbfmu_log3 calls an FMI 3.0 logMessage callback. */
-void        mbfmu_log3(fmi3LogMessageCallback logger, fmi3InstanceEnvironment env, fmi3Status status,
+void        mbfmu_log3(fmi3LogMessageCallback logger, uintptr_t env, fmi3Status status,
                        fmi3String category, fmi3String message);
 
 /* mbfmu_iu calls an FMI 3.0 intermediateUpdate callback. */
-void        mbfmu_iu(fmi3IntermediateUpdateCallback cb, fmi3InstanceEnvironment env, fmi3Float64 t,
+void        mbfmu_iu(fmi3IntermediateUpdateCallback cb, uintptr_t env, fmi3Float64 t,
                      fmi3Boolean canReturnEarly, fmi3Boolean* earlyReturnRequested, fmi3Float64* earlyReturnTime);
+
+/* The environment and logger of fmi2Instantiate's callbacks (the
+ * environment as an integer: the importer's value is opaque). */
+uintptr_t   mbfmu_callbacks_env(const fmi2CallbackFunctions* f);
 
 fmi2String  mbfmu_types_platform(void);
 fmi3String  mbfmu_version3(void);

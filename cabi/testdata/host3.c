@@ -178,12 +178,15 @@ static void mark(const fmu_t* f, const char* what) {
 static int nlog[6];          /* messages per status, FMI 3.0 and FMI 2.0 loggers */
 static char lastlog[4096];   /* the last message */
 static int envTag, envWrong; /* the instanceEnvironment handed over, and how often another came back */
+/* the environment handed over: &envTag, or with HOST_ENV_INT set a small
+ * integer (opaque to the FMU, which must never take it for a pointer) */
+static void* envExpect = &envTag;
 static int verbose;
 
 static void logmsg(fmi3InstanceEnvironment env, fmi3Status st, fmi3String cat, fmi3String msg) {
     snprintf(lastlog, sizeof lastlog, "%s", msg ? msg : "(null)");
     if ((int)st >= 0 && (int)st <= 4) nlog[st]++;
-    if (env != &envTag) envWrong++;
+    if (env != envExpect) envWrong++;
     if (verbose) fprintf(stderr, "[3|%s|%d] %s\n", cat ? cat : "?", (int)st, lastlog);
 }
 
@@ -198,7 +201,9 @@ static void logger2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status st
     (void)env;
 }
 
-static const fmi2CallbackFunctions callbacks2 = {logger2, NULL, NULL, NULL, NULL};
+static const fmi2CallbackFunctions callbacks2ptr = {logger2, NULL, NULL, NULL, NULL};
+static const fmi2CallbackFunctions callbacks2int = {logger2, NULL, NULL, NULL, (void*)(uintptr_t)2};
+static const fmi2CallbackFunctions* callbacks2 = &callbacks2ptr;
 
 /* uri turns a path into a percent-encoded file:// URI (FMI 2.0). */
 static void uri(const char* path, char* out, size_t n) {
@@ -216,7 +221,7 @@ static void uri(const char* path, char* out, size_t n) {
 
 static fmi3Instance inst3(fmu_t* f, const char* name) {
     fmi3Instance c = f->fmi3InstantiateCoSimulation(name, f->token, f->res, fmi3False, fmi3False, fmi3False,
-                                                    fmi3False, NULL, 0, &envTag, logmsg, NULL);
+                                                    fmi3False, NULL, 0, envExpect, logmsg, NULL);
     if (!c) die("fmi3InstantiateCoSimulation failed: %s", lastlog);
     return c;
 }
@@ -232,7 +237,7 @@ static fmi2Component start2(fmu_t* f, const char* name) {
     char res[4300], loc[13000];
     snprintf(res, sizeof res, "%s/resources", f->dir);
     uri(res, loc, sizeof loc);
-    fmi2Component c = f->fmi2Instantiate(name, fmi2CoSimulation, f->token, loc, &callbacks2, fmi2False, fmi2False);
+    fmi2Component c = f->fmi2Instantiate(name, fmi2CoSimulation, f->token, loc, callbacks2, fmi2False, fmi2False);
     if (!c) die("fmi2Instantiate failed: %s", lastlog);
     CHECK(f->fmi2SetupExperiment(c, fmi2False, 0, 0, fmi2False, 0));
     CHECK(f->fmi2EnterInitializationMode(c));
@@ -553,7 +558,7 @@ static void iu(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean setReques
     double v = -1, last;
     if (iuN < 16) iuT[iuN] = t;
     iuN++;
-    if (env != &envTag || !getAllowed || !setRequested || !stepFinished || canReturnEarly != iuCanEarly) iuBad++;
+    if (env != envExpect || !getAllowed || !setRequested || !stepFinished || canReturnEarly != iuCanEarly) iuBad++;
     if (iuF->fmi3GetFloat64(iuC, &iuTime, 1, &v, 1) != fmi3OK || v != t) iuBad++;
     if (iuF->fmi3DoStep(iuC, t, H, fmi3False, &ev, &term, &early, &last) != fmi3Error) iuBad++;
     iuF->fmi3FreeInstance(iuC); /* refused inside fmi3DoStep */
@@ -573,14 +578,14 @@ static void checks(fmu_t* f, const spec_t* s) {
     expect(strcmp(f->fmi3GetVersion(), "3.0") == 0, "fmi3GetVersion is \"3.0\"");
 
     /* Instantiation: what the FMU does not offer, and bad arguments. */
-    NULLI(f->fmi3InstantiateModelExchange("x", f->token, f->res, 0, 0, &envTag, logmsg));
-    NULLI(f->fmi3InstantiateScheduledExecution("x", f->token, f->res, 0, 0, &envTag, logmsg, NULL, NULL, NULL));
-    NULLI(f->fmi3InstantiateCoSimulation("x", f->token, f->res, 0, 0, fmi3True, 0, NULL, 0, &envTag, logmsg, NULL));
+    NULLI(f->fmi3InstantiateModelExchange("x", f->token, f->res, 0, 0, envExpect, logmsg));
+    NULLI(f->fmi3InstantiateScheduledExecution("x", f->token, f->res, 0, 0, envExpect, logmsg, NULL, NULL, NULL));
+    NULLI(f->fmi3InstantiateCoSimulation("x", f->token, f->res, 0, 0, fmi3True, 0, NULL, 0, envExpect, logmsg, NULL));
     expect(strstr(lastlog, "eventModeUsed") != NULL, "  eventModeUsed named in the message");
-    NULLI(f->fmi3InstantiateCoSimulation("x", "{wrong}", f->res, 0, 0, 0, 0, NULL, 0, &envTag, logmsg, NULL));
-    NULLI(f->fmi3InstantiateCoSimulation("x", f->token, "/nonexistent/resources/", 0, 0, 0, 0, NULL, 0, &envTag, logmsg, NULL));
+    NULLI(f->fmi3InstantiateCoSimulation("x", "{wrong}", f->res, 0, 0, 0, 0, NULL, 0, envExpect, logmsg, NULL));
+    NULLI(f->fmi3InstantiateCoSimulation("x", f->token, "/nonexistent/resources/", 0, 0, 0, 0, NULL, 0, envExpect, logmsg, NULL));
     {
-        fmi3Instance c = f->fmi3InstantiateCoSimulation("x", f->token, f->res, 0, 0, 0, fmi3True, NULL, 0, &envTag, logmsg, NULL);
+        fmi3Instance c = f->fmi3InstantiateCoSimulation("x", f->token, f->res, 0, 0, 0, fmi3True, NULL, 0, envExpect, logmsg, NULL);
         expect(c != NULL, "earlyReturnAllowed = true accepted");
         f->fmi3FreeInstance(c);
         c = f->fmi3InstantiateCoSimulation(NULL, f->token, f->res, 0, 1, 0, 0, NULL, 0, NULL, NULL, NULL);
@@ -809,7 +814,7 @@ static void checks(fmu_t* f, const spec_t* s) {
         iuEarlyAt = pass ? 2 : 0;
         iuCanEarly = pass;
         iuC = f->fmi3InstantiateCoSimulation("iu", f->token, f->res, 0, 0, 0, pass ? fmi3True : fmi3False, NULL, 0,
-                                             &envTag, logmsg, iu);
+                                             envExpect, logmsg, iu);
         expect(iuC != NULL, pass ? "instantiate with intermediateUpdate, earlyReturnAllowed" : "instantiate with intermediateUpdate");
         if (!iuC) continue;
         OK(f->fmi3EnterInitializationMode(iuC, fmi3False, 0, 0, fmi3False, 0));
@@ -894,6 +899,10 @@ int main(int argc, char** argv) {
     verbose = getenv("HOST_VERBOSE") != NULL;
     if (argc < 3) die("usage: host3 run|equiv|state|derivs|checks|nan|alloc DIR ...");
     const char* mode = argv[1];
+    if (getenv("HOST_ENV_INT")) {
+        envExpect = (void*)(uintptr_t)1;
+        callbacks2 = &callbacks2int;
+    }
     static fmu_t f3, f2;
     static spec_t s;
     load(&f3, argv[2], 3);
