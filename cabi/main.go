@@ -38,7 +38,7 @@ type component struct {
 	box    *C.mbfmu_box
 	logger C.fmi2CallbackLogger
 	env    C.uintptr_t // the importer's componentEnvironment (opaque: never a Go pointer)
-	name   *C.char // C copy of the instance name, freed with the component
+	name   *C.char     // C copy of the instance name, freed with the component
 	states map[*C.mbfmu_box]*stateObj
 	// an instance of fmi3InstantiateCoSimulation: FMI 3.0's logger, and
 	// the FMI 3.0 calls only (fmi3.go)
