@@ -11,32 +11,241 @@ import (
 	"strings"
 )
 
-// modelDescription is the part of an FMI 2.0 modelDescription.xml the
-// master uses.
+// modelDescription is the part of an FMI 2.0 or FMI 3.0 modelDescription.xml
+// the master uses. FMI 2.0 descriptions are decoded into it directly; FMI
+// 3.0 ones through description3 (toMD), which maps their
+// variables onto the same form.
 type modelDescription struct {
-	FMIVersion     string `xml:"fmiVersion,attr"`
-	ModelName      string `xml:"modelName,attr"`
-	GUID           string `xml:"guid,attr"`
-	GenerationTool string `xml:"generationTool,attr"`
-	CoSimulation   *struct {
-		ModelIdentifier                        string `xml:"modelIdentifier,attr"`
-		CanHandleVariableCommunicationStepSize string `xml:"canHandleVariableCommunicationStepSize,attr"`
-		CanInterpolateInputs                   string `xml:"canInterpolateInputs,attr"`
-		MaxOutputDerivativeOrder               string `xml:"maxOutputDerivativeOrder,attr"`
-	} `xml:"CoSimulation"`
+	FMIVersion string `xml:"fmiVersion,attr"`
+	ModelName  string `xml:"modelName,attr"`
+	// GUID is FMI 2.0's guid, or FMI 3.0's instantiationToken: the string
+	// the instantiation passes back to the FMU.
+	GUID           string        `xml:"guid,attr"`
+	GenerationTool string        `xml:"generationTool,attr"`
+	CoSimulation   *coSimulation `xml:"CoSimulation"`
+	// Variables in the file's order; in FMI 3.0 with the independent
+	// variable (causality "independent", usually time), the arrays and the
+	// variables of every type.
 	Variables []scalarVariable `xml:"ModelVariables>ScalarVariable"`
 }
 
-// scalarVariable is one ScalarVariable; only Real ones can be connected.
+// coSimulation holds the attributes of <CoSimulation>; an attribute the
+// file leaves out is "". Some are spelt differently in the two versions.
+type coSimulation struct {
+	ModelIdentifier                        string `xml:"modelIdentifier,attr"`
+	CanHandleVariableCommunicationStepSize string `xml:"canHandleVariableCommunicationStepSize,attr"`
+	// CanInterpolateInputs is FMI 2.0 only: FMI 3.0 has no input
+	// derivatives.
+	CanInterpolateInputs     string `xml:"canInterpolateInputs,attr"`
+	MaxOutputDerivativeOrder string `xml:"maxOutputDerivativeOrder,attr"`
+	// FMI 2.0 spelling, then FMI 3.0's.
+	CanGetAndSetFMUstate string `xml:"canGetAndSetFMUstate,attr"`
+	CanGetAndSetFMUState string `xml:"canGetAndSetFMUState,attr"`
+	CanSerializeFMUstate string `xml:"canSerializeFMUstate,attr"`
+	CanSerializeFMUState string `xml:"canSerializeFMUState,attr"`
+	NeedsExecutionTool   string `xml:"needsExecutionTool,attr"`
+	OnlyOncePerProcess   string `xml:"canBeInstantiatedOnlyOncePerProcess,attr"`
+	// FMI 3.0 only; the master uses none of them (it instantiates with
+	// eventModeUsed and earlyReturnAllowed false and no intermediate
+	// update).
+	ProvidesIntermediateUpdate string `xml:"providesIntermediateUpdate,attr"`
+	MightReturnEarlyFromDoStep string `xml:"mightReturnEarlyFromDoStep,attr"`
+	HasEventMode               string `xml:"hasEventMode,attr"`
+}
+
+// canGetAndSetState reports canGetAndSetFMUstate (FMI 2.0) or
+// canGetAndSetFMUState (FMI 3.0).
+func (cs *coSimulation) canGetAndSetState() bool {
+	return cs.CanGetAndSetFMUstate == "true" || cs.CanGetAndSetFMUState == "true"
+}
+
+// canSerializeState reports canSerializeFMUstate (FMI 2.0) or
+// canSerializeFMUState (FMI 3.0).
+func (cs *coSimulation) canSerializeState() bool {
+	return cs.CanSerializeFMUstate == "true" || cs.CanSerializeFMUState == "true"
+}
+
+// scalarVariable is one variable of the FMU. Only Real (FMI 2.0) and
+// scalar Float64 (FMI 3.0) variables can be connected and set: they have
+// Real.
 type scalarVariable struct {
 	Name        string `xml:"name,attr"`
 	VR          uint32 `xml:"valueReference,attr"`
 	Causality   string `xml:"causality,attr"`
 	Variability string `xml:"variability,attr"`
-	Real        *struct {
+	// Real is the start value and unit of a Real or scalar Float64
+	// variable; nil for every other type and for arrays.
+	Real *realAttrs `xml:"Real"`
+	// Other are the other children of an FMI 2.0 variable: the type
+	// element of one that is not Real (Integer, Boolean, String,
+	// Enumeration), and Annotations.
+	Other []struct {
+		XMLName xml.Name
+	} `xml:",any"`
+	// Type is the variable's type as the file names it: Real, Integer, …
+	// (FMI 2.0) or Float64, Int32, Boolean, … (FMI 3.0).
+	Type string `xml:"-"`
+	// Dims are the sizes of an FMI 3.0 array variable's dimensions (0: a
+	// size given by a structural parameter); nil for a scalar.
+	Dims []int `xml:"-"`
+}
+
+// realAttrs are the attributes of a Real (or Float64) variable the master
+// uses.
+type realAttrs struct {
+	Start string `xml:"start,attr"`
+	Unit  string `xml:"unit,attr"`
+}
+
+// connectable reports whether the variable can be a port or a parameter
+// the master sets: a Real, or a scalar Float64.
+func (v *scalarVariable) connectable() bool { return v.Real != nil }
+
+// what describes the variable's type for messages: "Float64 array [3]",
+// "Int32", "Real".
+func (v *scalarVariable) what() string {
+	if len(v.Dims) == 0 {
+		return v.Type
+	}
+	d := make([]string, len(v.Dims))
+	for i, n := range v.Dims {
+		d[i] = strconv.Itoa(n)
+		if n == 0 {
+			d[i] = "?"
+		}
+	}
+	return v.Type + " array [" + strings.Join(d, "×") + "]"
+}
+
+// fmi3 reports whether the description is FMI 3.0.
+func (md *modelDescription) fmi3() bool { return strings.HasPrefix(md.FMIVersion, "3.") }
+
+// description3 is an FMI 3.0 modelDescription.xml as decoded; toMD maps
+// it onto modelDescription.
+type description3 struct {
+	FMIVersion         string        `xml:"fmiVersion,attr"`
+	ModelName          string        `xml:"modelName,attr"`
+	InstantiationToken string        `xml:"instantiationToken,attr"`
+	GenerationTool     string        `xml:"generationTool,attr"`
+	CoSimulation       *coSimulation `xml:"CoSimulation"`
+	Float64Types       []struct {
+		Name string `xml:"name,attr"`
+		Unit string `xml:"unit,attr"`
+	} `xml:"TypeDefinitions>Float64Type"`
+	ModelVariables struct {
+		Vars []variable3 `xml:",any"`
+	} `xml:"ModelVariables"`
+}
+
+// variable3 is one child of <ModelVariables> in FMI 3.0: <Float64>,
+// <Int32>, <Boolean>, … (the element's name is the type).
+type variable3 struct {
+	XMLName      xml.Name
+	Name         string `xml:"name,attr"`
+	VR           uint32 `xml:"valueReference,attr"`
+	Causality    string `xml:"causality,attr"`
+	Variability  string `xml:"variability,attr"`
+	Start        string `xml:"start,attr"`
+	Unit         string `xml:"unit,attr"`
+	DeclaredType string `xml:"declaredType,attr"`
+	Dimensions   []struct {
 		Start string `xml:"start,attr"`
-		Unit  string `xml:"unit,attr"`
-	} `xml:"Real"`
+		VR    string `xml:"valueReference,attr"`
+	} `xml:"Dimension"`
+}
+
+// toMD maps an FMI 3.0 description onto modelDescription: the
+// instantiationToken is the GUID; a scalar Float64 gets Real (its unit, or
+// its declared type's); arrays and the other types keep their type and
+// dimensions only. Causality defaults to local and variability to
+// continuous (Float32/Float64) or discrete, as FMI 3.0 says.
+func (d *description3) toMD() *modelDescription {
+	md := &modelDescription{FMIVersion: d.FMIVersion, ModelName: d.ModelName, GUID: d.InstantiationToken,
+		GenerationTool: d.GenerationTool, CoSimulation: d.CoSimulation}
+	typeUnit := map[string]string{}
+	for _, t := range d.Float64Types {
+		typeUnit[t.Name] = t.Unit
+	}
+	for _, x := range d.ModelVariables.Vars {
+		v := scalarVariable{Name: x.Name, VR: x.VR, Causality: x.Causality, Variability: x.Variability, Type: x.XMLName.Local}
+		if v.Causality == "" {
+			v.Causality = "local"
+		}
+		if v.Variability == "" {
+			v.Variability = "discrete"
+			if v.Type == "Float64" || v.Type == "Float32" {
+				v.Variability = "continuous"
+			}
+		}
+		for _, dim := range x.Dimensions {
+			n, err := strconv.Atoi(strings.TrimSpace(dim.Start))
+			if err != nil || n < 0 {
+				n = 0 // sized by a structural parameter
+			}
+			v.Dims = append(v.Dims, n)
+		}
+		if v.Type == "Float64" && len(v.Dims) == 0 {
+			unit := x.Unit
+			if unit == "" {
+				unit = typeUnit[x.DeclaredType]
+			}
+			v.Real = &realAttrs{Start: x.Start, Unit: unit}
+		}
+		md.Variables = append(md.Variables, v)
+	}
+	return md
+}
+
+// readDescription decodes modelDescription.xml of FMI 2.0 or 3.0 and
+// checks what the master needs of it.
+func readDescription(data []byte) (*modelDescription, error) {
+	var head struct {
+		FMIVersion string `xml:"fmiVersion,attr"`
+	}
+	if err := xml.Unmarshal(data, &head); err != nil {
+		return nil, err
+	}
+	var md *modelDescription
+	switch {
+	case strings.HasPrefix(head.FMIVersion, "2."):
+		md = &modelDescription{}
+		if err := xml.Unmarshal(data, md); err != nil {
+			return nil, err
+		}
+		for i := range md.Variables {
+			v := &md.Variables[i]
+			if v.Real != nil {
+				v.Type = "Real"
+			}
+			for _, o := range v.Other {
+				if v.Type == "" && o.XMLName.Local != "Annotations" {
+					v.Type = o.XMLName.Local
+				}
+			}
+			v.Other = nil
+		}
+	case strings.HasPrefix(head.FMIVersion, "3."):
+		d := &description3{}
+		if err := xml.Unmarshal(data, d); err != nil {
+			return nil, err
+		}
+		md = d.toMD()
+	default:
+		return nil, fmt.Errorf("fmiVersion %q: only FMI 2.0 and FMI 3.0 are supported", head.FMIVersion)
+	}
+	token := "guid"
+	if md.fmi3() {
+		token = "instantiationToken"
+	}
+	switch {
+	case md.CoSimulation == nil:
+		return nil, fmt.Errorf("not a co-simulation FMU (no <CoSimulation> element)")
+	case md.CoSimulation.ModelIdentifier == "":
+		return nil, fmt.Errorf("<CoSimulation> has no modelIdentifier")
+	case md.GUID == "":
+		return nil, fmt.Errorf("no %s", token)
+	}
+	return md, nil
 }
 
 // fmuArchive is an unpacked FMU.
@@ -70,21 +279,7 @@ func openFMU(path string) (*fmuArchive, error) {
 		a.close()
 		return nil, fmt.Errorf("%s: no modelDescription.xml: not an FMU (%v)", path, err)
 	}
-	md := &modelDescription{}
-	if err := xml.Unmarshal(data, md); err != nil {
-		a.close()
-		return nil, fmt.Errorf("%s: modelDescription.xml: %v", path, err)
-	}
-	switch {
-	case !strings.HasPrefix(md.FMIVersion, "2."):
-		err = fmt.Errorf("fmiVersion %q: only FMI 2.0 is supported", md.FMIVersion)
-	case md.CoSimulation == nil:
-		err = fmt.Errorf("not a co-simulation FMU (no <CoSimulation> element)")
-	case md.CoSimulation.ModelIdentifier == "":
-		err = fmt.Errorf("<CoSimulation> has no modelIdentifier")
-	case md.GUID == "":
-		err = fmt.Errorf("no guid")
-	}
+	md, err := readDescription(data)
 	if err != nil {
 		a.close()
 		return nil, fmt.Errorf("%s: modelDescription.xml: %v", path, err)
@@ -103,18 +298,33 @@ func (a *fmuArchive) ours() bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// resources returns the fmuResourceLocation URI of the unpacked FMU.
+// resources returns where the unpacked FMU's resources folder is, as the
+// instantiation passes it: for FMI 2.0 the fmuResourceLocation, a file://
+// URI; for FMI 3.0 the resourcePath, a plain absolute path ending with the
+// separator.
 func (a *fmuArchive) resources() (string, error) {
 	abs, err := filepath.Abs(filepath.Join(a.dir, "resources"))
 	if err != nil {
 		return "", err
 	}
+	if a.md.fmi3() {
+		return abs + string(filepath.Separator), nil
+	}
 	return "file://" + (&urlPath{abs}).escaped(), nil
 }
 
-// binary returns the path of the linux64 binary.
+// platform is the binaries folder of x86-64 Linux: linux64 in FMI 2.0,
+// x86_64-linux in FMI 3.0.
+func (a *fmuArchive) platform() string {
+	if a.md.fmi3() {
+		return "x86_64-linux"
+	}
+	return "linux64"
+}
+
+// binary returns the path of the x86-64 Linux binary.
 func (a *fmuArchive) binary() string {
-	return filepath.Join(a.dir, "binaries", "linux64", a.md.CoSimulation.ModelIdentifier+".so")
+	return filepath.Join(a.dir, "binaries", a.platform(), a.md.CoSimulation.ModelIdentifier+".so")
 }
 
 func (a *fmuArchive) close() {

@@ -8,8 +8,9 @@
 //   - plants: model files of this project run in-process on the engine
 //     (<model>), FMUs packed by mbfmu run in-process through package fmu
 //     (<fmu>, recognised by generationTool="mbfmu" and resources/model.xml),
-//     and third-party FMI 2.0 co-simulation FMUs whose linux64 binary is
-//     loaded with dlopen (<fmu>);
+//     and third-party FMI 2.0 and FMI 3.0 co-simulation FMUs whose x86-64
+//     Linux binary is loaded with dlopen (<fmu>; the FMU's fmiVersion
+//     decides which API is called);
 //   - controllers of package control: PID, state feedback, discrete or
 //     continuous state space, and LQR designed automatically from the
 //     engine's linearisation of a plant (<lqr>);

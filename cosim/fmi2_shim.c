@@ -15,6 +15,11 @@ struct mbfmu_dl {
     void* lib;
     fmi2Component c;
     fmi2CallbackFunctions* cb; /* must outlive the instance */
+    /* the componentEnvironment: a real pointer to the Go handle, never the
+     * small integer itself (an FMU written in Go, as mbfmu's runtime is,
+     * may hold it in a pointer variable, where its garbage collector takes
+     * a value below 4096 for a corrupt pointer) */
+    uintptr_t* env;
 #define F(name) __typeof__(&name) name;
     F(fmi2GetTypesPlatform) F(fmi2GetVersion) F(fmi2Instantiate) F(fmi2FreeInstance)
     F(fmi2SetupExperiment) F(fmi2EnterInitializationMode) F(fmi2ExitInitializationMode)
@@ -35,7 +40,10 @@ static void mbfmu_logger(fmi2ComponentEnvironment env, fmi2String instanceName, 
         vsnprintf(buf, sizeof buf, message, ap);
     }
     va_end(ap);
-    goFMI2Log((uintptr_t)env, (char*)(instanceName ? instanceName : ""), (int)status,
+    if (env == NULL) {
+        return;
+    }
+    goFMI2Log(*(uintptr_t*)env, (char*)(instanceName ? instanceName : ""), (int)status,
               (char*)(category ? category : ""), buf);
 }
 
@@ -76,6 +84,8 @@ void mbfmu_dl_free_instance(mbfmu_dl* h) {
     }
     free(h->cb);
     h->cb = NULL;
+    free(h->env);
+    h->env = NULL;
 }
 
 void mbfmu_dl_close(mbfmu_dl* h) {
@@ -92,9 +102,16 @@ const char* mbfmu_dl_platform(mbfmu_dl* h) { return h->fmi2GetTypesPlatform(); }
 
 int mbfmu_dl_instantiate(mbfmu_dl* h, const char* name, const char* guid, const char* resources,
                          uintptr_t env, int loggingOn) {
-    fmi2CallbackFunctions cb = {mbfmu_logger, calloc, free, NULL, (fmi2ComponentEnvironment)env};
+    h->env = malloc(sizeof *h->env);
+    if (h->env == NULL) {
+        return -1;
+    }
+    *h->env = env;
+    fmi2CallbackFunctions cb = {mbfmu_logger, calloc, free, NULL, (fmi2ComponentEnvironment)h->env};
     h->cb = malloc(sizeof cb);
     if (h->cb == NULL) {
+        free(h->env);
+        h->env = NULL;
         return -1;
     }
     memcpy(h->cb, &cb, sizeof cb);
@@ -103,6 +120,8 @@ int mbfmu_dl_instantiate(mbfmu_dl* h, const char* name, const char* guid, const 
     if (h->c == NULL) {
         free(h->cb);
         h->cb = NULL;
+        free(h->env);
+        h->env = NULL;
         return -1;
     }
     return 0;

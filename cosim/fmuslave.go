@@ -3,6 +3,7 @@ package cosim
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,9 +14,11 @@ import (
 	"mbfmu/xml"
 )
 
-// slave is an FMI 2.0 co-simulation instance as the master drives it: a
-// third-party FMU loaded with dlopen (dlSlave) or an mbfmu FMU run
-// in-process (goSlave).
+// slave is an FMI 2.0 or FMI 3.0 co-simulation instance as the master
+// drives it: a third-party FMU loaded with dlopen (dlSlave, dlSlave3) or an
+// mbfmu FMU run in-process (goSlave, goSlave3). The calls are named after
+// FMI 2.0's; an FMI 3.0 slave maps them onto its own (setup keeps the
+// times for fmi3EnterInitializationMode, setReal is fmi3SetFloat64, …).
 type slave interface {
 	setup(start, stop float64) error
 	enterInit() error
@@ -24,7 +27,8 @@ type slave interface {
 	getReal(vr []uint32, v []float64) error
 	doStep(t, h float64) error
 	// hasDerivatives reports whether fmi2SetRealInputDerivatives (in) and
-	// fmi2GetRealOutputDerivatives (out) can be called.
+	// fmi2GetRealOutputDerivatives or fmi3GetOutputDerivatives (out) can be
+	// called (FMI 3.0 has no input derivatives: in is false).
 	hasDerivatives() (in, out bool)
 	// setInputDerivatives hands input derivatives for the next step;
 	// getOutputDerivatives reads output derivatives at the current point.
@@ -53,7 +57,8 @@ func (s *logSink) add(instance string, status int, category, msg string) {
 	}
 }
 
-// statusName names an fmi2Status value.
+// statusName names an fmi2Status or fmi3Status value (the same numbers up
+// to Fatal; Pending is FMI 2.0's only).
 func statusName(s int) string {
 	switch s {
 	case 0:
@@ -84,10 +89,41 @@ type slaveError struct {
 	fn     string
 	status int
 	msg    string
+	// detail, if set, follows the status (FMI 3.0 fmi3DoStep's
+	// terminateSimulation and lastSuccessfulTime).
+	detail string
 }
 
 func (e *slaveError) Error() string {
-	return fmt.Sprintf("%s returned fmi2%s: %s", e.fn, statusName(e.status), orNoMessage(e.msg))
+	prefix := "fmi2"
+	if strings.HasPrefix(e.fn, "fmi3") {
+		prefix = "fmi3"
+	}
+	return fmt.Sprintf("%s returned %s%s%s: %s", e.fn, prefix, statusName(e.status), e.detail, orNoMessage(e.msg))
+}
+
+// doStep3Error turns the results of fmi3DoStep into an error, as the FMI
+// 2.0 path treats a step that is not OK: a status other than OK or
+// Warning, terminateSimulation (the FMU cannot go on) and an early return
+// (the master instantiates with earlyReturnAllowed false: the FMU must not
+// return early) stop the run. eventHandlingNeeded is not looked at: with
+// eventModeUsed false the FMU handles its events itself.
+func doStep3Error(sink *logSink, t, h float64, st int, terminate, early bool, last float64) error {
+	const fn = "fmi3DoStep"
+	switch {
+	case st > 1:
+		e := &slaveError{fn: fn, status: st, msg: sink.last}
+		if terminate {
+			e.detail = fmt.Sprintf(" with terminateSimulation (lastSuccessfulTime %.17g s)", last)
+		}
+		return e
+	case terminate:
+		return &slaveError{fn: fn, status: st, msg: sink.last,
+			detail: fmt.Sprintf(" and asked to terminate the simulation (terminateSimulation, lastSuccessfulTime %.17g s)", last)}
+	case early:
+		return fmt.Errorf("fmi3DoStep from t = %.17g s by %g s returned early at lastSuccessfulTime %.17g s, but the master instantiated the FMU with earlyReturnAllowed false: the FMU broke the FMI 3.0 rules", t, h, last)
+	}
+	return nil
 }
 
 // goSlave runs an FMU packed by mbfmu in-process through package fmu: the
@@ -99,20 +135,28 @@ type goSlave struct {
 }
 
 func openGo(a *fmuArchive, name string, sink *logSink, logging bool) (*goSlave, error) {
+	in, err := instantiateGo(a, name, sink, logging)
+	if err != nil {
+		return nil, err
+	}
+	return &goSlave{in: in, sink: sink}, nil
+}
+
+// instantiateGo instantiates an mbfmu FMU in-process, as its binary's
+// fmi2Instantiate or fmi3InstantiateCoSimulation does.
+func instantiateGo(a *fmuArchive, name string, sink *logSink, logging bool) (*fmu.Instance, error) {
 	res, err := a.resources()
 	if err != nil {
 		return nil, err
 	}
-	s := &goSlave{sink: sink}
-	inst, err := fmu.Instantiate(fmu.Config{
+	cfg := fmu.Config{
 		InstanceName: name, GUID: a.md.GUID, ResourceLocation: res, LoggingOn: logging,
 		Logger: func(st fmu.Status, category, message string) { sink.add(name, int(st), category, message) },
-	})
-	if err != nil {
-		return nil, err
 	}
-	s.in = inst
-	return s, nil
+	if a.md.fmi3() {
+		cfg.FMIVersion = 3
+	}
+	return fmu.Instantiate(cfg)
 }
 
 func (s *goSlave) status(fn string, st fmu.Status) error {
@@ -150,6 +194,62 @@ func (s *goSlave) getOutputDerivatives(vr []uint32, order []int32, v []float64) 
 func (s *goSlave) terminate() error { return s.status("fmi2Terminate", s.in.Terminate()) }
 func (s *goSlave) free()            {}
 
+// goSlave3 runs an FMI 3.0 FMU packed by mbfmu in-process: the FMI 3.0
+// calls of package fmu, as its binary's fmi3* functions make them.
+type goSlave3 struct {
+	in          *fmu.Instance
+	sink        *logSink
+	start, stop float64
+}
+
+func openGo3(a *fmuArchive, name string, sink *logSink, logging bool) (*goSlave3, error) {
+	in, err := instantiateGo(a, name, sink, logging)
+	if err != nil {
+		return nil, err
+	}
+	return &goSlave3{in: in, sink: sink}, nil
+}
+
+func (s *goSlave3) status(fn string, st fmu.Status) error {
+	if st == fmu.OK || st == fmu.Warning {
+		return nil
+	}
+	return &slaveError{fn: fn, status: int(st), msg: s.sink.last}
+}
+
+func (s *goSlave3) setup(start, stop float64) error {
+	s.start, s.stop = start, stop
+	return nil
+}
+func (s *goSlave3) enterInit() error {
+	return s.status("fmi3EnterInitializationMode", s.in.EnterInitializationMode3(false, 0, s.start, true, s.stop))
+}
+func (s *goSlave3) exitInit() error {
+	return s.status("fmi3ExitInitializationMode", s.in.ExitInitializationMode())
+}
+func (s *goSlave3) setReal(vr []uint32, v []float64) error {
+	return s.status("fmi3SetFloat64", s.in.SetFloat64(vr, v))
+}
+func (s *goSlave3) getReal(vr []uint32, v []float64) error {
+	return s.status("fmi3GetFloat64", s.in.GetFloat64(vr, v))
+}
+func (s *goSlave3) doStep(t, h float64) error {
+	st, term, early, last := s.in.DoStep3(t, h, true)
+	return doStep3Error(s.sink, t, h, int(st), term, early, last)
+}
+func (s *goSlave3) hasDerivatives() (in, out bool) { return false, true }
+func (s *goSlave3) setInputDerivatives(vr []uint32, order []int32, v []float64) error {
+	if len(vr) == 0 {
+		return nil
+	}
+	return fmt.Errorf("FMI 3.0 has no input derivatives")
+}
+func (s *goSlave3) getOutputDerivatives(vr []uint32, order []int32, v []float64) error {
+	return s.status("fmi3GetOutputDerivatives", s.in.GetOutputDerivatives3(vr, order, v))
+}
+func (s *goSlave3) terminate() error { return s.status("fmi3Terminate", s.in.Terminate()) }
+func (s *goSlave3) free()            {}
+
 // fmuComp is a stepped component backed by an FMU.
 type fmuComp struct {
 	comp
@@ -160,9 +260,12 @@ type fmuComp struct {
 	parVR   []uint32
 	parV    []float64
 	varStep bool // canHandleVariableCommunicationStepSize
-	interp  bool // canInterpolateInputs
+	interp  bool // canInterpolateInputs (FMI 2.0)
 	outDer  bool // maxOutputDerivativeOrder ≥ 1
-	inProc  bool
+	// ours: packed by mbfmu (its model file is at hand, for <lqr>); inProc:
+	// run in-process (ours, unless MBFMU_COSIM_DLOPEN forces dlopen)
+	ours, inProc bool
+	file         string // the FMU's file name, for messages
 	// extrapolation (master.go): value references and orders (all 1) of
 	// the inputs that get derivatives and of the outputs whose
 	// derivatives are read, and the latter's buffer
@@ -174,9 +277,24 @@ type fmuComp struct {
 	running         bool // initialised: fmi2Terminate is due at close
 }
 
+// dlopenEnv, set to 1 (or true) in the environment, makes the master load
+// the binary of every FMU with dlopen, FMUs packed by mbfmu too (which
+// otherwise run in-process): a check of an mbfmu FMU's binary through its
+// C ABI. The runtime of an mbfmu FMU is a Go library: every such binary
+// loaded starts a Go runtime of its own, which stays until the process
+// ends (the library is marked NODELETE), so keep them few.
+const dlopenEnv = "MBFMU_COSIM_DLOPEN"
+
+// forceDLOpen reports whether dlopenEnv asks for dlopen.
+func forceDLOpen() bool {
+	b, _ := strconv.ParseBool(os.Getenv(dlopenEnv))
+	return b
+}
+
 // newFMUComp opens the FMU of element e and declares its ports: its Real
-// inputs and outputs. Parameters and start values are checked here and set
-// at start.
+// (FMI 2.0) or scalar Float64 (FMI 3.0) inputs and outputs; variables of
+// other types and arrays are left out (whyNotPort explains). Parameters and
+// start values are checked here and set at start.
 func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 	c := &fmuComp{comp: comp{name: e.Name, kind: e.Kind, line: e.Line}, params: map[string]float64{}}
 	path := cfg.path(e.str("path"))
@@ -191,7 +309,9 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 		return nil
 	}
 	c.arch = a
-	c.inProc = a.ours()
+	c.file = filepath.Base(path)
+	c.ours = a.ours()
+	c.inProc = c.ours && !forceDLOpen()
 	cs := a.md.CoSimulation
 	c.varStep = cs.CanHandleVariableCommunicationStepSize == "true"
 	c.interp = cs.CanInterpolateInputs == "true"
@@ -199,7 +319,7 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 		c.outDer = true
 	}
 	for _, v := range a.md.Variables {
-		if v.Real == nil {
+		if !v.connectable() {
 			continue
 		}
 		switch v.Causality {
@@ -219,8 +339,8 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 			el.add(p.Line, "FMU %s has no variable %q", filepath.Base(path), p.Name)
 		case v.Causality != "parameter":
 			el.add(p.Line, "FMU variable %q is a%s %s, not a parameter (use <start> for inputs)", p.Name, nIf(v.Causality), v.Causality)
-		case v.Real == nil:
-			el.add(p.Line, "FMU parameter %q is not a Real (only Real parameters can be set)", p.Name)
+		case !v.connectable():
+			el.add(p.Line, "FMU parameter %q is a%s %s: only scalar %s parameters can be set", p.Name, nIf(strings.ToLower(v.what())), v.what(), c.floatType())
 		default:
 			val, err := p.In(v.Real.Unit)
 			if err != nil {
@@ -235,7 +355,11 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 	for _, s := range e.Starts {
 		i := c.inputIndex(s.Name)
 		if i < 0 {
-			el.add(s.Line, "FMU %s has no Real input %q", filepath.Base(path), s.Name)
+			if why := c.whyNotPort(s.Name, true); why != "" {
+				el.add(s.Line, "<start name=%q>: %s", s.Name, why)
+			} else {
+				el.add(s.Line, "FMU %s has no %s input %q", filepath.Base(path), c.floatType(), s.Name)
+			}
 			continue
 		}
 		val, err := s.In(c.ins[i].Unit)
@@ -248,6 +372,52 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 	return c
 }
 
+// floatType names the variable type the master connects: Real (FMI 2.0)
+// or Float64 (FMI 3.0).
+func (c *fmuComp) floatType() string {
+	if c.arch.md.fmi3() {
+		return "Float64"
+	}
+	return "Real"
+}
+
+// whyNotPort explains why the FMU's variable name is not an input (input
+// true) or output the master can connect: an array, a variable of another
+// type than Real/Float64, or of another causality. It returns "" when the
+// FMU has no variable of that name (or it is such a port).
+func (c *fmuComp) whyNotPort(name string, input bool) string {
+	v := c.arch.md.variable(name)
+	if v == nil {
+		return ""
+	}
+	want := "output"
+	if input {
+		want = "input"
+	}
+	fmuName := c.file
+	switch {
+	case len(v.Dims) > 0:
+		msg := fmt.Sprintf("variable %q of FMU %s (%s) is a %s %s: only scalar Float64 variables can be connected or set", name, c.name, fmuName, v.what(), v.Causality)
+		var elems []string
+		for _, w := range c.arch.md.Variables {
+			if w.connectable() && w.Causality == v.Causality && (strings.HasPrefix(w.Name, name+".") || strings.HasPrefix(w.Name, name+"[")) {
+				elems = append(elems, w.Name)
+			}
+		}
+		if len(elems) > 0 {
+			msg += fmt.Sprintf("; connect its elements, the scalar %ss %s", v.Causality, strings.Join(elems, ", "))
+		}
+		return msg
+	case !v.connectable():
+		return fmt.Sprintf("variable %q of FMU %s (%s) is a%s %s %s: only %s variables can be connected or set", name, c.name, fmuName, nIf(strings.ToLower(v.what())), v.what(), v.Causality, c.floatType())
+	case v.Causality == "independent":
+		return fmt.Sprintf("variable %q of FMU %s (%s) is the independent variable, not a%s %s (the master's time is the results' time column)", name, c.name, fmuName, nIf(want), want)
+	case v.Causality != want:
+		return fmt.Sprintf("variable %q of FMU %s (%s) is a%s %s, not a%s %s", name, c.name, fmuName, nIf(v.Causality), v.Causality, nIf(want), want)
+	}
+	return ""
+}
+
 func nIf(word string) string {
 	if word != "" && (word[0] == 'i' || word[0] == 'o' || word[0] == 'a' || word[0] == 'e') {
 		return "n"
@@ -257,20 +427,26 @@ func nIf(word string) string {
 
 func (c *fmuComp) start(m *Master) error {
 	sink := &logSink{log: m.log}
-	if c.inProc {
-		sl, err := openGo(c.arch, c.name, sink, c.logging)
-		if err != nil {
-			return err
-		}
-		c.sl = sl
-	} else {
-		sl, err := openDL(c.arch, c.name, sink, c.logging)
-		if err != nil {
-			return err
-		}
-		c.sl = sl
+	var err error
+	switch fmi3 := c.arch.md.fmi3(); {
+	case c.inProc && fmi3:
+		c.sl, err = openGo3(c.arch, c.name, sink, c.logging)
+	case c.inProc:
+		c.sl, err = openGo(c.arch, c.name, sink, c.logging)
+	case fmi3:
+		c.sl, err = openDL3(c.arch, c.name, sink, c.logging)
+	default:
+		c.sl, err = openDL(c.arch, c.name, sink, c.logging)
+	}
+	if err != nil {
+		c.sl = nil
+		return err
 	}
 	if in, out := c.sl.hasDerivatives(); len(c.dIn) > 0 && !in || len(c.dOut) > 0 && !out {
+		if c.arch.md.fmi3() {
+			return fmt.Errorf("the FMU declares maxOutputDerivativeOrder=%q but does not export fmi3GetOutputDerivatives (set extrapolate=\"false\" in <settings>)",
+				c.arch.md.CoSimulation.MaxOutputDerivativeOrder)
+		}
 		return fmt.Errorf("the FMU declares canInterpolateInputs=%q and maxOutputDerivativeOrder=%q but does not export fmi2SetRealInputDerivatives or fmi2GetRealOutputDerivatives (set extrapolate=\"false\" in <settings>)",
 			c.arch.md.CoSimulation.CanInterpolateInputs, c.arch.md.CoSimulation.MaxOutputDerivativeOrder)
 	}
@@ -350,7 +526,7 @@ func (c *fmuComp) close() error {
 // parameters given in the file plus over, and linearises it about its
 // initial state with the inputs at their start values.
 func (c *fmuComp) linearize(over map[string]float64) (*solver.Linear, []float64, []float64, error) {
-	if !c.inProc {
+	if !c.ours {
 		return nil, nil, nil, fmt.Errorf("FMU %q was not packed by mbfmu: its linear model is unknown (give the gain to a <state-feedback> instead)", c.name)
 	}
 	ms, err := xml.LoadFile(filepath.Join(c.arch.dir, "resources", "model.xml"))

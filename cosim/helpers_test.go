@@ -131,12 +131,13 @@ func piFMU(t testing.TB, dir string) string {
 }
 
 // fakeRuntime builds a stand-in for the mbfmu runtime library: an ELF
-// shared library exporting the symbols fmu.Pack checks for. The master
-// never loads it: mbfmu FMUs run in-process.
+// shared library exporting the symbols fmu.PackVersion checks for (FMI 2.0
+// and 3.0). The master never loads it: mbfmu FMUs run in-process.
 func fakeRuntime(t testing.TB, dir string) string {
 	t.Helper()
 	src := filepath.Join(dir, "fake.c")
-	if err := os.WriteFile(src, []byte("int fmi2Instantiate(void){return 0;}\nint fmi2DoStep(void){return 0;}\nint fmi2GetFMUstate(void){return 0;}\n"), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte("int fmi2Instantiate(void){return 0;}\nint fmi2DoStep(void){return 0;}\nint fmi2GetFMUstate(void){return 0;}\n"+
+		"int fmi3InstantiateCoSimulation(void){return 0;}\nint fmi3DoStep(void){return 0;}\nint fmi3GetFMUState(void){return 0;}\nint fmi3GetFloat64(void){return 0;}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "libfake-fmi2.so")

@@ -297,11 +297,19 @@ func (m *Master) wire(el *errList) error {
 		}
 		o := from.base().outputIndex(fp)
 		if o < 0 {
+			if f, ok := from.(*fmuComp); ok && f.whyNotPort(fp, false) != "" {
+				el.add(cn.Line, "<connect>: %s", f.whyNotPort(fp, false))
+				continue
+			}
 			el.add(cn.Line, "<connect>: %s has no output %q (outputs: %s)", fc, fp, portList(from.base().outs))
 			continue
 		}
 		i := to.base().inputIndex(tp)
 		if i < 0 {
+			if f, ok := to.(*fmuComp); ok && f.whyNotPort(tp, true) != "" {
+				el.add(cn.Line, "<connect>: %s", f.whyNotPort(tp, true))
+				continue
+			}
 			el.add(cn.Line, "<connect>: %s has no input %q (inputs: %s)", tc, tp, portList(to.base().ins))
 			continue
 		}
@@ -727,6 +735,9 @@ func (m *Master) Describe() string {
 				how += ", mbfmu FMU in-process"
 			} else {
 				how += ", FMU via dlopen"
+			}
+			if f.arch.md.fmi3() {
+				how += ", FMI 3.0"
 			}
 		}
 		fmt.Fprintf(&b, "  %-10s %-15s (%s) in: %s; out: %s\n", x.name, x.kind, how, portList(x.ins), portList(x.outs))
