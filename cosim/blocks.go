@@ -202,6 +202,23 @@ func defaultNames(prefix string, n int) []string {
 	return out
 }
 
+// newControllerFMUComp runs the controller of an mbfmu controller FMU
+// (spec) as a controller component.
+func newControllerFMUComp(el *errList, e *Element, s *controller.Spec) component {
+	e.str("path")
+	e.boolean(el, "logging", false)
+	if len(e.Params) > 0 || len(e.Starts) > 0 {
+		el.add(e.Line, "<fmu name=%q>: a controller FMU has no parameters or start values to set", e.Name)
+		return nil
+	}
+	base := comp{name: e.Name, kind: e.Kind, line: e.Line, direct: true}
+	dt := 0.0
+	if s.Kind == controller.KindStateSpace {
+		dt = s.Dt
+	}
+	return build(el, e, base, s, dt, fmt.Sprintf("controller FMU (%s), run as the controller", s.Kind))
+}
+
 // newSignalComp is a source: one output "y" = expression of time.
 func newSignalComp(el *errList, cfg *Config, e *Element, base comp) component {
 	src := e.str("expr")

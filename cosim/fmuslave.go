@@ -266,6 +266,7 @@ type fmuComp struct {
 	// run in-process (ours, unless MBFMU_COSIM_DLOPEN forces dlopen)
 	ours, inProc bool
 	file         string // the FMU's file name, for messages
+	path         string // the FMU's path (an SSP package copies it)
 	// extrapolation (master.go): value references and orders (all 1) of
 	// the inputs that get derivatives and of the outputs whose
 	// derivatives are read, and the latter's buffer
@@ -309,7 +310,7 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 		return nil
 	}
 	c.arch = a
-	c.file = filepath.Base(path)
+	c.file, c.path = filepath.Base(path), path
 	c.ours = a.ours()
 	c.inProc = c.ours && !forceDLOpen()
 	cs := a.md.CoSimulation

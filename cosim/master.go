@@ -215,7 +215,13 @@ func buildComponent(el *errList, cfg *Config, e *Element, built map[string]compo
 			c = x
 		}
 	case "fmu":
-		if x := newFMUComp(el, cfg, e); x != nil {
+		// a controller FMU of mbfmu runs as the controller itself (the
+		// same code its runtime runs; an SSP package holds one)
+		if s, err := controllerFMU(cfg.path(e.Attr["path"])); err != nil {
+			el.add(e.Line, "%v", err)
+		} else if s != nil {
+			c = newControllerFMUComp(el, e, s)
+		} else if x := newFMUComp(el, cfg, e); x != nil {
 			c = x
 		}
 	case "udp":

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"net"
@@ -41,10 +42,13 @@ func configFiles(file string, cfg *cosim.Config) []string {
 }
 
 func cmdCosim(args []string) error {
-	fs := newFlagSet("cosim", "usage: mbfmu cosim config.xml [-o results.csv] [--xlsx results.xlsx] [--rt [--mlock] [--priority N] [--cpu K]] [--bench N] [options]\n\n"+
+	fs := newFlagSet("cosim", "usage: mbfmu cosim config.xml|loop.ssp [-o results.csv] [--xlsx results.xlsx] [--rt [--mlock] [--priority N] [--cpu K]] [--bench N] [options]\n"+
+		"       mbfmu cosim config.xml --ssp loop.ssp\n\n"+
 		"Runs the co-simulation described by config.xml (see docs/cosim.md): plants (model files, FMUs),\n"+
 		"controllers (PID, LQR from the plant's linearisation, state feedback, state space), signals and\n"+
 		"UDP bridges to a rig. Prints the macro-step latency, the real-time factor and the checks.\n"+
+		"An SSP 1.0 package (.ssp) runs as well; --ssp writes the loop as one (plants and controllers as\n"+
+		"FMUs) instead of running it.\n"+
 		"SIGINT (Ctrl-C) or SIGTERM stop it after the current macro step with every row written.")
 	out := fs.String("o", "", "results CSV `file` (\"-\" for standard output; default: none)")
 	xlsx := fs.String("xlsx", "", "results spreadsheet with charts `file`.xlsx")
@@ -61,6 +65,8 @@ func cmdCosim(args []string) error {
 	bench := fs.Int("bench", 0, "run `N` times without results, as fast as possible, and print the median latency and real-time factor")
 	verbose := fs.Bool("v", false, "print the components' log messages")
 	quiet := fs.Bool("q", false, "no progress output")
+	ssp := fs.String("ssp", "", "write the loop as an SSP 1.0 `package` (.ssp) instead of running it")
+	runtime := fs.String("runtime", "", "with --ssp: the runtime `library` libmbfmu-fmi2.so (default: $MBFMU_RUNTIME, beside mbfmu, or ./bin)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -89,9 +95,27 @@ func cmdCosim(args []string) error {
 		return usagef("--bench: runs without results and as fast as possible: drop -o, --xlsx, --live and --rt")
 	}
 	file := pos[0]
-	cfg, err := cosim.LoadConfig(file)
-	if err != nil {
+	if isSet(fs, "runtime") && *ssp == "" {
+		return usagef("--runtime: only with --ssp")
+	}
+	var cfg *cosim.Config
+	if strings.EqualFold(filepath.Ext(file), ".ssp") {
+		if *ssp != "" {
+			return usagef("--ssp: %s is a package already", file)
+		}
+		dir, err := os.MkdirTemp("", "mbfmu-ssp-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if cfg, err = cosim.ReadSSP(file, dir); err != nil {
+			return err
+		}
+	} else if cfg, err = cosim.LoadConfig(file); err != nil {
 		return err
+	}
+	if *ssp != "" {
+		return writeSSP(file, cfg, *ssp, *runtime, fs)
 	}
 	if isSet(fs, "end") && !(*end > cfg.Settings.Start) {
 		return usagef("--end: must be after the start time %g s, got %g s", cfg.Settings.Start, *end)
@@ -107,7 +131,10 @@ func cmdCosim(args []string) error {
 		return cosimBench(cfg, *bench, *end)
 	}
 	// Inputs: the configuration and every file it names.
-	inputs := append([]string{file}, configFiles(file, cfg)...)
+	inputs := []string{file}
+	if !strings.EqualFold(filepath.Ext(file), ".ssp") {
+		inputs = append(inputs, configFiles(file, cfg)...)
+	}
 	if err := checkOutputs(inputs, outputFlag{"-o", *out}, outputFlag{"--xlsx", *xlsx}); err != nil {
 		return err
 	}
@@ -283,5 +310,39 @@ func cosimBench(cfg *cosim.Config, n int, end float64) error {
 		n, cfg.Name, d(func(r run) time.Duration { return r.p50 }), d(func(r run) time.Duration { return r.p99 }),
 		d(func(r run) time.Duration { return r.max }), med(func(r run) float64 { return r.rtf }),
 		med(func(r run) float64 { return r.allocs }))
+	return nil
+}
+
+// writeSSP writes the loop of cfg (from file) as an SSP package.
+func writeSSP(file string, cfg *cosim.Config, out, runtime string, fs *flag.FlagSet) error {
+	for _, f := range []string{"o", "xlsx", "live", "rt", "bench", "end"} {
+		if isSet(fs, f) {
+			return usagef("--%s: --ssp writes a package and runs nothing", f)
+		}
+	}
+	if !strings.EqualFold(filepath.Ext(out), ".ssp") {
+		return usagef("--ssp %s: name the package .ssp", out)
+	}
+	inputs := append([]string{file}, configFiles(file, cfg)...)
+	if err := checkOutputs(inputs, outputFlag{"--ssp", out}); err != nil {
+		return err
+	}
+	m, err := cosim.New(cfg, cosim.Options{})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := results.MakeParentDirs(out); err != nil {
+		return err
+	}
+	if err := m.WriteSSP(out, runtime); err != nil {
+		return err
+	}
+	size := int64(0)
+	if fi, err := os.Stat(out); err == nil {
+		size = fi.Size()
+	}
+	fmt.Printf("wrote %s: SSP 1.0, %d components as FMUs, %d connections, macro step %g s, %.1f MB\n",
+		out, len(cfg.Components), len(cfg.Connections), cfg.Settings.Step, float64(size)/1e6)
 	return nil
 }

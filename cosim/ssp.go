@@ -1,0 +1,524 @@
+package cosim
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"mbfmu/atomicfile"
+	"mbfmu/controller"
+	"mbfmu/fmu"
+)
+
+// The closed loop as an SSP 1.0 package (System Structure and
+// Parameterization): SystemStructure.ssd, one FMU per component in
+// resources/ — a plant's model file packed as an FMU, an FMU copied, a
+// controller (PID, state feedback, LQR, state space, signal, limit) as a
+// controller FMU of the same runtime (package controller: it runs the
+// controller as `mbfmu cosim` does, with direct feedthrough) —, their
+// connections, parameter values and input start values, the macro step
+// (OMSimulator's annotation) and the master's settings and checks
+// (annotation org.mbfmu.cosim). `mbfmu cosim` runs such a package (ReadSSP)
+// to the same results as the cosim file: a controller FMU of mbfmu runs as
+// the controller itself.
+
+// The namespaces of SSP 1.0 and of the annotations.
+const (
+	nsSSD  = "http://ssp-standard.org/SSP1/SystemStructureDescription"
+	nsSSC  = "http://ssp-standard.org/SSP1/SystemStructureCommon"
+	nsSSV  = "http://ssp-standard.org/SSP1/SystemStructureParameterValues"
+	nsOMS  = "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd"
+	nsMB   = "https://github.com/mbfmu/ssp"
+	annMB  = "org.mbfmu.cosim"
+	annOMS = "org.openmodelica"
+)
+
+// sspComp is one component as the package holds it.
+type sspComp struct {
+	name      string
+	fmuPath   string // the FMU file to copy into resources/
+	ins, outs []Port
+	params    []sspValue
+	starts    []sspValue
+}
+
+type sspValue struct {
+	name string
+	v    float64
+}
+
+// WriteSSP writes the master's loop as an SSP 1.0 package at out, packing
+// plants and controllers as FMUs with the runtime library at runtime (""
+// = fmu.FindRuntime). A UDP bridge cannot go into a package.
+func (m *Master) WriteSSP(out, runtime string) error {
+	tmp, err := os.MkdirTemp("", "mbfmu-ssp-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var comps []sspComp
+	for _, c := range m.comps {
+		b := c.base()
+		sc := sspComp{name: b.name, ins: b.ins, outs: b.outs, fmuPath: filepath.Join(tmp, b.name+".fmu")}
+		switch x := c.(type) {
+		case *modelComp:
+			if _, err := fmu.PackVersion(x.path, sc.fmuPath, runtime, 2); err != nil {
+				return fmt.Errorf("component %s: packing %s: %v", b.name, x.path, err)
+			}
+			for _, p := range x.spec.Params {
+				if v, ok := x.params[p.Name]; ok {
+					sc.params = append(sc.params, sspValue{p.Name, v})
+				}
+			}
+			for i, in := range x.spec.Inputs {
+				if x.start0[i] != in.Start {
+					sc.starts = append(sc.starts, sspValue{in.Name, x.start0[i]})
+				}
+			}
+		case *fmuComp:
+			if fi, err := os.Stat(x.path); err != nil || fi.IsDir() {
+				return fmt.Errorf("component %s: %s is not an FMU file (an unpacked folder cannot go into an SSP package)", b.name, x.path)
+			}
+			sc.fmuPath = x.path
+			for name, v := range x.params {
+				sc.params = append(sc.params, sspValue{name, v})
+			}
+			sortValues(sc.params)
+			for i, p := range x.ins {
+				if v := x.arch.md.variable(p.Name); v != nil && x.start0[i] != v.realStart() {
+					sc.starts = append(sc.starts, sspValue{p.Name, x.start0[i]})
+				}
+			}
+		case *blockComp:
+			data, err := x.r.Spec().XML()
+			if err != nil {
+				return err
+			}
+			src := filepath.Join(tmp, b.name+".xml")
+			if err := os.WriteFile(src, data, 0o644); err != nil {
+				return err
+			}
+			if _, err := fmu.PackVersion(src, sc.fmuPath, runtime, 2); err != nil {
+				return fmt.Errorf("component %s: packing its controller FMU: %v", b.name, err)
+			}
+		default:
+			return fmt.Errorf("component %s (<%s>) cannot go into an SSP package: only plants (<model>, <fmu>) and controllers can", b.name, b.kind)
+		}
+		comps = append(comps, sc)
+	}
+	ssd := m.ssd(comps)
+	return atomicfile.WriteFile(out, func(w io.Writer) error {
+		zw := zip.NewWriter(w)
+		f, err := zw.Create("SystemStructure.ssd")
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(ssd); err != nil {
+			return err
+		}
+		for _, c := range comps {
+			data, err := os.ReadFile(c.fmuPath)
+			if err != nil {
+				return err
+			}
+			f, err := zw.CreateHeader(&zip.FileHeader{Name: "resources/" + c.name + ".fmu", Method: zip.Store})
+			if err != nil {
+				return err
+			}
+			if _, err := f.Write(data); err != nil {
+				return err
+			}
+		}
+		return zw.Close()
+	})
+}
+
+func sortValues(v []sspValue) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j].name < v[j-1].name; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func esc(s string) string {
+	var b bytes.Buffer
+	xml.EscapeText(&b, []byte(s))
+	return strings.ReplaceAll(b.String(), `"`, "&#34;")
+}
+
+// ssd renders SystemStructure.ssd.
+func (m *Master) ssd(comps []sspComp) []byte {
+	s := &m.cfg.Settings
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	fmt.Fprintf(&b, `<ssd:SystemStructureDescription xmlns:ssc=%q xmlns:ssd=%q xmlns:ssv=%q xmlns:oms=%q xmlns:mbfmu=%q name="%s" version="1.0" generationTool="mbfmu"`,
+		nsSSC, nsSSD, nsSSV, nsOMS, nsMB, esc(m.cfg.Name))
+	if m.cfg.Description != "" {
+		fmt.Fprintf(&b, ` description="%s"`, esc(m.cfg.Description))
+	}
+	b.WriteString(">\n  <ssd:System name=\"root\">\n    <ssd:Elements>\n")
+	for _, c := range comps {
+		fmt.Fprintf(&b, "      <ssd:Component name=\"%s\" type=\"application/x-fmu-sharedlibrary\" source=\"resources/%s.fmu\">\n", esc(c.name), esc(c.name))
+		b.WriteString("        <ssd:Connectors>\n")
+		conn := func(name, kind, unit string) {
+			fmt.Fprintf(&b, "          <ssd:Connector name=\"%s\" kind=\"%s\"><ssc:Real/></ssd:Connector>\n", esc(name), kind)
+		}
+		for _, p := range c.ins {
+			conn(p.Name, "input", p.Unit)
+		}
+		for _, p := range c.outs {
+			conn(p.Name, "output", p.Unit)
+		}
+		for _, p := range c.params {
+			conn(p.name, "parameter", "")
+		}
+		b.WriteString("        </ssd:Connectors>\n")
+		if vals := append(append([]sspValue{}, c.params...), c.starts...); len(vals) > 0 {
+			b.WriteString("        <ssd:ParameterBindings>\n          <ssd:ParameterBinding>\n            <ssd:ParameterValues>\n")
+			b.WriteString("              <ssv:ParameterSet version=\"1.0\" name=\"parameters\">\n                <ssv:Parameters>\n")
+			for _, v := range vals {
+				fmt.Fprintf(&b, "                  <ssv:Parameter name=\"%s\"><ssv:Real value=\"%s\"/></ssv:Parameter>\n", esc(v.name), num(v.v))
+			}
+			b.WriteString("                </ssv:Parameters>\n              </ssv:ParameterSet>\n")
+			b.WriteString("            </ssd:ParameterValues>\n          </ssd:ParameterBinding>\n        </ssd:ParameterBindings>\n")
+		}
+		b.WriteString("      </ssd:Component>\n")
+	}
+	b.WriteString("    </ssd:Elements>\n    <ssd:Connections>\n")
+	for _, c := range m.cfg.Connections {
+		fc, fp := splitRef(c.From)
+		tc, tp := splitRef(c.To)
+		fmt.Fprintf(&b, "      <ssd:Connection startElement=\"%s\" startConnector=\"%s\" endElement=\"%s\" endConnector=\"%s\"/>\n", esc(fc), esc(fp), esc(tc), esc(tp))
+	}
+	b.WriteString("    </ssd:Connections>\n    <ssd:Annotations>\n")
+	fmt.Fprintf(&b, "      <ssc:Annotation type=%q>\n        <oms:Annotations>\n          <oms:SimulationInformation>\n", annOMS)
+	fmt.Fprintf(&b, "            <oms:FixedStepMaster description=\"oms-ma\" stepSize=\"%s\" absoluteTolerance=\"%s\" relativeTolerance=\"%s\"/>\n", num(s.Step), num(s.AbsTol), num(s.RelTol))
+	b.WriteString("          </oms:SimulationInformation>\n        </oms:Annotations>\n      </ssc:Annotation>\n")
+	fmt.Fprintf(&b, "      <ssc:Annotation type=%q>\n        <mbfmu:cosim>\n", annMB)
+	fmt.Fprintf(&b, "          <mbfmu:settings start=\"%s\" end=\"%s\" step=\"%s\"", num(s.Start), num(s.End), num(s.Step))
+	if s.OutputStep > 0 {
+		fmt.Fprintf(&b, " output-step=\"%s\"", num(s.OutputStep))
+	}
+	if s.Variable {
+		fmt.Fprintf(&b, " variable=\"true\" min-step=\"%s\" max-step=\"%s\"", num(s.MinStep), num(s.MaxStep))
+	}
+	fmt.Fprintf(&b, " rel-tol=\"%s\" abs-tol=\"%s\" extrapolate=\"%t\"/>\n", num(s.RelTol), num(s.AbsTol), s.Extrapolate)
+	for _, c := range m.cfg.Checks {
+		fmt.Fprintf(&b, "          <mbfmu:check signal=\"%s\"", esc(c.Signal))
+		if c.Minus != "" {
+			fmt.Fprintf(&b, " minus=\"%s\"", esc(c.Minus))
+		}
+		if !math.IsInf(c.After, -1) {
+			fmt.Fprintf(&b, " after=\"%s\"", num(c.After))
+		}
+		if !math.IsInf(c.Until, 1) {
+			fmt.Fprintf(&b, " until=\"%s\"", num(c.Until))
+		}
+		fmt.Fprintf(&b, " near=\"%s\" tol=\"%s\"", num(c.Near), num(c.Tol))
+		if c.Mean {
+			b.WriteString(` mean="true"`)
+		}
+		if c.RMS {
+			b.WriteString(` rms="true"`)
+		}
+		if c.Description != "" {
+			fmt.Fprintf(&b, " description=\"%s\"", esc(c.Description))
+		}
+		b.WriteString("/>\n")
+	}
+	b.WriteString("        </mbfmu:cosim>\n      </ssc:Annotation>\n    </ssd:Annotations>\n  </ssd:System>\n")
+	fmt.Fprintf(&b, "  <ssd:DefaultExperiment startTime=\"%s\" stopTime=\"%s\"/>\n", num(s.Start), num(s.End))
+	b.WriteString("</ssd:SystemStructureDescription>\n")
+	return []byte(b.String())
+}
+
+// splitRef splits "component.port" at the first dot.
+func splitRef(ref string) (string, string) {
+	if i := strings.IndexByte(ref, '.'); i >= 0 {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}
+
+// The parts of an SSD that ReadSSP reads (local names: the namespaces are
+// those of SSP 1.0 and the annotations').
+type ssdDoc struct {
+	Name        string `xml:"name,attr"`
+	Description string `xml:"description,attr"`
+	System      struct {
+		Name     string `xml:"name,attr"`
+		Elements struct {
+			Components []struct {
+				Name     string `xml:"name,attr"`
+				Type     string `xml:"type,attr"`
+				Source   string `xml:"source,attr"`
+				Bindings []struct {
+					Source string     `xml:"source,attr"`
+					Sets   []ssvSet   `xml:"ParameterValues>ParameterSet"`
+					Any    []xml.Name `xml:",any"`
+				} `xml:"ParameterBindings>ParameterBinding"`
+			} `xml:"Component"`
+			Systems []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"System"`
+		} `xml:"Elements"`
+		Connectors struct {
+			Items []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"Connector"`
+		} `xml:"Connectors"`
+		Connections []struct {
+			StartElement   string `xml:"startElement,attr"`
+			StartConnector string `xml:"startConnector,attr"`
+			EndElement     string `xml:"endElement,attr"`
+			EndConnector   string `xml:"endConnector,attr"`
+		} `xml:"Connections>Connection"`
+		Annotations []struct {
+			Type     string `xml:"type,attr"`
+			Step     []oms  `xml:"Annotations>SimulationInformation>FixedStepMaster"`
+			Settings []struct {
+				Attrs []xml.Attr `xml:",any,attr"`
+			} `xml:"cosim>settings"`
+			Checks []struct {
+				Attrs []xml.Attr `xml:",any,attr"`
+			} `xml:"cosim>check"`
+		} `xml:"Annotations>Annotation"`
+	} `xml:"System"`
+	Experiment *struct {
+		Start *float64 `xml:"startTime,attr"`
+		Stop  *float64 `xml:"stopTime,attr"`
+	} `xml:"DefaultExperiment"`
+}
+
+type oms struct {
+	StepSize float64 `xml:"stepSize,attr"`
+}
+
+type ssvSet struct {
+	Params []struct {
+		Name string `xml:"name,attr"`
+		Real *struct {
+			Value string `xml:"value,attr"`
+			Unit  string `xml:"unit,attr"`
+		} `xml:"Real"`
+	} `xml:"Parameters>Parameter"`
+}
+
+// ReadSSP unpacks the SSP package at pkg into dir (an empty folder the
+// caller removes after the run) and reads its system as a co-simulation
+// configuration: each FMU component an <fmu> (a controller FMU of mbfmu
+// runs as the controller itself), its parameter values as <parameter>s
+// (<start>s for inputs), the connections, and the master's settings and
+// checks from mbfmu's annotation — else the default experiment and
+// OMSimulator's fixed macro step. Nested systems and connectors of the
+// system itself are refused, with a message.
+func ReadSSP(pkg, dir string) (*Config, error) {
+	if err := unzipAll(pkg, dir); err != nil {
+		return nil, fmt.Errorf("%s: %v", pkg, err)
+	}
+	ssdPath := filepath.Join(dir, "SystemStructure.ssd")
+	data, err := os.ReadFile(ssdPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: no SystemStructure.ssd: %v", pkg, err)
+	}
+	var d ssdDoc
+	if err := xml.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("%s: SystemStructure.ssd: %v", pkg, err)
+	}
+	sys := &d.System
+	if len(sys.Elements.Systems) > 0 {
+		return nil, fmt.Errorf("%s: system %q holds the subsystem %q: mbfmu cosim runs one flat system of FMUs", pkg, sys.Name, sys.Elements.Systems[0].Name)
+	}
+	if len(sys.Connectors.Items) > 0 {
+		return nil, fmt.Errorf("%s: system %q has connectors of its own (%q): mbfmu cosim runs a closed system", pkg, sys.Name, sys.Connectors.Items[0].Name)
+	}
+	var b strings.Builder
+	name := d.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(pkg), filepath.Ext(pkg))
+	}
+	fmt.Fprintf(&b, "<cosim name=\"%s\" description=\"%s\">\n", esc(name), esc(d.Description))
+	var settings, checks []string
+	step := 0.0
+	for _, a := range sys.Annotations {
+		switch a.Type {
+		case annMB:
+			for _, s := range a.Settings {
+				settings = append(settings, "  <settings"+attrs(s.Attrs)+"/>\n")
+			}
+			for _, c := range a.Checks {
+				checks = append(checks, "  <check"+attrs(c.Attrs)+"/>\n")
+			}
+		case annOMS:
+			for _, o := range a.Step {
+				step = o.StepSize
+			}
+		}
+	}
+	if len(settings) == 0 {
+		// another tool's package: its experiment and macro step
+		s := "  <settings"
+		if e := d.Experiment; e != nil {
+			if e.Start != nil {
+				s += fmt.Sprintf(" start=\"%s\"", num(*e.Start))
+			}
+			if e.Stop != nil {
+				s += fmt.Sprintf(" end=\"%s\"", num(*e.Stop))
+			}
+		}
+		if step > 0 {
+			s += fmt.Sprintf(" step=\"%s\"", num(step))
+		}
+		settings = append(settings, s+"/>\n")
+	}
+	b.WriteString(strings.Join(settings, ""))
+	for _, c := range sys.Elements.Components {
+		if c.Type != "" && c.Type != "application/x-fmu-sharedlibrary" {
+			return nil, fmt.Errorf("%s: component %q is of type %q: mbfmu cosim runs FMUs (application/x-fmu-sharedlibrary)", pkg, c.Name, c.Type)
+		}
+		src := filepath.FromSlash(path.Clean(c.Source))
+		if strings.HasPrefix(src, "..") || filepath.IsAbs(src) {
+			return nil, fmt.Errorf("%s: component %q: source %q is outside the package", pkg, c.Name, c.Source)
+		}
+		fmt.Fprintf(&b, "  <fmu name=\"%s\" path=\"%s\">\n", esc(c.Name), esc(filepath.ToSlash(src)))
+		for _, bind := range c.Bindings {
+			sets := bind.Sets
+			if bind.Source != "" {
+				sv, err := readSSV(filepath.Join(dir, filepath.FromSlash(path.Clean(bind.Source))))
+				if err != nil {
+					return nil, fmt.Errorf("%s: component %q: parameter values %s: %v", pkg, c.Name, bind.Source, err)
+				}
+				sets = append(sets, sv)
+			}
+			for _, set := range sets {
+				for _, p := range set.Params {
+					if p.Real == nil {
+						return nil, fmt.Errorf("%s: component %q: parameter %q is not a Real", pkg, c.Name, p.Name)
+					}
+					v := p.Real.Value
+					if p.Real.Unit != "" && p.Real.Unit != "1" {
+						v += " " + p.Real.Unit
+					}
+					// an input's value is its start value
+					kind := "parameter"
+					if isInput(dir, src, p.Name) {
+						kind = "start"
+					}
+					fmt.Fprintf(&b, "    <%s name=\"%s\" value=\"%s\"/>\n", kind, esc(p.Name), esc(v))
+				}
+			}
+		}
+		b.WriteString("  </fmu>\n")
+	}
+	for _, c := range sys.Connections {
+		fmt.Fprintf(&b, "  <connect from=\"%s.%s\" to=\"%s.%s\"/>\n", esc(c.StartElement), esc(c.StartConnector), esc(c.EndElement), esc(c.EndConnector))
+	}
+	b.WriteString(strings.Join(checks, ""))
+	b.WriteString("</cosim>\n")
+	cfg, err := ParseConfig([]byte(b.String()), ssdPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", pkg, err)
+	}
+	return cfg, nil
+}
+
+func attrs(as []xml.Attr) string {
+	var b strings.Builder
+	for _, a := range as {
+		fmt.Fprintf(&b, " %s=\"%s\"", a.Name.Local, esc(a.Value))
+	}
+	return b.String()
+}
+
+// readSSV reads a parameter values file (.ssv).
+func readSSV(file string) (ssvSet, error) {
+	var s ssvSet
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return s, err
+	}
+	return s, xml.Unmarshal(data, &s)
+}
+
+// isInput reports whether name is an input of the FMU at src (relative to
+// dir).
+func isInput(dir, src, name string) bool {
+	a, err := openFMU(filepath.Join(dir, src))
+	if err != nil {
+		return false
+	}
+	defer a.close()
+	v := a.md.variable(name)
+	return v != nil && v.Causality == "input"
+}
+
+// unzipAll extracts the zip archive pkg into dir.
+func unzipAll(pkg, dir string) error {
+	zr, err := zip.OpenReader(pkg)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		name := path.Clean(f.Name)
+		if strings.HasPrefix(name, "..") || path.IsAbs(name) {
+			return fmt.Errorf("entry %q lies outside the package", f.Name)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if strings.HasSuffix(f.Name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		r, err := f.Open()
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(io.LimitReader(r, 1<<31))
+		r.Close()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// controllerFMU reports the controller spec of an mbfmu controller FMU at
+// p (nil when it is not one).
+func controllerFMU(p string) (*controller.Spec, error) {
+	a, err := openFMU(p)
+	if err != nil {
+		return nil, nil // newFMUComp reports it
+	}
+	defer a.close()
+	if !a.ours() {
+		return nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(a.dir, "resources", fmu.ModelFileName))
+	if err != nil || !controller.IsFile(data) {
+		return nil, nil
+	}
+	s, err := controller.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("controller FMU %s: %v", filepath.Base(p), err)
+	}
+	return s, nil
+}
