@@ -73,6 +73,11 @@ if [ -f examples/furuta/cosim.xml ]; then
 	echo "== spatial flagship: Furuta pendulum stabilised by LQR through dist/furuta.fmu"
 	bin/mbfmu cosim examples/furuta/cosim.xml -o out/furuta.csv --xlsx out/furuta.xlsx
 	echo "results: out/furuta.xlsx and out/furuta.csv"
+	echo "== the Furuta loop as an SSP 1.0 package (plant and LQR as FMUs), run from the package"
+	bin/mbfmu cosim examples/furuta/cosim.xml --ssp dist/furuta-lqr.ssp
+	bin/mbfmu cosim dist/furuta-lqr.ssp -o out/furuta-ssp.csv -q
+	cmp -s out/furuta.csv out/furuta-ssp.csv && echo "dist/furuta-lqr.ssp: results identical to the cosim file's (out/furuta-ssp.csv)" ||
+		{ echo "dist/furuta-lqr.ssp: results differ from the cosim file's" >&2; exit 1; }
 fi
 if [ -f examples/servo-axis/cosim.xml ]; then
 	echo "== servo axis (DC motor, gearbox with backlash, flexible shaft, bearing friction, stops) under PID through dist/servo-axis.fmu"
