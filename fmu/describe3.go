@@ -114,7 +114,7 @@ func (d *Description) XML3() []byte {
 	for _, f := range fmi3Capabilities {
 		if d.Controller {
 			switch f[0] {
-			case "providesDirectionalDerivatives", "providesAdjointDerivatives", "providesIntermediateUpdate", "canReturnEarlyAfterIntermediateUpdate":
+			case "providesDirectionalDerivatives", "providesAdjointDerivatives", "providesIntermediateUpdate", "canReturnEarlyAfterIntermediateUpdate", "mightReturnEarlyFromDoStep":
 				f[1] = "false"
 			case "maxOutputDerivativeOrder":
 				f[1] = "0"
@@ -194,9 +194,9 @@ func (d *Description) XML3() []byte {
 
 // fmi3Capabilities are the attributes of <CoSimulation> in the FMI 3.0
 // description: each "true" is implemented by the runtime (cabi/fmi3.go) and
-// tested. Intermediate update and early return on the master's request are
-// offered; the FMU does not end a step early of its own accord (no event
-// mode).
+// tested. Intermediate update, early return on the master's request and
+// at a contact event (when the master allows early return) are offered; no
+// event mode.
 var fmi3Capabilities = [...][2]string{
 	{"needsExecutionTool", "false"},
 	{"canBeInstantiatedOnlyOncePerProcess", "false"},
@@ -208,7 +208,7 @@ var fmi3Capabilities = [...][2]string{
 	{"canHandleVariableCommunicationStepSize", "true"},
 	{"maxOutputDerivativeOrder", "1"},
 	{"providesIntermediateUpdate", "true"},
-	{"mightReturnEarlyFromDoStep", "false"},
+	{"mightReturnEarlyFromDoStep", "true"},
 	{"canReturnEarlyAfterIntermediateUpdate", "true"},
 	{"hasEventMode", "false"},
 	{"providesEvaluateDiscreteStates", "false"},

@@ -106,6 +106,9 @@ type engineState interface {
 	// stepSize tells the communication step size of the step about to be
 	// taken (a controller FMU's dt; the engine keeps its own grid).
 	stepSize(h float64)
+	// contactModes appends the contacts' discrete modes (closed, sticking)
+	// to dst: a change is a contact event (FMI 3.0 early return).
+	contactModes(dst []float64) []float64
 }
 
 // compiler compiles the instance's model with parameter overrides by name.

@@ -207,6 +207,8 @@ func (cs *controllerState) unmarshal(b []byte) error {
 
 func (cs *controllerState) stats() string { return "controller" }
 
+func (cs *controllerState) contactModes(dst []float64) []float64 { return dst }
+
 func b2f(b bool) float64 {
 	if b {
 		return 1

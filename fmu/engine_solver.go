@@ -126,6 +126,8 @@ func (ss *solverState) unmarshal(b []byte) error        { return ss.s.UnmarshalB
 
 func (ss *solverState) stepSize(float64) {}
 
+func (ss *solverState) contactModes(dst []float64) []float64 { return ss.s.ContactModes(dst) }
+
 func (ss *solverState) stats() string {
 	st := ss.s.Stats()
 	return fmt.Sprintf("%d steps, %d rejected, %d Newton iterations, %d factorisations",

@@ -147,6 +147,8 @@ func (s *oscState) setParam(i int, v float64) error {
 func (s *oscState) copyFrom(o engineState) { *s = *o.(*oscState) }
 func (s *oscState) stepSize(float64)       {}
 
+func (s *oscState) contactModes(dst []float64) []float64 { return dst }
+
 func (s *oscState) stats() string { return fmt.Sprintf("%d steps", s.steps) }
 
 func (s *oscState) marshal() ([]byte, error) {

@@ -137,7 +137,7 @@ type IntermediateUpdateFunc func(t float64, canReturnEarly bool) (earlyReturn bo
 // step), lastSuccessful the time it reached, early whether the master ended
 // the step early from its intermediate-update callback.
 func (in *Instance) DoStep3(t, h float64, noSetFMUStatePriorToCurrentPoint bool) (st Status, terminate, early bool, lastSuccessful float64) {
-	st, early = in.doStep(t, h, in.iu != nil)
+	st, early = in.doStep(t, h, in.iu != nil || in.early)
 	return st, st == Discard && in.terminated, early, in.lastOK
 }
 
@@ -165,6 +165,9 @@ func (in *Instance) intermediateSteps(fn string, t, end float64) (Status, bool) 
 		if g > end-1e-3*hi {
 			return OK, false
 		}
+		if in.early {
+			in.cm0 = in.state.contactModes(in.cm0[:0])
+		}
 		if err := in.model.advanceTo(in.state, g); err != nil {
 			sf, ok := err.(*stepFailure)
 			if !ok {
@@ -184,16 +187,34 @@ func (in *Instance) intermediateSteps(fn string, t, end float64) (Status, bool) 
 		}
 		copy(in.outputs, in.scratch)
 		in.time = g
-		in.derOK = false
+		in.outDerivOK, in.derOK = false, false
 		if wantEarly && g >= earlyAt-1e-9*hi {
-			return in.endEarly(g), true
+			return in.endEarly(g, "as the master asked"), true
+		}
+		if in.early {
+			// a contact event (a contact closes or opens, sticks or
+			// slips) ends the step here, the master allowing it
+			in.cm1 = in.state.contactModes(in.cm1[:0])
+			for i, m := range in.cm1 {
+				if m != in.cm0[i] {
+					return in.endEarly(g, "at a contact event"), true
+				}
+			}
+		}
+		if in.iu == nil {
+			continue
 		}
 		in.phase = IntermediateUpdate
 		req, at := in.iu(g, in.early)
+		if in.phase != IntermediateUpdate {
+			// a call from the callback failed inside (a recovered panic
+			// moved the instance to the error state): the step ends there
+			return in.errorf(fn, "the instance left intermediate update mode during the callback at t = %.17g s (state %s)", g, in.phase), false
+		}
 		in.phase = StepComplete
 		if in.early && req {
 			if at <= g+1e-9*hi {
-				return in.endEarly(g), true
+				return in.endEarly(g, "as the master asked"), true
 			}
 			wantEarly, earlyAt = true, at
 		}
@@ -202,11 +223,11 @@ func (in *Instance) intermediateSteps(fn string, t, end float64) (Status, bool) 
 
 // endEarly ends a step at internal time g (early return): the master's
 // next step starts there, and the communication clock starts anew.
-func (in *Instance) endEarly(g float64) Status {
+func (in *Instance) endEarly(g float64, why string) Status {
 	in.time, in.lastOK = g, g
 	in.clock = commClock{}
 	in.lastStep = OK
-	in.logf(catEvents, OK, "fmi3DoStep: returned early at t = %.17g s, as the master asked", g)
+	in.logf(catEvents, OK, "fmi3DoStep: returned early at t = %.17g s, %s", g, why)
 	return OK
 }
 

@@ -158,3 +158,109 @@ func TestIntermediateUpdate(t *testing.T) {
 		t.Errorf("early return not allowed: %v early %v", st, early)
 	}
 }
+
+// The caches of derivatives follow the internal steps of an intermediate
+// update: a master that reads the state derivatives and the output
+// derivatives (allowed in intermediate update mode) at every internal
+// point gets those of the run stepped at the internal step there, and
+// after the step those at its end (they once kept the last internal
+// point's).
+func TestIntermediateUpdateDerivatives(t *testing.T) {
+	const H, hi, n = 0.01, 0.001, 5
+	ref := furuta3(t, nil, false)
+	acc, alpha := vrOf(t, ref, "der(pend.wbx)"), vrOf(t, ref, "alpha")
+	type point struct{ acc, dAlpha float64 }
+	want := map[int]point{}
+	a, d := []float64{0}, []float64{0}
+	for k := 1; k <= n*10; k++ {
+		if st, _, _, _ := ref.DoStep3(float64(k-1)*hi, hi, false); st != OK {
+			t.Fatalf("reference step %d: %v", k, st)
+		}
+		ref.GetFloat64([]uint32{acc}, a)
+		if st := ref.GetOutputDerivatives3([]uint32{alpha}, []int32{1}, d); st != OK {
+			t.Fatalf("reference output derivative: %v", st)
+		}
+		want[k] = point{a[0], d[0]}
+	}
+	var in *Instance
+	in = furuta3(t, func(tg float64, _ bool) (bool, float64) {
+		k := int(math.Round(tg / hi))
+		x, y := []float64{0}, []float64{0}
+		in.GetFloat64([]uint32{acc}, x)
+		if st := in.GetOutputDerivatives3([]uint32{alpha}, []int32{1}, y); st != OK {
+			t.Errorf("t = %g: fmi3GetOutputDerivatives in intermediate update mode: %v", tg, st)
+		}
+		if (point{x[0], y[0]}) != want[k] {
+			t.Errorf("t = %g: derivatives %v %v, stepping at the internal step gives %v", tg, x[0], y[0], want[k])
+		}
+		return false, 0
+	}, false)
+	for k := 1; k <= n; k++ {
+		if st, _, _, _ := in.DoStep3(float64(k-1)*H, H, false); st != OK {
+			t.Fatalf("step %d: %v", k, st)
+		}
+		in.GetFloat64([]uint32{acc}, a)
+		in.GetOutputDerivatives3([]uint32{alpha}, []int32{1}, d)
+		if (point{a[0], d[0]}) != want[10*k] {
+			t.Errorf("t = %g: derivatives after the step %v %v, want those at its end %v", float64(k)*H, a[0], d[0], want[10*k])
+		}
+	}
+}
+
+// Early return at a contact event (FMI 3.0, earlyReturnAllowed): the ball
+// of examples/ball-on-plate falls 1 m onto the plate and touches it at
+// t = √(2·1 m / 9.81 m/s²) = 0.45152 s; a 100 ms step from 0.4 s ends at
+// the first internal step (0.1 ms) with the contact closed, 0.4516 s,
+// bit for bit where stepping at the internal step gets, and the run goes
+// on from there. Without earlyReturnAllowed the step runs through.
+func TestEarlyReturnAtContact(t *testing.T) {
+	path := filepath.Join("..", "examples", "ball-on-plate", "model.xml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := load(data, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(early bool) *Instance {
+		in := newInstance("t", l.desc, l.compiler(), l.model, nil, false)
+		in.fmi3, in.early = true, early
+		if in.EnterInitializationMode3(false, 0, 0, false, 0) != OK || in.ExitInitializationMode() != OK {
+			t.Fatal("initialisation")
+		}
+		return in
+	}
+	y := vrOf(t, mk(false), "ball_y")
+	in := mk(true)
+	for k := 0; k < 4; k++ { // free fall: no event
+		if st, _, early, _ := in.DoStep3(float64(k)*0.1, 0.1, false); st != OK || early {
+			t.Fatalf("step %d: %v early %v", k, st, early)
+		}
+	}
+	st, _, early, last := in.DoStep3(0.4, 0.1, false)
+	tc := math.Sqrt(2 * 1.0 / 9.81)
+	if st != OK || !early || !(last >= tc) || last-tc > 1e-4+1e-12 {
+		t.Fatalf("the step from 0.4 s: %v early %v at %.17g s, the contact closes at %.6f s", st, early, last, tc)
+	}
+	a, b := []float64{0}, []float64{0}
+	in.GetFloat64([]uint32{y}, a)
+	ref := mk(false)
+	n := int(math.Round(last / 1e-4))
+	for k := 0; k < n; k++ {
+		ref.DoStep3(float64(k)*1e-4, 1e-4, false)
+	}
+	ref.GetFloat64([]uint32{y}, b)
+	if a[0] != b[0] {
+		t.Errorf("ball height at the early return %v, stepping at the internal step gives %v", a[0], b[0])
+	}
+	if st, _, early, l2 := in.DoStep3(last, 0.01, false); st != OK || early && l2 <= last {
+		t.Errorf("the step after the early return: %v early %v last %g", st, early, l2)
+	}
+	plain := mk(false)
+	for k := 0; k < 6; k++ {
+		if st, _, early, _ := plain.DoStep3(float64(k)*0.1, 0.1, false); st != OK || early {
+			t.Fatalf("without earlyReturnAllowed, step %d: %v early %v", k, st, early)
+		}
+	}
+}

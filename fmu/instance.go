@@ -73,6 +73,7 @@ type Instance struct {
 	fmi3     bool
 	iu       IntermediateUpdateFunc // nil: no intermediate update
 	early    bool                   // earlyReturnAllowed
+	cm0, cm1 []float64              // contact modes before and after an internal step
 	vr3, kn3 []uint32
 	ord3     []int32
 	adj3     []float64
@@ -195,7 +196,7 @@ func (in *Instance) Abort(fn string, reason any) Status {
 // instantiation or they are switched on here.
 func (in *Instance) SetDebugLogging(on bool, categories []string) Status {
 	const fn = "fmi2SetDebugLogging"
-	if !in.allowed(fn, anyPhase) {
+	if !in.allowed(fn, anyPhase|1<<IntermediateUpdate) {
 		return Error
 	}
 	if len(categories) == 0 {
@@ -322,6 +323,13 @@ func (in *Instance) initialize(fn string) Status {
 	}
 	if err := in.model.init(s); err != nil {
 		return in.failf(fn, "initialisation failed: %v", err)
+	}
+	if c, ok := s.(*controllerState); ok {
+		// a controller has nothing to integrate: its first evaluation is
+		// at the master's start time (it once was evaluated and committed
+		// at its file's start time, with the inputs' start values, and a
+		// start time before that was refused)
+		c.t = in.startTime
 	}
 	t0 := s.time()
 	switch tol := timeTol(in.startTime); {
@@ -673,6 +681,9 @@ func (in *Instance) doStep(t, h float64, intermediate bool) (st Status, early bo
 		if st, early = in.intermediateSteps(fn, t, end); st != OK || early {
 			return st, early
 		}
+		// the master may have read derivatives at the last internal point
+		// (they are cached): the state moves on
+		in.outDerivOK, in.derOK = false, false
 	}
 	if err := in.model.advanceTo(in.state, end); err != nil {
 		sf, ok := err.(*stepFailure)
@@ -689,13 +700,15 @@ func (in *Instance) doStep(t, h float64, intermediate bool) (st Status, early bo
 	in.model.evalOutputs(in.state, in.scratch)
 	for i, v := range in.scratch {
 		if !finite(v) {
-			in.lastOK = t
+			// the outputs keep the values of the last good point: t, or
+			// the last internal point of an intermediate update
+			in.lastOK = in.time
 			o := in.base.info().outputs[i]
 			where := ""
 			if o.where != "" {
 				where = " (" + o.where + ")"
 			}
-			return in.discard(fn, "output %q%s is %v at t = %.17g s: the simulation cannot go on (outputs keep their values at t = %.17g s)", o.name, where, v, target, t), false
+			return in.discard(fn, "output %q%s is %v at t = %.17g s: the simulation cannot go on (outputs keep their values at t = %.17g s)", o.name, where, v, target, in.time), false
 		}
 	}
 	copy(in.outputs, in.scratch)
@@ -732,6 +745,10 @@ func (in *Instance) SetRealInputDerivatives(vr []uint32, order []int32, v []floa
 	if len(order) < len(vr) || len(v) < len(vr) {
 		return in.errorf(fn, "order or value array shorter than the value-reference array")
 	}
+	if in.desc.Controller && len(vr) > 0 {
+		// (accepted here, they would make every following fmi2DoStep fail)
+		return in.errorf(fn, "a controller FMU takes no input derivatives (canInterpolateInputs=\"false\")")
+	}
 	for k, r := range vr {
 		x := in.variable(r)
 		switch {
@@ -759,7 +776,8 @@ func (in *Instance) SetRealInputDerivatives(vr []uint32, order []int32, v []floa
 // accelerations of the equations of motion (solver.OutputDerivatives).
 func (in *Instance) GetRealOutputDerivatives(vr []uint32, order []int32, v []float64) Status {
 	const fn = "fmi2GetRealOutputDerivatives"
-	if !in.allowed(fn, statusPhases) {
+	// (FMI 3.0 allows fmi3GetOutputDerivatives in intermediate update mode)
+	if !in.allowed(fn, statusPhases|1<<IntermediateUpdate) {
 		return Error
 	}
 	if len(order) < len(vr) || len(v) < len(vr) {

@@ -231,6 +231,16 @@ func (s *State) Redundant() []string {
 }
 
 // Stats returns solver statistics.
+// ContactModes appends each contact's discrete mode to dst: closed (1)
+// or open (0), and for Coulomb friction sticking or sliding — what a
+// contact event changes. It allocates nothing when dst has room.
+func (s *State) ContactModes(dst []float64) []float64 {
+	for k := 0; k+mech.CSStride <= len(s.cs); k += mech.CSStride {
+		dst = append(dst, s.cs[k+mech.CSClosed], s.cs[k+mech.CSMode])
+	}
+	return dst
+}
+
 func (s *State) Stats() Stats { return s.stats }
 
 // Q returns the position coordinates (read-only view).
