@@ -249,6 +249,13 @@ func TestNoAllocInSteadyState(t *testing.T) {
 	if err := checkNoAllocs(runProbeHost(t, &h3, nil, args...)); err != nil {
 		t.Errorf("furuta FMI 3.0, host3 alloc: %v", err)
 	}
+	// and fmi3DoStep with an intermediate-update callback that reads and
+	// sets values at each internal point (its answer once came back
+	// through two heap-allocated Go variables, at every internal point)
+	args[0] = "allociu"
+	if err := checkNoAllocs(runProbeHost(t, &h3, nil, args...)); err != nil {
+		t.Errorf("furuta FMI 3.0, host3 allociu: %v", err)
+	}
 }
 
 // TestAllocCountSeesInjected proves that TestNoAllocInSteadyState can

@@ -124,16 +124,16 @@ func fmi3InstantiateCoSimulation(instanceName C.fmi3String, instantiationToken C
 // which holds the instance's lock: it is released for the callback, so the
 // master can call fmi3GetFloat64 and fmi3SetFloat64 from it.
 func (x *component) intermediateUpdate(t float64, canReturnEarly bool) (bool, float64) {
-	var req C.fmi3Boolean
-	var at C.fmi3Float64
 	x.inIU = true
 	x.mu.Unlock()
 	defer func() {
 		x.mu.Lock()
 		x.inIU = false
 	}()
-	C.mbfmu_iu(x.iu, x.env3, C.fmi3Float64(t), C.fmi3Boolean(canReturnEarly), &req, &at)
-	return bool(req), float64(at)
+	// (the answer comes back by value: pointers to Go variables passed to
+	// C would move them to the heap, two allocations per internal step)
+	a := C.mbfmu_iu(x.iu, x.env3, C.fmi3Float64(t), C.fmi3Boolean(canReturnEarly))
+	return bool(a.earlyReturnRequested), float64(a.earlyReturnTime)
 }
 
 //export fmi3InstantiateModelExchange

@@ -32,10 +32,12 @@ void mbfmu_log3(fmi3LogMessageCallback logger, uintptr_t env, fmi3Status status,
     }
 }
 
-void mbfmu_iu(fmi3IntermediateUpdateCallback cb, uintptr_t env, fmi3Float64 t,
-              fmi3Boolean canReturnEarly, fmi3Boolean* earlyReturnRequested, fmi3Float64* earlyReturnTime) {
+mbfmu_iu_answer mbfmu_iu(fmi3IntermediateUpdateCallback cb, uintptr_t env, fmi3Float64 t,
+                         fmi3Boolean canReturnEarly) {
+    mbfmu_iu_answer a = {fmi3False, 0.0};
     /* inputs may be set and outputs read; an internal step has finished */
-    cb((fmi3InstanceEnvironment)env, t, true, true, true, canReturnEarly, earlyReturnRequested, earlyReturnTime);
+    cb((fmi3InstanceEnvironment)env, t, true, true, true, canReturnEarly, &a.earlyReturnRequested, &a.earlyReturnTime);
+    return a;
 }
 
 uintptr_t mbfmu_callbacks_env(const fmi2CallbackFunctions* f) { return f ? (uintptr_t)f->componentEnvironment : 0; }

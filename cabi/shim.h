@@ -62,9 +62,15 @@ void        mbfmu_log(fmi2CallbackLogger logger, uintptr_t env, fmi2String insta
 void        mbfmu_log3(fmi3LogMessageCallback logger, uintptr_t env, fmi3Status status,
                        fmi3String category, fmi3String message);
 
-/* mbfmu_iu calls an FMI 3.0 intermediateUpdate callback. */
-void        mbfmu_iu(fmi3IntermediateUpdateCallback cb, uintptr_t env, fmi3Float64 t,
-                     fmi3Boolean canReturnEarly, fmi3Boolean* earlyReturnRequested, fmi3Float64* earlyReturnTime);
+/* mbfmu_iu calls an FMI 3.0 intermediateUpdate callback and returns the
+ * master's answer by value (a Go pointer passed to C would be moved to the
+ * heap: an allocation per internal step). */
+typedef struct {
+    fmi3Boolean earlyReturnRequested;
+    fmi3Float64 earlyReturnTime;
+} mbfmu_iu_answer;
+mbfmu_iu_answer mbfmu_iu(fmi3IntermediateUpdateCallback cb, uintptr_t env, fmi3Float64 t,
+                         fmi3Boolean canReturnEarly);
 
 /* The environment and logger of fmi2Instantiate's callbacks (the
  * environment as an integer: the importer's value is opaque). */

@@ -113,13 +113,14 @@ int mbfmu_dl3_set_float64(mbfmu_dl3* h, const uint32_t* vr, size_t n, const doub
 int mbfmu_dl3_get_float64(mbfmu_dl3* h, const uint32_t* vr, size_t n, double* v) {
     return h->fmi3GetFloat64(h->c, vr, n, v, n);
 }
-int mbfmu_dl3_do_step(mbfmu_dl3* h, double t, double dt, int noSetPrior, int* flags, double* last) {
+mbfmu_dl3_step mbfmu_dl3_do_step(mbfmu_dl3* h, double t, double dt, int noSetPrior) {
     fmi3Boolean event = fmi3False, terminate = fmi3False, early = fmi3False;
     fmi3Float64 lastTime = t;
-    fmi3Status st = h->fmi3DoStep(h->c, t, dt, noSetPrior ? fmi3True : fmi3False, &event, &terminate, &early, &lastTime);
-    *flags = (event ? 1 : 0) | (terminate ? 2 : 0) | (early ? 4 : 0);
-    *last = lastTime;
-    return st;
+    mbfmu_dl3_step r;
+    r.status = h->fmi3DoStep(h->c, t, dt, noSetPrior ? fmi3True : fmi3False, &event, &terminate, &early, &lastTime);
+    r.flags = (event ? 1 : 0) | (terminate ? 2 : 0) | (early ? 4 : 0);
+    r.last = lastTime;
+    return r;
 }
 int mbfmu_dl3_has_output_derivs(mbfmu_dl3* h) { return h->fmi3GetOutputDerivatives != NULL; }
 int mbfmu_dl3_get_output_derivs(mbfmu_dl3* h, const uint32_t* vr, size_t n, const int32_t* order, double* v) {

@@ -38,10 +38,16 @@ int mbfmu_dl3_terminate(mbfmu_dl3* h);
 /* fmi3SetFloat64 and fmi3GetFloat64 of n scalars (nValues = n). */
 int mbfmu_dl3_set_float64(mbfmu_dl3* h, const uint32_t* vr, size_t n, const double* v);
 int mbfmu_dl3_get_float64(mbfmu_dl3* h, const uint32_t* vr, size_t n, double* v);
-/* fmi3DoStep with noSetFMUStatePriorToCurrentPoint; *flags gets bit 0
- * eventHandlingNeeded, bit 1 terminateSimulation, bit 2 earlyReturn, and
- * *last lastSuccessfulTime. */
-int mbfmu_dl3_do_step(mbfmu_dl3* h, double t, double dt, int noSetPrior, int* flags, double* last);
+/* fmi3DoStep with noSetFMUStatePriorToCurrentPoint: its status; flags
+ * has bit 0 eventHandlingNeeded, bit 1 terminateSimulation, bit 2
+ * earlyReturn, and last lastSuccessfulTime. Returned by value: a Go
+ * pointer passed to C would be moved to the heap (an allocation a step). */
+typedef struct {
+    int status;
+    int flags;
+    double last;
+} mbfmu_dl3_step;
+mbfmu_dl3_step mbfmu_dl3_do_step(mbfmu_dl3* h, double t, double dt, int noSetPrior);
 /* fmi3GetOutputDerivatives is optional here: mbfmu_dl3_has_output_derivs
  * tells whether the library exports it; calling it when missing returns
  * fmi3Error. n scalars (nValues = n). */

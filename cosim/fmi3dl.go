@@ -128,10 +128,8 @@ func (s *dlSlave3) getReal(vr []uint32, v []float64) error {
 }
 
 func (s *dlSlave3) doStep(t, h float64) error {
-	var flags C.int
-	var last C.double
-	st := C.mbfmu_dl3_do_step(s.h, C.double(t), C.double(h), 1, &flags, &last)
-	return doStep3Error(s.sink, t, h, int(st), flags&2 != 0, flags&4 != 0, float64(last))
+	r := C.mbfmu_dl3_do_step(s.h, C.double(t), C.double(h), 1)
+	return doStep3Error(s.sink, t, h, int(r.status), r.flags&2 != 0, r.flags&4 != 0, float64(r.last))
 }
 
 // hasDerivatives: FMI 3.0 has no input derivatives.

@@ -133,7 +133,7 @@ func TestVariableStep(t *testing.T) {
 
 // One macro step of the master allocates nothing: with an in-process
 // model or an mbfmu FMU as plant and the LQR, with PID, signal, limit and
-// state-space blocks, and with a C FMU through dlopen.
+// state-space blocks, and with a C FMU (FMI 2.0 and 3.0) through dlopen.
 func TestAdvanceAllocatesNothing(t *testing.T) {
 	dir := t.TempDir()
 	fmuPath := packFMU(t, "../examples/cartpole/model.xml", dir)
@@ -162,6 +162,16 @@ func TestAdvanceAllocatesNothing(t *testing.T) {
   <connect from="plant.vx" to="pi.y"/>
   <connect from="pi.u" to="plant.F"/>
 </cosim>`)
+	pi3 := pi3Folder(t, dir, "pi3_unpacked", true)
+	cfmu3 := writeFile(t, dir, "cfmu3.xml", `<cosim name="cfmu3">
+  <settings end="100 s" step="1 ms"/>
+  <model name="plant" path="body.xml"/>
+  <fmu name="pi" path="`+pi3+`"><parameter name="kp" value="20"/></fmu>
+  <signal name="ref" expr="1"/>
+  <connect from="ref.y" to="pi.r"/>
+  <connect from="plant.vx" to="pi.y"/>
+  <connect from="pi.u" to="plant.F"/>
+</cosim>`)
 	cases := map[string]func() *Config{
 		"model+lqr": func() *Config { return modelCartpole(t) },
 		"fmu+lqr": func() *Config {
@@ -169,6 +179,9 @@ func TestAdvanceAllocatesNothing(t *testing.T) {
 		},
 		"blocks": func() *Config { c, _ := LoadConfig(blocks); return c },
 		"cfmu":   func() *Config { c, _ := LoadConfig(cfmu); return c },
+		// FMI 3.0 through dlopen: fmi3DoStep's results once came back
+		// through two heap-allocated variables a step
+		"cfmu3": func() *Config { c, _ := LoadConfig(cfmu3); return c },
 	}
 	for name, mk := range cases {
 		cfg := mk()

@@ -98,7 +98,12 @@ func (m *Master) WriteSSP(out, runtime string) error {
 				}
 			}
 		case *blockComp:
-			data, err := x.r.Spec().XML()
+			// the loop's macro step and span: a controller FMU's own (its
+			// first evaluation's dt) may differ, and an FMI master would
+			// then not run it as mbfmu cosim does
+			spec := *x.r.Spec()
+			spec.Step, spec.Start, spec.End = m.cfg.Settings.Step, m.cfg.Settings.Start, m.cfg.Settings.End
+			data, err := spec.XML()
 			if err != nil {
 				return err
 			}
@@ -260,14 +265,10 @@ type ssdDoc struct {
 		Name     string `xml:"name,attr"`
 		Elements struct {
 			Components []struct {
-				Name     string `xml:"name,attr"`
-				Type     string `xml:"type,attr"`
-				Source   string `xml:"source,attr"`
-				Bindings []struct {
-					Source string     `xml:"source,attr"`
-					Sets   []ssvSet   `xml:"ParameterValues>ParameterSet"`
-					Any    []xml.Name `xml:",any"`
-				} `xml:"ParameterBindings>ParameterBinding"`
+				Name     string       `xml:"name,attr"`
+				Type     string       `xml:"type,attr"`
+				Source   string       `xml:"source,attr"`
+				Bindings []ssdBinding `xml:"ParameterBindings>ParameterBinding"`
 			} `xml:"Component"`
 			Systems []struct {
 				Name string `xml:"name,attr"`
@@ -278,11 +279,16 @@ type ssdDoc struct {
 				Name string `xml:"name,attr"`
 			} `xml:"Connector"`
 		} `xml:"Connectors"`
+		// bindings of the system itself (hierarchical names): refused
+		Bindings    []ssdBinding `xml:"ParameterBindings>ParameterBinding"`
 		Connections []struct {
 			StartElement   string `xml:"startElement,attr"`
 			StartConnector string `xml:"startConnector,attr"`
 			EndElement     string `xml:"endElement,attr"`
 			EndConnector   string `xml:"endConnector,attr"`
+			// the children: a transformation (LinearTransformation, …)
+			// is refused, ConnectionGeometry and Annotations ignored
+			Any []xml.Name `xml:",any"`
 		} `xml:"Connections>Connection"`
 		Annotations []struct {
 			Type     string `xml:"type,attr"`
@@ -299,6 +305,51 @@ type ssdDoc struct {
 		Start *float64 `xml:"startTime,attr"`
 		Stop  *float64 `xml:"stopTime,attr"`
 	} `xml:"DefaultExperiment"`
+}
+
+// ssdBinding is one ParameterBinding: inline values or a source (.ssv),
+// with what ReadSSP cannot honour and so refuses (a ParameterMapping, a
+// prefix, a source relative to the component, a type other than SSV).
+type ssdBinding struct {
+	Source     string     `xml:"source,attr"`
+	SourceBase string     `xml:"sourceBase,attr"`
+	Prefix     string     `xml:"prefix,attr"`
+	Type       string     `xml:"type,attr"`
+	Sets       []ssvSet   `xml:"ParameterValues>ParameterSet"`
+	Any        []xml.Name `xml:",any"`
+}
+
+// unsupported names what of a binding ReadSSP cannot apply as SSP 1.0
+// means it ("" when it can).
+func (b *ssdBinding) unsupported() string {
+	for _, n := range b.Any {
+		if n.Local == "ParameterMapping" {
+			return "a ParameterMapping (renamed or transformed parameters)"
+		}
+	}
+	switch {
+	case b.Prefix != "":
+		return fmt.Sprintf("the prefix %q", b.Prefix)
+	case b.SourceBase != "" && b.SourceBase != "SSD":
+		return fmt.Sprintf("sourceBase=%q (a source inside the component)", b.SourceBase)
+	case b.Type != "" && b.Type != "application/x-ssp-parameter-set":
+		return fmt.Sprintf("a parameter source of type %q", b.Type)
+	}
+	return ""
+}
+
+// packagePath returns the file of a relative URI inside the package
+// unpacked at dir, or false when the URI is absolute (a scheme, a rooted
+// path) or leads outside the package.
+func packagePath(dir, uri string) (string, bool) {
+	if strings.Contains(uri, ":") || strings.HasPrefix(uri, "/") {
+		return "", false
+	}
+	p := filepath.FromSlash(path.Clean(uri))
+	if !filepath.IsLocal(p) {
+		return "", false
+	}
+	return filepath.Join(dir, p), true
 }
 
 type oms struct {
@@ -342,6 +393,18 @@ func ReadSSP(pkg, dir string) (*Config, error) {
 	}
 	if len(sys.Connectors.Items) > 0 {
 		return nil, fmt.Errorf("%s: system %q has connectors of its own (%q): mbfmu cosim runs a closed system", pkg, sys.Name, sys.Connectors.Items[0].Name)
+	}
+	if len(sys.Bindings) > 0 {
+		// (ignored, the components would silently keep their defaults)
+		return nil, fmt.Errorf("%s: system %q has parameter bindings of its own: mbfmu cosim reads the parameter bindings of its components only", pkg, sys.Name)
+	}
+	for _, c := range sys.Connections {
+		for _, n := range c.Any {
+			if strings.HasSuffix(n.Local, "Transformation") {
+				return nil, fmt.Errorf("%s: the connection %s.%s → %s.%s has a %s: mbfmu cosim connects values unchanged", pkg,
+					c.StartElement, c.StartConnector, c.EndElement, c.EndConnector, n.Local)
+			}
+		}
 	}
 	var b strings.Builder
 	name := d.Name
@@ -388,14 +451,22 @@ func ReadSSP(pkg, dir string) (*Config, error) {
 			return nil, fmt.Errorf("%s: component %q is of type %q: mbfmu cosim runs FMUs (application/x-fmu-sharedlibrary)", pkg, c.Name, c.Type)
 		}
 		src := filepath.FromSlash(path.Clean(c.Source))
-		if strings.HasPrefix(src, "..") || filepath.IsAbs(src) {
+		if strings.HasPrefix(src, "..") || filepath.IsAbs(src) || !filepath.IsLocal(src) {
 			return nil, fmt.Errorf("%s: component %q: source %q is outside the package", pkg, c.Name, c.Source)
 		}
 		fmt.Fprintf(&b, "  <fmu name=\"%s\" path=\"%s\">\n", esc(c.Name), esc(filepath.ToSlash(src)))
+		var inputs map[string]bool // the FMU's inputs, read once (opening an FMU unpacks it)
 		for _, bind := range c.Bindings {
+			if why := bind.unsupported(); why != "" {
+				return nil, fmt.Errorf("%s: component %q: a parameter binding with %s: mbfmu cosim does not apply it", pkg, c.Name, why)
+			}
 			sets := bind.Sets
 			if bind.Source != "" {
-				sv, err := readSSV(filepath.Join(dir, filepath.FromSlash(path.Clean(bind.Source))))
+				file, ok := packagePath(dir, bind.Source)
+				if !ok {
+					return nil, fmt.Errorf("%s: component %q: parameter values %q are not a file of the package", pkg, c.Name, bind.Source)
+				}
+				sv, err := readSSV(file)
 				if err != nil {
 					return nil, fmt.Errorf("%s: component %q: parameter values %s: %v", pkg, c.Name, bind.Source, err)
 				}
@@ -412,7 +483,10 @@ func ReadSSP(pkg, dir string) (*Config, error) {
 					}
 					// an input's value is its start value
 					kind := "parameter"
-					if isInput(dir, src, p.Name) {
+					if inputs == nil {
+						inputs = fmuInputs(filepath.Join(dir, src))
+					}
+					if inputs[p.Name] {
 						kind = "start"
 					}
 					fmt.Fprintf(&b, "    <%s name=\"%s\" value=\"%s\"/>\n", kind, esc(p.Name), esc(v))
@@ -451,16 +525,21 @@ func readSSV(file string) (ssvSet, error) {
 	return s, xml.Unmarshal(data, &s)
 }
 
-// isInput reports whether name is an input of the FMU at src (relative to
-// dir).
-func isInput(dir, src, name string) bool {
-	a, err := openFMU(filepath.Join(dir, src))
+// fmuInputs returns the names of the inputs of the FMU at p (none when it
+// cannot be opened: the <fmu> reports that).
+func fmuInputs(p string) map[string]bool {
+	in := map[string]bool{}
+	a, err := openFMU(p)
 	if err != nil {
-		return false
+		return in
 	}
 	defer a.close()
-	v := a.md.variable(name)
-	return v != nil && v.Causality == "input"
+	for _, v := range a.md.Variables {
+		if v.Causality == "input" {
+			in[v.Name] = true
+		}
+	}
+	return in
 }
 
 // unzipAll extracts the zip archive pkg into dir.
@@ -472,7 +551,8 @@ func unzipAll(pkg, dir string) error {
 	defer zr.Close()
 	for _, f := range zr.File {
 		name := path.Clean(f.Name)
-		if strings.HasPrefix(name, "..") || path.IsAbs(name) {
+		// (IsLocal: on Windows a backslash separates too)
+		if strings.HasPrefix(name, "..") || path.IsAbs(name) || !filepath.IsLocal(filepath.FromSlash(name)) {
 			return fmt.Errorf("entry %q lies outside the package", f.Name)
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))

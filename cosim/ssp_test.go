@@ -1,6 +1,7 @@
 package cosim
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"mbfmu/controller"
 	"mbfmu/fmu"
 )
 
@@ -216,5 +218,76 @@ func TestSSPErrors(t *testing.T) {
 	zipDir(t, filepath.Dir(nested), filepath.Join(dir, "n.ssp"))
 	if _, err := ReadSSP(filepath.Join(dir, "n.ssp"), t.TempDir()); err == nil || !strings.Contains(err.Error(), "subsystem \"inner\"") {
 		t.Errorf("a nested system: %v", err)
+	}
+	// what a package may say and mbfmu cosim cannot apply is refused, not
+	// ignored (the values would silently be others)
+	const head = `<ssd:SystemStructureDescription xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon" xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues" xmlns:ssm="http://ssp-standard.org/SSP1/SystemStructureParameterMapping" name="p" version="1.0"><ssd:System name="root">`
+	const comp = `<ssd:Elements><ssd:Component name="a" source="resources/a.fmu">%s</ssd:Component></ssd:Elements>`
+	for i, c := range []struct{ body, want string }{
+		{`<ssd:ParameterBindings><ssd:ParameterBinding source="resources/root.ssv"/></ssd:ParameterBindings>` + strings.Replace(comp, "%s", "", 1),
+			"parameter bindings of its own"},
+		{strings.Replace(comp, "%s", `<ssd:ParameterBindings><ssd:ParameterBinding source="resources/a.ssv"><ssd:ParameterMapping source="resources/a.ssm"/></ssd:ParameterBinding></ssd:ParameterBindings>`, 1),
+			"ParameterMapping"},
+		{strings.Replace(comp, "%s", `<ssd:ParameterBindings><ssd:ParameterBinding source="a.ssv" prefix="a."/></ssd:ParameterBindings>`, 1),
+			`prefix "a."`},
+		{strings.Replace(comp, "%s", `<ssd:ParameterBindings><ssd:ParameterBinding source="resources/p.ssv" sourceBase="component"/></ssd:ParameterBindings>`, 1),
+			"sourceBase"},
+		{strings.Replace(comp, "%s", `<ssd:ParameterBindings><ssd:ParameterBinding source="../../etc/x.ssv"/></ssd:ParameterBindings>`, 1),
+			"not a file of the package"},
+		{strings.Replace(comp, "%s", "", 1) + `<ssd:Connections><ssd:Connection startElement="a" startConnector="y" endElement="a" endConnector="u"><ssc:LinearTransformation factor="2"/></ssd:Connection></ssd:Connections>`,
+			"LinearTransformation"},
+	} {
+		d := filepath.Join(dir, fmt.Sprintf("bad%d", i))
+		writeFile(t, d, "SystemStructure.ssd", head+c.body+`</ssd:System></ssd:SystemStructureDescription>`)
+		pkg := filepath.Join(dir, fmt.Sprintf("bad%d.ssp", i))
+		zipDir(t, d, pkg)
+		if _, err := ReadSSP(pkg, t.TempDir()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("case %d: %v, want an error naming %q", i, err, c.want)
+		}
+	}
+}
+
+// A controller FMU of a cosim file whose own macro step differs from the
+// loop's goes into a package with the loop's step and span: mbfmu cosim
+// evaluates it first with dt = the loop's step, and an FMI master running
+// the package's FMU does so with the file's step.
+func TestSSPControllerFMUStep(t *testing.T) {
+	dir := t.TempDir()
+	s := &controller.Spec{Name: "pi", Kind: controller.KindPID, Step: 0.05, Start: 0, End: 9,
+		Inputs: []controller.Port{{Name: "r"}, {Name: "y"}}, Outputs: []controller.Port{{Name: "u"}},
+		Min: math.Inf(-1), Max: math.Inf(1), Kp: 20, Ki: 40, B: 1}
+	data, err := s.XML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := writeFile(t, dir, "pi.xml", string(data))
+	lib := fakeRuntime(t, dir)
+	if _, err := fmu.PackVersion(src, filepath.Join(dir, "pi.fmu"), lib, 2); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "body.xml", freeBody)
+	cfg, err := LoadConfig(writeFile(t, dir, "loop.xml", `<cosim name="loop">
+  <settings end="0.1 s" step="10 ms"/>
+  <model name="plant" path="body.xml"/>
+  <fmu name="pi" path="pi.fmu"/>
+  <signal name="ref" expr="1"/>
+  <connect from="ref.y" to="pi.r"/>
+  <connect from="plant.vx" to="pi.y"/>
+  <connect from="pi.u" to="plant.F"/>
+</cosim>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := sspOf(t, cfg, dir)
+	x := filepath.Join(dir, "x")
+	if err := unzipAll(pkg, x); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := controllerFMU(filepath.Join(x, "resources", "pi.fmu"))
+	if err != nil || s2 == nil {
+		t.Fatalf("the package's pi.fmu: %v", err)
+	}
+	if s2.Step != 0.01 || s2.Start != 0 || s2.End != 0.1 {
+		t.Errorf("the package's controller: step %g, span %g … %g; want the loop's 0.01, 0 … 0.1", s2.Step, s2.Start, s2.End)
 	}
 }

@@ -104,4 +104,61 @@ func TestControllerFMU(t *testing.T) {
 	if st := in.GetDirectionalDerivative([]uint32{2}, []uint32{0}, []float64{1}, []float64{0}); st == OK {
 		t.Error("directional derivative of a controller FMU")
 	}
+	if st := in.GetRealOutputDerivatives([]uint32{2}, []int32{1}, []float64{0}); st == OK {
+		t.Error("output derivative of a controller FMU")
+	}
+	// input derivatives are refused at the call, and the steps go on (they
+	// once were taken, and every following fmi2DoStep failed)
+	if st := in.SetRealInputDerivatives([]uint32{1}, []int32{1}, []float64{1}); st != Error {
+		t.Errorf("an input derivative on a controller FMU: %v", st)
+	}
+	if st := in.DoStep(in.Time(), h, false); st != OK {
+		t.Errorf("the step after a refused input derivative: %v", st)
+	}
+}
+
+// A controller FMU started at another time than its file's start time
+// starts there: its first evaluation is at the master's start time with
+// dt = its step, as at the file's start (it once was evaluated and
+// committed at the file's start time first, and an earlier start time was
+// refused).
+func TestControllerFMUStartTime(t *testing.T) {
+	s := &controller.Spec{Name: "pid", Kind: controller.KindPID, Step: 0.01, Start: 0, End: 2,
+		Inputs:  []controller.Port{{Name: "r"}, {Name: "y"}},
+		Outputs: []controller.Port{{Name: "u"}},
+		Min:     math.Inf(-1), Max: math.Inf(1), Kp: 3, Ki: 2, B: 1}
+	data, err := s.XML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := load(data, "pid.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, t0 := range []float64{0, 0.5, -1} {
+		pid, err := control.NewPID(control.PIDConfig{Kp: 3, Ki: 2, B: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := newInstance("pid", l.desc, l.compiler(), l.model, nil, false)
+		if in.SetupExperiment(false, 0, t0, false, 0) != OK || in.EnterInitializationMode() != OK {
+			t.Fatal("setup")
+		}
+		in.SetReal([]uint32{0, 1}, []float64{1, 0.25})
+		if st := in.ExitInitializationMode(); st != OK {
+			t.Fatalf("start time %g: %v", t0, st)
+		}
+		u := []float64{0}
+		for k := 0; k < 5; k++ {
+			y := 0.25 + 0.1*float64(k)
+			in.SetReal([]uint32{1}, []float64{y})
+			in.GetReal([]uint32{2}, u)
+			if want := pid.Update(1, y, 0.01); u[0] != want {
+				t.Fatalf("start time %g, step %d: u = %v, the PID gives %v", t0, k, u[0], want)
+			}
+			if st := in.DoStep(t0+float64(k)*0.01, 0.01, false); st != OK {
+				t.Fatalf("start time %g, step %d: %v", t0, k, st)
+			}
+		}
+	}
 }

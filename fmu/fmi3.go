@@ -227,7 +227,9 @@ func (in *Instance) endEarly(g float64, why string) Status {
 	in.time, in.lastOK = g, g
 	in.clock = commClock{}
 	in.lastStep = OK
-	in.logf(catEvents, OK, "fmi3DoStep: returned early at t = %.17g s, %s", g, why)
+	if in.logMask.on(catEvents) { // (the arguments would allocate)
+		in.logf(catEvents, OK, "fmi3DoStep: returned early at t = %.17g s, %s", g, why)
+	}
 	return OK
 }
 

@@ -264,3 +264,23 @@ func TestEarlyReturnAtContact(t *testing.T) {
 		}
 	}
 }
+
+// A call from the intermediate-update callback that fails inside (a
+// recovered panic of the C ABI: Abort) leaves the instance in the error
+// state: the step ends with Error there, and the state stays (it once was
+// put back to Step Mode when the callback returned).
+func TestIntermediateUpdateAbort(t *testing.T) {
+	var in *Instance
+	calls := 0
+	in = furuta3(t, func(tg float64, _ bool) (bool, float64) {
+		calls++
+		in.Abort("fmi3GetFloat64", "a panic in a call from the callback")
+		return false, 0
+	}, false)
+	if st, _, _, _ := in.DoStep3(0, 0.01, false); st != Error {
+		t.Errorf("fmi3DoStep: %v, want Error", st)
+	}
+	if calls != 1 || in.Phase() != ErrorPhase {
+		t.Errorf("%d callbacks, phase %v: want one, and the error state", calls, in.Phase())
+	}
+}

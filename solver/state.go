@@ -230,7 +230,6 @@ func (s *State) Redundant() []string {
 	return out
 }
 
-// Stats returns solver statistics.
 // ContactModes appends each contact's discrete mode to dst: closed (1)
 // or open (0), and for Coulomb friction sticking or sliding — what a
 // contact event changes. It allocates nothing when dst has room.
@@ -241,6 +240,7 @@ func (s *State) ContactModes(dst []float64) []float64 {
 	return dst
 }
 
+// Stats returns solver statistics.
 func (s *State) Stats() Stats { return s.stats }
 
 // Q returns the position coordinates (read-only view).

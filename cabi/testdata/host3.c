@@ -894,10 +894,50 @@ static void alloc_loop(fmu_t* f, const spec_t* s) {
     f->fmi3FreeInstance(c);
 }
 
+/* allociu: fmi3DoStep of 10 internal steps with an intermediate-update
+ * callback that reads time and the M list and sets the input at each
+ * internal point (9 a step), 2000 steps after 200 of warm-up. */
+static fmu_t* aiF;
+static fmi3Instance aiC;
+static const spec_t* aiS;
+static double aiM[4 * MAXV];
+
+static void alloc_iu_cb(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean setRequested,
+                        fmi3Boolean getAllowed, fmi3Boolean stepFinished, fmi3Boolean canReturnEarly,
+                        fmi3Boolean* earlyReturnRequested, fmi3Float64* earlyReturnTime) {
+    double v, u = 0.01 * sin(t);
+    (void)env, (void)setRequested, (void)getAllowed, (void)stepFinished, (void)canReturnEarly;
+    *earlyReturnTime = t;
+    CHECK(aiF->fmi3GetFloat64(aiC, &aiS->time, 1, &v, 1));
+    CHECK(aiF->fmi3GetFloat64(aiC, aiS->m, aiS->nm, aiM, aiS->nmv));
+    CHECK(aiF->fmi3SetFloat64(aiC, &aiS->tau, 1, &u, 1));
+    *earlyReturnRequested = fmi3False;
+}
+
+static void alloc_iu_loop(fmu_t* f, const spec_t* s) {
+    aiF = f;
+    aiS = s;
+    aiC = f->fmi3InstantiateCoSimulation("allociu", f->token, f->res, fmi3False, fmi3False, fmi3False, fmi3True, NULL, 0,
+                                          envExpect, logmsg, alloc_iu_cb);
+    if (!aiC) die("fmi3InstantiateCoSimulation failed: %s", lastlog);
+    CHECK(f->fmi3EnterInitializationMode(aiC, fmi3False, 0, 0, fmi3False, 0));
+    CHECK(f->fmi3ExitInitializationMode(aiC));
+    for (int k = 1; k <= 2200; k++) {
+        fmi3Boolean ev, term, early;
+        double last, u = utau(k);
+        if (k == 201) mark(f, "BEGIN");
+        CHECK(f->fmi3SetFloat64(aiC, &s->tau, 1, &u, 1));
+        CHECK(f->fmi3DoStep(aiC, (double)(k - 1) * 10 * H, 10 * H, fmi3True, &ev, &term, &early, &last));
+        if (early || term) die("allociu: step %d returned early or asked to terminate", k);
+    }
+    mark(f, "END");
+    f->fmi3FreeInstance(aiC);
+}
+
 int main(int argc, char** argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     verbose = getenv("HOST_VERBOSE") != NULL;
-    if (argc < 3) die("usage: host3 run|equiv|state|derivs|checks|nan|alloc DIR ...");
+    if (argc < 3) die("usage: host3 run|equiv|state|derivs|checks|nan|alloc|allociu DIR ...");
     const char* mode = argv[1];
     if (getenv("HOST_ENV_INT")) {
         envExpect = (void*)(uintptr_t)1;
@@ -943,6 +983,11 @@ int main(int argc, char** argv) {
         parse_spec(&s, &i, argc, argv);
         spec_end(i, argc);
         alloc_loop(&f3, &s);
+    } else if (!strcmp(mode, "allociu")) {
+        i = 3;
+        parse_spec(&s, &i, argc, argv);
+        spec_end(i, argc);
+        alloc_iu_loop(&f3, &s);
     } else {
         die("bad arguments");
     }
