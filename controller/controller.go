@@ -448,7 +448,7 @@ func (s *Spec) XML() ([]byte, error) {
 
 // Parse reads a controller file and checks that it builds.
 func Parse(data []byte) (*Spec, error) {
-	var s Spec
+	s := Spec{Min: math.Inf(-1), Max: math.Inf(1)} // limits left out: none
 	if err := xml.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("controller file: %v", err)
 	}

@@ -124,6 +124,11 @@ func TestSpecErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.xml, err, c.want)
 		}
 	}
+	// limits left out are none
+	s, err := Parse([]byte(`<controller name="c" kind="pid" step="0.001" kp="2"><input name="r"/><input name="y"/><output name="u"/></controller>`))
+	if err != nil || !math.IsInf(s.Min, -1) || !math.IsInf(s.Max, 1) {
+		t.Errorf("a file without limits: %v, limits [%v, %v]", err, s.Min, s.Max)
+	}
 	if IsFile([]byte(`<model name="m"/>`)) {
 		t.Error("a model file taken for a controller file")
 	}

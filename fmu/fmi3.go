@@ -157,6 +157,9 @@ func (in *Instance) intermediateSteps(fn string, t, end float64) (Status, bool) 
 	if mi.tol > 0 || !(hi > 0) {
 		return OK, false
 	}
+	if in.iu == nil && len(in.state.contactModes(in.cm0[:0])) == 0 {
+		return OK, false // early return allowed, but no contact to end a step
+	}
 	wantEarly, earlyAt := false, 0.0
 	for {
 		now := in.state.time()
@@ -176,6 +179,19 @@ func (in *Instance) intermediateSteps(fn string, t, end float64) (Status, bool) 
 			in.time, in.lastOK = sf.last, sf.last
 			return in.discard(fn, "%v", sf), false
 		}
+		in.outDerivOK, in.derOK = false, false
+		event := false
+		if in.early {
+			// a contact event (a contact closes or opens, sticks or
+			// slips) ends the step here, the master allowing it
+			in.cm1 = in.state.contactModes(in.cm1[:0])
+			for i, m := range in.cm1 {
+				event = event || m != in.cm0[i]
+			}
+		}
+		if in.iu == nil && !event {
+			continue // nobody looks at this point: no outputs needed
+		}
 		in.model.evalOutputs(in.state, in.scratch)
 		for i, v := range in.scratch {
 			if !finite(v) {
@@ -187,22 +203,11 @@ func (in *Instance) intermediateSteps(fn string, t, end float64) (Status, bool) 
 		}
 		copy(in.outputs, in.scratch)
 		in.time = g
-		in.outDerivOK, in.derOK = false, false
 		if wantEarly && g >= earlyAt-1e-9*hi {
 			return in.endEarly(g, "as the master asked"), true
 		}
-		if in.early {
-			// a contact event (a contact closes or opens, sticks or
-			// slips) ends the step here, the master allowing it
-			in.cm1 = in.state.contactModes(in.cm1[:0])
-			for i, m := range in.cm1 {
-				if m != in.cm0[i] {
-					return in.endEarly(g, "at a contact event"), true
-				}
-			}
-		}
-		if in.iu == nil {
-			continue
+		if event {
+			return in.endEarly(g, "at a contact event"), true
 		}
 		in.phase = IntermediateUpdate
 		req, at := in.iu(g, in.early)
@@ -287,6 +292,11 @@ func (in *Instance) GetAdjointDerivative(unknown, known []uint32, seed, sens []f
 	un, st := in.expand(fn, unknown, len(seed), &in.vr3)
 	if st != OK {
 		return st
+	}
+	for i, w := range seed {
+		if !finite(w) {
+			return in.errorf(fn, "seed %v for unknown element %d is not finite", w, i)
+		}
 	}
 	if cap(in.adj3) < len(kn)+len(un) {
 		in.adj3 = make([]float64, len(kn)+len(un))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mbfmu/controller"
 	"mbfmu/fmu"
 	"mbfmu/results"
 )
@@ -55,7 +56,12 @@ func cmdPack(args []string) error {
 	// Every check of 'mbfmu check', assembly at the start time included:
 	// an FMU that fails them would only fail later, in the importer's
 	// fmi2ExitInitializationMode.
-	if _, _, err := checkModel(model); err != nil {
+	// (a controller file is checked by the packer itself)
+	if data, err := os.ReadFile(model); err == nil && controller.IsFile(data) {
+		if _, err := controller.Parse(data); err != nil {
+			return fmt.Errorf("%s: %v", model, err)
+		}
+	} else if _, _, err := checkModel(model); err != nil {
 		printModelErrors(model, err)
 		fmt.Fprintf(os.Stderr, "mbfmu pack: %s does not pass 'mbfmu check'; no FMU written\n", model)
 		return exitError(1)
