@@ -262,33 +262,7 @@ func fmi2GetFMUstate(c C.fmi2Component, FMUstate *C.fmi2FMUstate) (st C.fmi2Stat
 		return badComponent(fn)
 	}
 	defer x.leave(fn, &st)
-	if FMUstate == nil {
-		return x.arg(fn, "FMUstate is NULL")
-	}
-	var reuse *stateObj
-	if *FMUstate != nil {
-		if reuse = x.state(*FMUstate); reuse == nil {
-			return x.arg(fn, "*FMUstate is neither NULL nor a state of this instance")
-		}
-	}
-	var prev *fmu.Snapshot
-	if reuse != nil {
-		prev = reuse.snap
-	}
-	snap, s := x.inst.GetFMUState(prev)
-	if s != fmu.OK {
-		return C.fmi2Status(s)
-	}
-	if reuse != nil {
-		reuse.snap = snap
-		return C.fmi2OK
-	}
-	so := x.newState(snap)
-	if so == nil {
-		return x.arg(fn, "out of memory")
-	}
-	*FMUstate = C.fmi2FMUstate(unsafe.Pointer(so.box))
-	return C.fmi2OK
+	return C.fmi2Status(x.getState(fn, FMUstate))
 }
 
 //export fmi2SetFMUstate
@@ -299,11 +273,7 @@ func fmi2SetFMUstate(c C.fmi2Component, FMUstate C.fmi2FMUstate) (st C.fmi2Statu
 		return badComponent(fn)
 	}
 	defer x.leave(fn, &st)
-	so := x.state(FMUstate)
-	if so == nil {
-		return x.arg(fn, "FMUstate is NULL, freed, or not a state of this instance")
-	}
-	return C.fmi2Status(x.inst.SetFMUState(so.snap))
+	return C.fmi2Status(x.setState(fn, FMUstate))
 }
 
 //export fmi2FreeFMUstate
@@ -314,16 +284,7 @@ func fmi2FreeFMUstate(c C.fmi2Component, FMUstate *C.fmi2FMUstate) (st C.fmi2Sta
 		return badComponent(fn)
 	}
 	defer x.leave(fn, &st)
-	if FMUstate == nil || *FMUstate == nil {
-		return C.fmi2OK // nothing to free
-	}
-	so := x.state(*FMUstate)
-	if so == nil {
-		return x.arg(fn, "*FMUstate is not a live state of this instance")
-	}
-	x.freeState(so)
-	*FMUstate = nil
-	return C.fmi2OK
+	return C.fmi2Status(x.releaseState(fn, FMUstate))
 }
 
 //export fmi2SerializedFMUstateSize
@@ -334,15 +295,7 @@ func fmi2SerializedFMUstateSize(c C.fmi2Component, FMUstate C.fmi2FMUstate, size
 		return badComponent(fn)
 	}
 	defer x.leave(fn, &st)
-	so := x.state(FMUstate)
-	if so == nil || size == nil {
-		return x.arg(fn, "FMUstate is not a live state of this instance, or size is NULL")
-	}
-	b, s := x.inst.SerializeFMUState(so.snap)
-	if s == fmu.OK {
-		*size = C.size_t(len(b))
-	}
-	return C.fmi2Status(s)
+	return C.fmi2Status(x.stateSize(fn, FMUstate, size))
 }
 
 //export fmi2SerializeFMUstate
@@ -353,19 +306,7 @@ func fmi2SerializeFMUstate(c C.fmi2Component, FMUstate C.fmi2FMUstate, serialize
 		return badComponent(fn)
 	}
 	defer x.leave(fn, &st)
-	so := x.state(FMUstate)
-	if so == nil || serializedState == nil {
-		return x.arg(fn, "FMUstate is not a live state of this instance, or serializedState is NULL")
-	}
-	b, s := x.inst.SerializeFMUState(so.snap)
-	if s != fmu.OK {
-		return C.fmi2Status(s)
-	}
-	if int(size) < len(b) {
-		return x.arg(fn, fmt.Sprintf("size %d is smaller than fmi2SerializedFMUstateSize (%d)", size, len(b)))
-	}
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(serializedState)), len(b)), b)
-	return C.fmi2OK
+	return C.fmi2Status(x.serialize(fn, FMUstate, unsafe.Pointer(serializedState), size))
 }
 
 //export fmi2DeSerializeFMUstate
@@ -376,24 +317,7 @@ func fmi2DeSerializeFMUstate(c C.fmi2Component, serializedState C.mbfmu_ConstByt
 		return badComponent(fn)
 	}
 	defer x.leave(fn, &st)
-	if serializedState == nil || FMUstate == nil || size > maxN {
-		return x.arg(fn, "serializedState or FMUstate is NULL, or size is too large")
-	}
-	data := unsafe.Slice((*byte)(unsafe.Pointer(serializedState)), int(size))
-	snap, s := x.inst.DeserializeFMUState(data)
-	if s != fmu.OK {
-		return C.fmi2Status(s)
-	}
-	if old := x.state(*FMUstate); old != nil {
-		old.snap = snap
-		return C.fmi2OK
-	}
-	so := x.newState(snap)
-	if so == nil {
-		return x.arg(fn, "out of memory")
-	}
-	*FMUstate = C.fmi2FMUstate(unsafe.Pointer(so.box))
-	return C.fmi2OK
+	return C.fmi2Status(x.deserialize(fn, unsafe.Pointer(serializedState), size, FMUstate))
 }
 
 //export fmi2GetDirectionalDerivative

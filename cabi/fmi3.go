@@ -45,10 +45,7 @@ func badInstance(fn string) C.fmi3Status {
 }
 
 // arg3 reports a bad pointer argument through the instance's log.
-func (x *component) arg3(fn, msg string) C.fmi3Status {
-	x.log(fmu.Error, fmu.LogStatusError, fn+": "+msg)
-	return C.fmi3Error
-}
+func (x *component) arg3(fn, msg string) C.fmi3Status { return C.fmi3Status(x.argErr(fn, msg)) }
 
 func vr3Slice(p C.mbfmu_ConstVR3Ptr, n C.size_t) []uint32 {
 	if n == 0 || p == nil {
@@ -550,18 +547,17 @@ func fmi3GetNumberOfContinuousStates(c C.fmi3Instance, n *C.size_t) C.fmi3Status
 
 //export fmi3GetFMUState
 func fmi3GetFMUState(c C.fmi3Instance, FMUState *C.fmi3FMUState) C.fmi3Status {
-	return C.fmi3Status(fmi2GetFMUstate3(c, "fmi3GetFMUState", (*C.fmi2FMUstate)(unsafe.Pointer(FMUState))))
+	const fn = "fmi3GetFMUState"
+	return call3(c, fn, func(x *component) C.fmi3Status {
+		return C.fmi3Status(x.getState(fn, (*C.fmi2FMUstate)(unsafe.Pointer(FMUState))))
+	})
 }
 
 //export fmi3SetFMUState
 func fmi3SetFMUState(c C.fmi3Instance, FMUState C.fmi3FMUState) C.fmi3Status {
 	const fn = "fmi3SetFMUState"
 	return call3(c, fn, func(x *component) C.fmi3Status {
-		so := x.state(C.fmi2FMUstate(unsafe.Pointer(FMUState)))
-		if so == nil {
-			return x.arg3(fn, "FMUState is NULL, freed, or not a state of this instance")
-		}
-		return C.fmi3Status(x.inst.SetFMUState(so.snap))
+		return C.fmi3Status(x.setState(fn, C.fmi2FMUstate(unsafe.Pointer(FMUState))))
 	})
 }
 
@@ -569,16 +565,7 @@ func fmi3SetFMUState(c C.fmi3Instance, FMUState C.fmi3FMUState) C.fmi3Status {
 func fmi3FreeFMUState(c C.fmi3Instance, FMUState *C.fmi3FMUState) C.fmi3Status {
 	const fn = "fmi3FreeFMUState"
 	return call3(c, fn, func(x *component) C.fmi3Status {
-		if FMUState == nil || *FMUState == nil {
-			return C.fmi3OK
-		}
-		so := x.state(C.fmi2FMUstate(unsafe.Pointer(*FMUState)))
-		if so == nil {
-			return x.arg3(fn, "*FMUState is not a live state of this instance")
-		}
-		x.freeState(so)
-		*FMUState = nil
-		return C.fmi3OK
+		return C.fmi3Status(x.releaseState(fn, (*C.fmi2FMUstate)(unsafe.Pointer(FMUState))))
 	})
 }
 
@@ -586,15 +573,7 @@ func fmi3FreeFMUState(c C.fmi3Instance, FMUState *C.fmi3FMUState) C.fmi3Status {
 func fmi3SerializedFMUStateSize(c C.fmi3Instance, FMUState C.fmi3FMUState, size *C.size_t) C.fmi3Status {
 	const fn = "fmi3SerializedFMUStateSize"
 	return call3(c, fn, func(x *component) C.fmi3Status {
-		so := x.state(C.fmi2FMUstate(unsafe.Pointer(FMUState)))
-		if so == nil || size == nil {
-			return x.arg3(fn, "FMUState is not a live state of this instance, or size is NULL")
-		}
-		b, s := x.inst.SerializeFMUState(so.snap)
-		if s == fmu.OK {
-			*size = C.size_t(len(b))
-		}
-		return C.fmi3Status(s)
+		return C.fmi3Status(x.stateSize(fn, C.fmi2FMUstate(unsafe.Pointer(FMUState)), size))
 	})
 }
 
@@ -602,19 +581,7 @@ func fmi3SerializedFMUStateSize(c C.fmi3Instance, FMUState C.fmi3FMUState, size 
 func fmi3SerializeFMUState(c C.fmi3Instance, FMUState C.fmi3FMUState, serializedState *C.fmi3Byte, size C.size_t) C.fmi3Status {
 	const fn = "fmi3SerializeFMUState"
 	return call3(c, fn, func(x *component) C.fmi3Status {
-		so := x.state(C.fmi2FMUstate(unsafe.Pointer(FMUState)))
-		if so == nil || serializedState == nil {
-			return x.arg3(fn, "FMUState is not a live state of this instance, or serializedState is NULL")
-		}
-		b, s := x.inst.SerializeFMUState(so.snap)
-		if s != fmu.OK {
-			return C.fmi3Status(s)
-		}
-		if int(size) < len(b) {
-			return x.arg3(fn, fmt.Sprintf("size %d is smaller than fmi3SerializedFMUStateSize (%d)", size, len(b)))
-		}
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(serializedState)), len(b)), b)
-		return C.fmi3OK
+		return C.fmi3Status(x.serialize(fn, C.fmi2FMUstate(unsafe.Pointer(FMUState)), unsafe.Pointer(serializedState), size))
 	})
 }
 
@@ -622,57 +589,7 @@ func fmi3SerializeFMUState(c C.fmi3Instance, FMUState C.fmi3FMUState, serialized
 func fmi3DeserializeFMUState(c C.fmi3Instance, serializedState C.mbfmu_ConstByte3Ptr, size C.size_t, FMUState *C.fmi3FMUState) C.fmi3Status {
 	const fn = "fmi3DeserializeFMUState"
 	return call3(c, fn, func(x *component) C.fmi3Status {
-		if serializedState == nil || FMUState == nil || size > maxN {
-			return x.arg3(fn, "serializedState or FMUState is NULL, or size is too large")
-		}
-		snap, s := x.inst.DeserializeFMUState(unsafe.Slice((*byte)(unsafe.Pointer(serializedState)), int(size)))
-		if s != fmu.OK {
-			return C.fmi3Status(s)
-		}
-		if old := x.state(C.fmi2FMUstate(unsafe.Pointer(*FMUState))); old != nil {
-			old.snap = snap
-			return C.fmi3OK
-		}
-		so := x.newState(snap)
-		if so == nil {
-			return x.arg3(fn, "out of memory")
-		}
-		*FMUState = C.fmi3FMUState(unsafe.Pointer(so.box))
-		return C.fmi3OK
-	})
-}
-
-// fmi2GetFMUstate3 is fmi3GetFMUState (the FMI 2.0 call's logic on an FMI
-// 3.0 instance).
-func fmi2GetFMUstate3(c C.fmi3Instance, fn string, FMUstate *C.fmi2FMUstate) C.fmi3Status {
-	return call3(c, fn, func(x *component) C.fmi3Status {
-		if FMUstate == nil {
-			return x.arg3(fn, "FMUState is NULL")
-		}
-		var reuse *stateObj
-		if *FMUstate != nil {
-			if reuse = x.state(*FMUstate); reuse == nil {
-				return x.arg3(fn, "*FMUState is neither NULL nor a state of this instance")
-			}
-		}
-		var prev *fmu.Snapshot
-		if reuse != nil {
-			prev = reuse.snap
-		}
-		snap, s := x.inst.GetFMUState(prev)
-		if s != fmu.OK {
-			return C.fmi3Status(s)
-		}
-		if reuse != nil {
-			reuse.snap = snap
-			return C.fmi3OK
-		}
-		so := x.newState(snap)
-		if so == nil {
-			return x.arg3(fn, "out of memory")
-		}
-		*FMUstate = C.fmi2FMUstate(unsafe.Pointer(so.box))
-		return C.fmi3OK
+		return C.fmi3Status(x.deserialize(fn, unsafe.Pointer(serializedState), size, (*C.fmi2FMUstate)(unsafe.Pointer(FMUState))))
 	})
 }
 

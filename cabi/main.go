@@ -161,10 +161,7 @@ func logC(logger C.fmi2CallbackLogger, env C.uintptr_t, name *C.char, st fmu.Sta
 }
 
 // arg reports a bad pointer argument through the instance's log.
-func (x *component) arg(fn, msg string) C.fmi2Status {
-	x.log(fmu.Error, fmu.LogStatusError, fn+": "+msg)
-	return C.fmi2Error
-}
+func (x *component) arg(fn, msg string) C.fmi2Status { return C.fmi2Status(x.argErr(fn, msg)) }
 
 // maxN bounds array lengths passed by the importer.
 const maxN = 1 << 30
