@@ -391,18 +391,7 @@ func xmlAttr(b *strings.Builder, name, value string) {
 // XML renders modelDescription.xml (FMI 2.0, co-simulation).
 func (d *Description) XML() []byte {
 	var b strings.Builder
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	b.WriteString("<fmiModelDescription")
-	xmlAttr(&b, "fmiVersion", "2.0")
-	xmlAttr(&b, "modelName", d.ModelName)
-	xmlAttr(&b, "guid", d.GUID)
-	if d.Description != "" {
-		xmlAttr(&b, "description", d.Description)
-	}
-	xmlAttr(&b, "generationTool", "mbfmu")
-	xmlAttr(&b, "variableNamingConvention", "flat")
-	b.WriteString(">\n  <CoSimulation")
-	xmlAttr(&b, "modelIdentifier", d.ModelIdentifier)
+	d.writeHead(&b, "2.0", "guid")
 	for _, f := range [...][2]string{
 		{"needsExecutionTool", "false"},
 		{"canHandleVariableCommunicationStepSize", "true"},
@@ -453,6 +442,24 @@ func (d *Description) XML() []byte {
 	d.writeStructure(&b)
 	b.WriteString("  </ModelStructure>\n</fmiModelDescription>\n")
 	return []byte(b.String())
+}
+
+// writeHead writes the XML declaration, <fmiModelDescription> with its
+// attributes (FMI version, the GUID under the version's name) and the
+// opening of <CoSimulation> up to its modelIdentifier.
+func (d *Description) writeHead(b *strings.Builder, version, guidAttr string) {
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	b.WriteString("<fmiModelDescription")
+	xmlAttr(b, "fmiVersion", version)
+	xmlAttr(b, "modelName", d.ModelName)
+	xmlAttr(b, guidAttr, d.GUID)
+	if d.Description != "" {
+		xmlAttr(b, "description", d.Description)
+	}
+	xmlAttr(b, "generationTool", "mbfmu")
+	xmlAttr(b, "variableNamingConvention", "flat")
+	b.WriteString(">\n  <CoSimulation")
+	xmlAttr(b, "modelIdentifier", d.ModelIdentifier)
 }
 
 // engineFlag is "true" for a model's FMU and "false" for a controller

@@ -99,18 +99,7 @@ func (d *Description) TerminalsXML() []byte {
 // vector channels.
 func (d *Description) XML3() []byte {
 	var b strings.Builder
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	b.WriteString("<fmiModelDescription")
-	xmlAttr(&b, "fmiVersion", "3.0")
-	xmlAttr(&b, "modelName", d.ModelName)
-	xmlAttr(&b, "instantiationToken", d.GUID)
-	if d.Description != "" {
-		xmlAttr(&b, "description", d.Description)
-	}
-	xmlAttr(&b, "generationTool", "mbfmu")
-	xmlAttr(&b, "variableNamingConvention", "flat")
-	b.WriteString(">\n  <CoSimulation")
-	xmlAttr(&b, "modelIdentifier", d.ModelIdentifier)
+	d.writeHead(&b, "3.0", "instantiationToken")
 	for _, f := range fmi3Capabilities {
 		if d.Controller {
 			switch f[0] {
