@@ -827,7 +827,7 @@ func (in *Instance) GetRealOutputDerivatives(vr []uint32, order []int32, v []flo
 // cannot be set (they are knowns of the Jacobian only).
 func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, dvUnknown []float64) Status {
 	const fn = "fmi2GetDirectionalDerivative"
-	if !in.allowed(fn, getPhases) {
+	if !in.allowed(fn, getPhases&^(1<<IntermediateUpdate)) {
 		return Error
 	}
 	if in.desc.Controller {
