@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -173,11 +174,17 @@ func (m *Master) ssd(comps []sspComp) []byte {
 		fmt.Fprintf(&b, ` description="%s"`, esc(m.cfg.Description))
 	}
 	b.WriteString(">\n  <ssd:System name=\"root\">\n    <ssd:Elements>\n")
+	units := map[string]bool{} // the units the connectors use
 	for _, c := range comps {
 		fmt.Fprintf(&b, "      <ssd:Component name=\"%s\" type=\"application/x-fmu-sharedlibrary\" source=\"resources/%s.fmu\">\n", esc(c.name), esc(c.name))
 		b.WriteString("        <ssd:Connectors>\n")
 		conn := func(name, kind, unit string) {
-			fmt.Fprintf(&b, "          <ssd:Connector name=\"%s\" kind=\"%s\"><ssc:Real/></ssd:Connector>\n", esc(name), kind)
+			u := ""
+			if _, ok := fmu.BaseUnitAttrs(unit); ok && unit != "" {
+				u = ` unit="` + esc(unit) + `"`
+				units[unit] = true
+			}
+			fmt.Fprintf(&b, "          <ssd:Connector name=\"%s\" kind=\"%s\"><ssc:Real%s/></ssd:Connector>\n", esc(name), kind, u)
 		}
 		for _, p := range c.ins {
 			conn(p.Name, "input", p.Unit)
@@ -243,6 +250,19 @@ func (m *Master) ssd(comps []sspComp) []byte {
 		b.WriteString("/>\n")
 	}
 	b.WriteString("        </mbfmu:cosim>\n      </ssc:Annotation>\n    </ssd:Annotations>\n  </ssd:System>\n")
+	if len(units) > 0 {
+		names := make([]string, 0, len(units))
+		for u := range units {
+			names = append(names, u)
+		}
+		sort.Strings(names)
+		b.WriteString("  <ssd:Units>\n")
+		for _, u := range names {
+			attrs, _ := fmu.BaseUnitAttrs(u)
+			fmt.Fprintf(&b, "    <ssc:Unit name=\"%s\"><ssc:BaseUnit%s/></ssc:Unit>\n", esc(u), attrs)
+		}
+		b.WriteString("  </ssd:Units>\n")
+	}
 	fmt.Fprintf(&b, "  <ssd:DefaultExperiment startTime=\"%s\" stopTime=\"%s\"/>\n", num(s.Start), num(s.End))
 	b.WriteString("</ssd:SystemStructureDescription>\n")
 	return []byte(b.String())

@@ -92,6 +92,14 @@ func TestSSPRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			validateSSD(t, filepath.Join(x, "SystemStructure.ssd"))
+			if ex == "slider-crank-pid" {
+				ssd, _ := os.ReadFile(filepath.Join(x, "SystemStructure.ssd"))
+				for _, want := range []string{`<ssd:Connector name="omega" kind="output"><ssc:Real unit="rad/s"/>`, `<ssc:Unit name="N*m"><ssc:BaseUnit kg="1" m="2" s="-2"/></ssc:Unit>`} {
+					if !strings.Contains(string(ssd), want) {
+						t.Errorf("SystemStructure.ssd lacks %s", want)
+					}
+				}
+			}
 			if len(cfgB.Checks) != len(cfg.Checks) || len(cfgB.Connections) != len(cfg.Connections) {
 				t.Errorf("%d checks and %d connections from the package, %d and %d in the file", len(cfgB.Checks), len(cfgB.Connections), len(cfg.Checks), len(cfg.Connections))
 			}

@@ -496,21 +496,13 @@ func (d *Description) writeCommon(b *strings.Builder, fmi3 bool) {
 		for _, name := range us {
 			b.WriteString("    <Unit")
 			xmlAttr(b, "name", name)
-			su, ok := parseUnit(name)
+			attrs, ok := BaseUnitAttrs(name)
 			if !ok {
 				b.WriteString("/>\n")
 				continue
 			}
-			b.WriteString(">\n      <BaseUnit")
-			for k, e := range su.exp {
-				if e != 0 {
-					xmlAttr(b, baseName(k), strconv.Itoa(e))
-				}
-			}
-			if su.factor != 1 {
-				xmlAttr(b, "factor", ftoa(su.factor))
-			}
-			b.WriteString("/>\n")
+			su, _ := parseUnit(name)
+			b.WriteString(">\n      <BaseUnit" + attrs + "/>\n")
 			if su.exp == [8]int{7: 1} && su.factor == 1 { // rad
 				b.WriteString(`      <DisplayUnit name="deg" factor="` + ftoa(180/math.Pi) + `"/>` + "\n")
 			}

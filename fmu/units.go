@@ -2,6 +2,7 @@ package fmu
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -79,4 +80,24 @@ func modelUnitSyntax(s string) string {
 		prev = r
 	}
 	return b.String()
+}
+
+// BaseUnitAttrs returns the BaseUnit attributes of a unit name (` kg="1"
+// m="2" s="-2"`, with factor when not 1), as FMI and SSP declare units,
+// and whether the unit is known.
+func BaseUnitAttrs(name string) (string, bool) {
+	su, ok := parseUnit(name)
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	for k, e := range su.exp {
+		if e != 0 {
+			xmlAttr(&b, baseName(k), strconv.Itoa(e))
+		}
+	}
+	if su.factor != 1 {
+		xmlAttr(&b, "factor", ftoa(su.factor))
+	}
+	return b.String(), true
 }
