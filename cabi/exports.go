@@ -55,18 +55,11 @@ func fmi2Instantiate(instanceName C.fmi2String, fmuType C.fmi2Type, fmuGUID C.fm
 	if fmuResourceLocation != nil {
 		cfg.ResourceLocation = C.GoString(fmuResourceLocation)
 	}
-	inst, err := fmu.Instantiate(cfg)
+	p, err := x.open(cfg)
 	if err != nil {
 		return fail(err.Error())
 	}
-	x.inst = inst
-	h := cgo.NewHandle(x)
-	x.box = C.mbfmu_box_new(C.MBFMU_COMPONENT_MAGIC, C.uintptr_t(h))
-	if x.box == nil {
-		h.Delete()
-		return fail("out of memory")
-	}
-	return C.fmi2Component(unsafe.Pointer(x.box))
+	return C.fmi2Component(p)
 }
 
 //export fmi2FreeInstance

@@ -103,18 +103,11 @@ func fmi3InstantiateCoSimulation(instanceName C.fmi3String, instantiationToken C
 	if resourcePath != nil {
 		cfg.ResourceLocation = C.GoString(resourcePath)
 	}
-	inst, err := fmu.Instantiate(cfg)
+	p, err := x.open(cfg)
 	if err != nil {
 		return fail(err.Error())
 	}
-	x.inst = inst
-	h := cgo.NewHandle(x)
-	x.box = C.mbfmu_box_new(C.MBFMU_COMPONENT_MAGIC, C.uintptr_t(h))
-	if x.box == nil {
-		h.Delete()
-		return fail("out of memory")
-	}
-	return C.fmi3Instance(unsafe.Pointer(x.box))
+	return C.fmi3Instance(p)
 }
 
 // intermediateUpdate calls the master's callback from inside fmi3DoStep,

@@ -7,11 +7,9 @@ package main
 // outputs are compared bit for bit with the engine run in-process.
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -122,38 +120,7 @@ func setup(tb testing.TB) *env {
 }
 
 // unzip extracts an FMU as importers do.
-func unzip(src, dst string) error {
-	zr, err := zip.OpenReader(src)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		p := filepath.Join(dst, filepath.FromSlash(f.Name))
-		if f.FileInfo().IsDir() {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		r, err := f.Open()
-		if err != nil {
-			return err
-		}
-		data, err := io.ReadAll(r)
-		r.Close()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, f.Mode().Perm()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func unzip(src, dst string) error { return fmu.Unzip(src, dst) }
 
 // runHost runs the C host and returns its standard output.
 func (e *env) runHost(t *testing.T, args ...string) string {

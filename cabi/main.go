@@ -20,6 +20,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/cgo"
@@ -129,6 +130,23 @@ func (x *component) leave(fn string, st *C.fmi2Status) {
 		*st = C.fmi2Status(x.inst.Abort(fn, r))
 	}
 	x.mu.Unlock()
+}
+
+// open instantiates the model for x and gives x its box, the pointer the
+// importer holds (fmi2Component, fmi3Instance).
+func (x *component) open(cfg fmu.Config) (unsafe.Pointer, error) {
+	inst, err := fmu.Instantiate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	x.inst = inst
+	h := cgo.NewHandle(x)
+	x.box = C.mbfmu_box_new(C.MBFMU_COMPONENT_MAGIC, C.uintptr_t(h))
+	if x.box == nil {
+		h.Delete()
+		return nil, errors.New("out of memory")
+	}
+	return unsafe.Pointer(x.box), nil
 }
 
 // log sends a message to the importer's logger, on the calling thread.

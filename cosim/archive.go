@@ -1,14 +1,14 @@
 package cosim
 
 import (
-	"archive/zip"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"mbfmu/fmu"
 )
 
 // modelDescription is the part of an FMI 2.0 or FMI 3.0 modelDescription.xml
@@ -269,7 +269,7 @@ func openFMU(path string) (*fmuArchive, error) {
 			return nil, err
 		}
 		a.dir, a.temp = dir, true
-		if err := unzip(path, dir); err != nil {
+		if err := fmu.Unzip(path, dir); err != nil {
 			a.close()
 			return nil, fmt.Errorf("unpacking %s: %v", path, err)
 		}
@@ -371,55 +371,4 @@ func (u *urlPath) escaped() string {
 		}
 	}
 	return b.String()
-}
-
-// unzip extracts the archive at path into dir, refusing entries that would
-// land outside it.
-func unzip(path, dir string) error {
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		name := filepath.FromSlash(f.Name)
-		if filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
-			return fmt.Errorf("entry %q points outside the archive", f.Name)
-		}
-		dst := filepath.Join(dir, name)
-		if f.FileInfo().IsDir() || strings.HasSuffix(f.Name, "/") {
-			if err := os.MkdirAll(dst, 0o755); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := extract(f, dst); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func extract(f *zip.File, dst string) error {
-	r, err := f.Open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	mode := os.FileMode(0o644)
-	if f.Mode()&0o111 != 0 || strings.HasSuffix(f.Name, ".so") {
-		mode = 0o755
-	}
-	w, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(w, r); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
 }

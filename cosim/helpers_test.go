@@ -212,15 +212,5 @@ func runExampleLoop(t *testing.T, dir, fmuPath string, viaFMU bool) (*Summary, *
 			}
 		}
 	}
-	m, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	w := &memWriter{}
-	sum, err := m.Run(RunOptions{Writer: w})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sum, w
+	return runCfg(t, cfg)
 }

@@ -395,7 +395,7 @@ type ssvSet struct {
 // OMSimulator's fixed macro step. Nested systems and connectors of the
 // system itself are refused, with a message.
 func ReadSSP(pkg, dir string) (*Config, error) {
-	if err := unzipAll(pkg, dir); err != nil {
+	if err := fmu.Unzip(pkg, dir); err != nil {
 		return nil, fmt.Errorf("%s: %v", pkg, err)
 	}
 	ssdPath := filepath.Join(dir, "SystemStructure.ssd")
@@ -560,45 +560,6 @@ func fmuInputs(p string) map[string]bool {
 		}
 	}
 	return in
-}
-
-// unzipAll extracts the zip archive pkg into dir.
-func unzipAll(pkg, dir string) error {
-	zr, err := zip.OpenReader(pkg)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		name := path.Clean(f.Name)
-		// (IsLocal: on Windows a backslash separates too)
-		if strings.HasPrefix(name, "..") || path.IsAbs(name) || !filepath.IsLocal(filepath.FromSlash(name)) {
-			return fmt.Errorf("entry %q lies outside the package", f.Name)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if strings.HasSuffix(f.Name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		r, err := f.Open()
-		if err != nil {
-			return err
-		}
-		data, err := io.ReadAll(io.LimitReader(r, 1<<31))
-		r.Close()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // controllerFMU reports the controller spec of an mbfmu controller FMU at

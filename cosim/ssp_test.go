@@ -136,7 +136,7 @@ func TestSSPControllerFMUsThroughFMI(t *testing.T) {
 	_, ref := runCfg(t, cfg)
 	pkg := sspOf(t, cfg, dir)
 	x := filepath.Join(dir, "x")
-	if err := unzipAll(pkg, x); err != nil {
+	if err := fmu.Unzip(pkg, x); err != nil {
 		t.Fatal(err)
 	}
 	inst := map[string]*fmu.Instance{}
@@ -288,7 +288,7 @@ func TestSSPControllerFMUStep(t *testing.T) {
 	}
 	pkg := sspOf(t, cfg, dir)
 	x := filepath.Join(dir, "x")
-	if err := unzipAll(pkg, x); err != nil {
+	if err := fmu.Unzip(pkg, x); err != nil {
 		t.Fatal(err)
 	}
 	s2, err := controllerFMU(filepath.Join(x, "resources", "pi.fmu"))

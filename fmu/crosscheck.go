@@ -1,9 +1,7 @@
 package fmu
 
 import (
-	"archive/zip"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,7 +75,7 @@ func CrossCheck(modelPath, root, name string, opt CrossCheckOptions) (string, er
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := unzipResources(fmuPath, tmp); err != nil {
+	if err := Unzip(fmuPath, tmp); err != nil {
 		return "", err
 	}
 	var logged []string
@@ -207,35 +205,4 @@ func crossCheckReadMe(d *Description, name, ver string, h, stop float64) string 
   third-party importer (FMPy, fmusim, OMSimulator) was run on which FMU, with versions and results.
 `, name, ToolVersion, ver, d.Description, ToolVersion, ver[:1], strings.Join(d.Platforms, ", "), name,
 		ftoa(d.StartTime), ftoa(stop), ftoa(h), name, ftoa(d.IntegratorStep), d.Integrator, name, ver)
-}
-
-// unzipResources extracts the resources/ folder of an FMU into dir.
-func unzipResources(fmuPath, dir string) error {
-	zr, err := zip.OpenReader(fmuPath)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		if !strings.HasPrefix(f.Name, "resources/") || strings.HasSuffix(f.Name, "/") || strings.Contains(f.Name, "..") {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		r, err := f.Open()
-		if err != nil {
-			return err
-		}
-		data, err := io.ReadAll(r)
-		r.Close()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
