@@ -25,7 +25,7 @@ func ballModel(gravity, body, extra string) string {
 func TestBallJointFrictionSpinDown(t *testing.T) {
 	axis := [3]float64{1.0 / 3, 2.0 / 3, 2.0 / 3}
 	m, s := loadDrive(t, ballModel("0 0 0", `<body name="b" mass="1" inertia="0.01 0.01 0.01" omega="10/3, 20/3, 20/3" omega-frame="global"/>`,
-		`<friction name="f" joint="ball" preload="0.1" bristle-stiffness="1e5" bristle-damping="63"/>`))
+		`<friction name="f" joint="ball" model="lugre" preload="0.1" bristle-stiffness="1e5" bristle-damping="63"/>`))
 	if err := m.AdvanceTo(s, 0.5); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestBallJointFrictionSpinDown(t *testing.T) {
 // reaction, 9.81 N: 0.196 N·m) it falls.
 func TestBallJointFrictionHolds(t *testing.T) {
 	lever := `<body name="b" mass="1" inertia="0.001 0.003 0.003" cm="0.1 0 0"/>`
-	m, s := loadDrive(t, ballModel("0 0 -9.81", lever, `<friction name="f" joint="ball" preload="2" bristle-stiffness="1e4" bristle-damping="10"/>`))
+	m, s := loadDrive(t, ballModel("0 0 -9.81", lever, `<friction name="f" joint="ball" model="lugre" preload="2" bristle-stiffness="1e4" bristle-damping="10"/>`))
 	if err := m.AdvanceTo(s, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestBallJointFrictionHolds(t *testing.T) {
 	if tq := chanAt(t, m, s, "f.effort"); math.Abs(tq-0.981) > 1e-6 {
 		t.Errorf("holding torque %.9g N·m, want m g l = 0.981", tq)
 	}
-	m, s = loadDrive(t, ballModel("0 0 -9.81", lever, `<friction name="f" joint="ball" mu-kinetic="0.8" radius="25 mm" normal="sqrt(fx(ball)^2 + fy(ball)^2 + fz(ball)^2)" bristle-stiffness="1e4" bristle-damping="10"/>`))
+	m, s = loadDrive(t, ballModel("0 0 -9.81", lever, `<friction name="f" joint="ball" model="lugre" mu-kinetic="0.8" radius="25 mm" normal="sqrt(fx(ball)^2 + fy(ball)^2 + fz(ball)^2)" bristle-stiffness="1e4" bristle-damping="10"/>`))
 	if err := m.AdvanceTo(s, 0.3); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestUniversalJointFriction(t *testing.T) {
   <ground><marker name="O" z-axis="1 0 0" x-axis="0 1 0"/></ground>
   <body name="b" mass="1" inertia="0.01 0.02 0.02" omega="10, 0, 0" omega-frame="global"><marker name="m" z-axis="0 1 0" x-axis="1 0 0"/></body>
   <universal name="cross" i="ground.O" j="b.m"/>
-  <friction name="f" joint="cross" preload="0.1" bristle-stiffness="1e5" bristle-damping="63"/>
+  <friction name="f" joint="cross" model="lugre" preload="0.1" bristle-stiffness="1e5" bristle-damping="63"/>
 </model>`)
 	if err := m.AdvanceTo(s, 0.5); err != nil {
 		t.Fatal(err)

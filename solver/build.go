@@ -97,9 +97,9 @@ func (c *compiler) elements() {
 // the engine switches at events, and the elements with exact Coulomb
 // friction, whose stick and slip it decides (stickslip.go).
 func (c *compiler) contactSet() {
-	set := &contactSet{kappa: 2 * c.m.settings.BaumgarteAlpha, groups: c.m.ncs, joint: make([]bool, c.m.ncs), pair: make([]int, c.m.ncs), byGroup: make([]mech.Coulomb, c.m.ncs)}
-	for i := range set.pair {
-		set.pair[i] = -1
+	set := &contactSet{kappa: 2 * c.m.settings.BaumgarteAlpha, groups: c.m.ncs, joint: make([]bool, c.m.ncs), lead: make([]int, c.m.ncs), setN: make([]int, c.m.ncs), byGroup: make([]mech.Coulomb, c.m.ncs)}
+	for i := range set.lead {
+		set.lead[i] = -1
 	}
 	for _, f := range c.m.forces {
 		if e, ok := f.(*contacts.Elem); ok {
@@ -120,8 +120,12 @@ func (c *compiler) contactSet() {
 				set.byGroup[e.CoulombIndex()] = e
 				set.rows = append(set.rows, e)
 				set.maxd = max(set.maxd, len(e.Dofs()))
-				if p, ok := e.(mech.CoulombPair); ok {
-					set.pair[e.CoulombIndex()] = p.Partner()
+				if p, ok := e.(mech.CoulombSet); ok {
+					l, n := p.Set()
+					if g := e.CoulombIndex(); g < l || g >= l+n || n < 2 || n > mech.MaxCoulombSet {
+						panic("solver: a Coulomb set's rows must be 2 or 3 consecutive groups from its lead")
+					}
+					set.lead[e.CoulombIndex()], set.setN[e.CoulombIndex()] = l, n
 				}
 			}
 		}

@@ -469,11 +469,18 @@ func (s *State) checkMemory(core []float64) error {
 		if s.m.contacts.joint[k/mech.CSStride] && (st[mech.CSClosed] != 1 || st[mech.CSAlpha] != 0) {
 			return errors.New("joint friction state out of range")
 		}
-		if p := s.m.contacts.pair[k/mech.CSStride]; p >= 0 && (cs[p*mech.CSStride+mech.CSClosed] != st[mech.CSClosed] || cs[p*mech.CSStride+mech.CSMode] != st[mech.CSMode] || st[mech.CSMode] < 0) {
+		g := k / mech.CSStride
+		if l := s.m.contacts.lead[g]; l >= 0 && (cs[l*mech.CSStride+mech.CSClosed] != st[mech.CSClosed] || cs[l*mech.CSStride+mech.CSMode] != st[mech.CSMode] || st[mech.CSMode] < 0) {
 			return errors.New("contact friction state out of range")
 		}
-		if p := s.m.contacts.pair[k/mech.CSStride]; p > k/mech.CSStride && st[mech.CSMode] != 0 && math.Hypot(st[mech.CSStick], cs[p*mech.CSStride+mech.CSStick]) > 1+1e-9 {
-			return errors.New("contact slip direction out of range")
+		if s.m.contacts.lead[g] == g && st[mech.CSMode] != 0 {
+			d := 0.0
+			for r := 0; r < s.m.contacts.setN[g]; r++ {
+				d += cs[(g+r)*mech.CSStride+mech.CSStick] * cs[(g+r)*mech.CSStride+mech.CSStick]
+			}
+			if d > 1+2e-9 {
+				return errors.New("contact slip direction out of range")
+			}
 		}
 	}
 	return nil

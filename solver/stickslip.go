@@ -56,10 +56,11 @@ type contactSet struct {
 	rows   []mech.Coulomb   // exact Coulomb friction
 	groups int              // discrete-state groups (Model.ncs)
 	joint  []bool           // per group: a joint's friction (always closed, no α)
-	// pair holds, per group, the partner group of a paired row (isotropic
-	// friction in a plane: a spatial contact, mech.CoulombPair), −1 for
-	// none; the smaller group of a pair leads (its events, its mode)
-	pair []int
+	// lead holds, per group, the first group of its isotropic set
+	// (friction in a plane or in space: a spatial contact, a ball joint,
+	// mech.CoulombSet), −1 for a scalar row; setN the set's row count.
+	// The first group leads (its events, its mode).
+	lead, setN []int
 	// byGroup is the friction row of each group (nil for a contact
 	// without exact Coulomb friction)
 	byGroup []mech.Coulomb
@@ -93,7 +94,7 @@ type contactWork struct {
 	row2 []float64 // scratch: another
 	qs   []float64 // saved positions (differences along the motion)
 	unit []float64 // a unit velocity-space vector
-	rev  []bool    // per group: a slipping pair's slip velocity reversed at the event
+	rev  []bool    // per group: a slipping set's slip velocity reversed at the event
 	act  []int     // sticking (or candidate) friction rows (indices in rows)
 	wr   []float64 // their rows W, maxd per active row
 	vt   []float64 // their slip velocities
@@ -106,7 +107,7 @@ type contactWork struct {
 	fvec []float64
 	piv  []int
 	sidx []int     // the scalar rows among the active (decide)
-	dir  []float64 // a pair's slip direction set by decide, per active row
+	dir  []float64 // a set's slip direction set by decide, per active row
 	lm   []float64 // LCP matrix (2n)²
 	lq   []float64
 	lz   []float64
@@ -166,7 +167,7 @@ func (cs *contactSet) begin(m *Model, s *State) {
 		if cs.joint[e.CoulombIndex()] {
 			st[mech.CSClosed] = 1 // a joint's friction always acts
 		}
-		if cs.pair[e.CoulombIndex()] >= 0 {
+		if cs.lead[e.CoulombIndex()] >= 0 {
 			st[mech.CSMode] = 1 // settle decides (slipDirections: the direction)
 			// the step, from which the friction's low-speed blend
 			// follows (sphere.go: coulombForce)
@@ -206,9 +207,9 @@ func (cs *contactSet) settle(m *Model, s *State) bool {
 	w := s.cw.row
 	for _, e := range cs.rows {
 		st := cs.group(s, e)
-		if i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]; p >= 0 {
-			if p > i {
-				need = cs.settlePair(s, e, p) || need
+		if i, l := e.CoulombIndex(), cs.lead[e.CoulombIndex()]; l >= 0 {
+			if l == i {
+				need = cs.settleSet(s, e) || need
 			}
 			continue
 		}
@@ -230,45 +231,63 @@ func (cs *contactSet) settle(m *Model, s *State) bool {
 	return need
 }
 
-// settlePair settles the pair led by row e (partner group p): closed
-// while its normal law pushes; a closed pair that sticks, slips at zero
-// speed or whose slip velocity just reversed is a candidate.
-func (cs *contactSet) settlePair(s *State, e mech.Coulomb, p int) bool {
+// settleSet settles the isotropic set led by row e: closed while its
+// normal law pushes (a joint's: always); a closed set that sticks, slips
+// at zero speed or whose slip velocity just reversed is a candidate.
+func (cs *contactSet) settleSet(s *State, e mech.Coulomb) bool {
 	i := e.CoulombIndex()
 	st := cs.group(s, e)
-	sp := s.cs[p*mech.CSStride : (p+1)*mech.CSStride]
-	_, touching := e.(mech.CoulombPair).Touch(&s.x, st[mech.CSClosed] == 1)
+	_, touching := e.(mech.CoulombSet).Touch(&s.x, st[mech.CSClosed] == 1)
 	rev := s.cw.rev[i]
 	s.cw.rev[i] = false
 	if !touching {
-		st[mech.CSClosed], sp[mech.CSClosed] = 0, 0
-		st[mech.CSMode], sp[mech.CSMode] = 1, 1
-		st[mech.CSStick], sp[mech.CSStick] = 0, 0
+		cs.setSlots(s, i, mech.CSClosed, 0)
+		cs.setSlots(s, i, mech.CSMode, 1)
+		cs.setSlots(s, i, mech.CSStick, 0)
 		return false
 	}
-	st[mech.CSClosed], sp[mech.CSClosed] = 1, 1
-	v1, v2 := cs.pairSlip(s, e, p)
-	if st[mech.CSMode] == 0 || math.Hypot(v1, v2) <= vtolStick || rev {
-		st[mech.CSMode], sp[mech.CSMode] = 0, 0
+	cs.setSlots(s, i, mech.CSClosed, 1)
+	v := cs.setSlip(s, i)
+	if st[mech.CSMode] == 0 || norm(v[:cs.setN[i]]) <= vtolStick || rev {
+		cs.setSlots(s, i, mech.CSMode, 0)
 		return true
 	}
 	return false
 }
 
-// pairSlip returns the slip velocities of the pair led by e.
-func (cs *contactSet) pairSlip(s *State, e mech.Coulomb, p int) (v1, v2 float64) {
+// setSlots sets slot k of every row of the set led by group i to v.
+func (cs *contactSet) setSlots(s *State, i, k int, v float64) {
+	for r := 0; r < cs.setN[i]; r++ {
+		s.cs[(i+r)*mech.CSStride+k] = v
+	}
+}
+
+// setSlip returns the slip velocities of the rows of the set led by
+// group i.
+func (cs *contactSet) setSlip(s *State, i int) (v [mech.MaxCoulombSet]float64) {
 	w := s.cw.row
-	v1, _ = e.Slip(&s.x, w[:len(e.Dofs())])
-	v2, _ = cs.byGroup[p].Slip(&s.x, w[:len(e.Dofs())])
-	return v1, v2
+	for k := 0; k < cs.setN[i]; k++ {
+		e := cs.byGroup[i+k]
+		v[k], _ = e.Slip(&s.x, w[:len(e.Dofs())])
+	}
+	return v
+}
+
+// norm returns the Euclidean norm of v.
+func norm(v []float64) float64 {
+	ss := 0.0
+	for _, x := range v {
+		ss += x * x
+	}
+	return math.Sqrt(ss)
 }
 
 // rowSlip evaluates row e's W into w and returns its slip velocity and γ;
-// a paired row's γ = (dW/dt)·v is taken by central differences along the
+// a set's row's γ = (dW/dt)·v is taken by central differences along the
 // motion (q ⊕ ±ε v).
 func (cs *contactSet) rowSlip(m *Model, s *State, e mech.Coulomb, w []float64) (vt, gamma float64) {
 	vt, gamma = e.Slip(&s.x, w)
-	if cs.pair[e.CoulombIndex()] < 0 {
+	if cs.lead[e.CoulombIndex()] < 0 {
 		return vt, gamma
 	}
 	vm := 0.0
@@ -300,11 +319,11 @@ func (cs *contactSet) rowSlip(m *Model, s *State, e mech.Coulomb, w []float64) (
 	return vt, gamma
 }
 
-// rowTangent writes cv W + ∂vt/∂q of row e into g; a paired row's ∂vt/∂q
+// rowTangent writes cv W + ∂vt/∂q of row e into g; a set's row's ∂vt/∂q
 // by central differences.
 func (cs *contactSet) rowTangent(m *Model, s *State, e mech.Coulomb, cv float64, g []float64) {
 	e.SlipTangent(&s.x, cv, g)
-	if cs.pair[e.CoulombIndex()] < 0 {
+	if cs.lead[e.CoulombIndex()] < 0 {
 		return
 	}
 	cw := s.cw
@@ -411,10 +430,10 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		}
 		// Rows that start to slip do so with their slip force (the
 		// LCP's ∓μ0 F_N holds only at the instant of the switch): the
-		// sticking ones are solved again with those forces. (A pair's
+		// sticking ones are solved again with those forces. (A set's
 		// slip force is set by its decision.)
 		for j, r := range w.act {
-			if cs.pair[cs.rows[r].CoulombIndex()] >= 0 {
+			if cs.lead[cs.rows[r].CoulombIndex()] >= 0 {
 				continue
 			}
 			if md := cs.group(s, cs.rows[r])[mech.CSMode]; md != 0 {
@@ -424,7 +443,7 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 	}
 	cs.stickSolve(s, n)
 	if decide && cs.outsideCones(s, n) {
-		// a pair decided to stick with the forces of the first sweep
+		// a set decided to stick with the forces of the first sweep
 		// whose stick force, with the others' final ones, leaves its
 		// cone: it slips against that force; solved once more
 		cs.stickSolve(s, n)
@@ -434,8 +453,8 @@ func (cs *contactSet) accel(m *Model, s *State) error {
 		st := cs.group(s, cs.rows[r])
 		df := f - st[mech.CSStick]
 		st[mech.CSStick] = f
-		if st[mech.CSMode] != 0 && cs.pair[cs.rows[r].CoulombIndex()] >= 0 {
-			// a pair that starts to slip: its slot holds the direction
+		if st[mech.CSMode] != 0 && cs.lead[cs.rows[r].CoulombIndex()] >= 0 {
+			// a set that starts to slip: its slot holds the direction
 			st[mech.CSStick] = w.dir[j]
 		}
 		y := w.y[j*nK : (j+1)*nK]
@@ -530,18 +549,19 @@ func (cs *contactSet) stickWeighted(s *State, idx []int, a, r, f0 []float64) {
 }
 
 // decide sets the modes and friction forces (w.fvec) of the active rows
-// at a decision. Without pairs: the LCP over all of them. With pairs
-// (isotropic friction in a plane): first every candidate sticks; each pair
-// whose stick force leaves its cone |F| ≤ μ0 F_N slips, in the direction d
-// in which its slip acceleration, with its friction −μ F_N d and the
-// others' forces held, points (a fixed point, exact for an isotropic
-// Delassus block: a sphere's); then the scalar rows are decided by the
-// LCP with the pairs' forces held.
+// at a decision. Without isotropic sets: the LCP over all of them. With
+// sets (isotropic friction in a plane or in space): first every
+// candidate sticks; each set whose stick force leaves its cone
+// |F| ≤ μ0 F_N slips, in the direction d in which its slip acceleration,
+// with its friction −μ F_N d and the others' forces held, points (a fixed
+// point, exact for an isotropic Delassus block: a sphere's, a ball
+// joint's about its centre of mass); then the scalar rows are decided by
+// the LCP with the sets' forces held.
 func (cs *contactSet) decide(s *State, n int) error {
 	w := s.cw
 	idx := w.sidx[:0]
 	for j, r := range w.act {
-		if cs.pair[cs.rows[r].CoulombIndex()] < 0 {
+		if cs.lead[cs.rows[r].CoulombIndex()] < 0 {
 			idx = append(idx, j)
 		}
 	}
@@ -549,55 +569,80 @@ func (cs *contactSet) decide(s *State, n int) error {
 		return cs.decideLCP(s, n, idx)
 	}
 	cs.stickSolve(s, n) // all candidates stick
-	for j, r := range w.act {
+	for _, r := range w.act {
 		e := cs.rows[r]
 		i := e.CoulombIndex()
-		jp := cs.partnerAt(s, e)
-		if jp < 0 {
-			continue // a scalar row, or a pair's partner
+		var pos [mech.MaxCoulombSet]int
+		ns := cs.membersAt(s, e, &pos)
+		if ns < 0 {
+			continue // a scalar row, or a set's other row
 		}
-		f1, f2 := w.fvec[j], w.fvec[jp]
-		fm, r0 := math.Hypot(f1, f2), w.cap[j]
+		var f, c, d [mech.MaxCoulombSet]float64
+		for k := 0; k < ns; k++ {
+			f[k] = w.fvec[pos[k]]
+		}
+		fm, r0 := norm(f[:ns]), w.cap[pos[0]]
 		if fm <= r0*(1+1e-9) && !(w.fired[i] && fm >= (1-1e-6)*r0) {
 			continue // it sticks
 		}
-		// the pair's slip acceleration without its own friction
-		c1, c2 := w.bvec[j], w.bvec[jp]
-		for k := range w.act {
-			if k != j && k != jp {
-				c1 += w.amat[j*n+k] * w.fvec[k]
-				c2 += w.amat[jp*n+k] * w.fvec[k]
+		// the set's slip acceleration without its own friction
+		for k := 0; k < ns; k++ {
+			jk := pos[k]
+			c[k] = w.bvec[jk]
+			for m := range w.act {
+				if !inSet(pos[:ns], m) {
+					c[k] += w.amat[jk*n+m] * w.fvec[m]
+				}
 			}
 		}
-		mu := e.(mech.CoulombPair).Kinetic(&s.x)
+		mu := e.(mech.CoulombSet).Kinetic(&s.x)
 		// start against the stick force (for an isotropic block the
 		// direction of c); where the slip acceleration is at the noise
 		// level of its terms (a break-away with μ = μ0) it stays there
-		d1, d2 := 1.0, 0.0
+		cm := norm(c[:ns])
+		d[0] = 1
 		switch {
 		case fm > 0:
-			d1, d2 = -f1/fm, -f2/fm
-		case math.Hypot(c1, c2) > 0:
-			d1, d2 = c1/math.Hypot(c1, c2), c2/math.Hypot(c1, c2)
+			for k := 0; k < ns; k++ {
+				d[k] = -f[k] / fm
+			}
+		case cm > 0:
+			for k := 0; k < ns; k++ {
+				d[k] = c[k] / cm
+			}
 		}
-		scale := math.Hypot(c1, c2) + mu*(math.Abs(w.amat[j*n+j])+math.Abs(w.amat[jp*n+jp])+2*math.Abs(w.amat[j*n+jp]))
+		scale := cm
+		for k := 0; k < ns; k++ {
+			for l := 0; l < ns; l++ {
+				scale += mu * math.Abs(w.amat[pos[k]*n+pos[l]])
+			}
+		}
 		for it := 0; it < 50; it++ {
-			a1 := c1 - mu*(w.amat[j*n+j]*d1+w.amat[j*n+jp]*d2)
-			a2 := c2 - mu*(w.amat[jp*n+j]*d1+w.amat[jp*n+jp]*d2)
-			na := math.Hypot(a1, a2)
-			if na <= 1e-6*scale || a1*d1+a2*d2 <= 0 {
+			var a [mech.MaxCoulombSet]float64
+			ad := 0.0
+			for k := 0; k < ns; k++ {
+				a[k] = c[k]
+				for l := 0; l < ns; l++ {
+					a[k] -= mu * w.amat[pos[k]*n+pos[l]] * d[l]
+				}
+				ad += a[k] * d[k]
+			}
+			na := norm(a[:ns])
+			if na <= 1e-6*scale || ad <= 0 {
 				// at the noise level of its terms (a break-away with
 				// μ = μ0), or not along d: keep d
 				break
 			}
-			e1, e2 := a1/na, a2/na
-			if math.Abs(e1-d1)+math.Abs(e2-d2) < 1e-15 {
-				d1, d2 = e1, e2
+			step := 0.0
+			for k := 0; k < ns; k++ {
+				step += math.Abs(a[k]/na - d[k])
+				d[k] = a[k] / na
+			}
+			if step < 1e-15 {
 				break
 			}
-			d1, d2 = e1, e2
 		}
-		cs.slipPair(s, e, j, jp, mu, d1, d2)
+		cs.slipSet(s, i, pos[:ns], mu, d[:ns])
 	}
 	if len(idx) == 0 {
 		return nil
@@ -605,53 +650,77 @@ func (cs *contactSet) decide(s *State, n int) error {
 	return cs.decideLCP(s, n, idx)
 }
 
-// outsideCones switches to slip every sticking pair among the active rows
+// inSet reports whether position m is among pos.
+func inSet(pos []int, m int) bool {
+	for _, p := range pos {
+		if p == m {
+			return true
+		}
+	}
+	return false
+}
+
+// outsideCones switches to slip every sticking set among the active rows
 // whose stick force (w.fvec) lies outside its cone, against that force,
 // and reports whether there was one.
 func (cs *contactSet) outsideCones(s *State, n int) bool {
 	w := s.cw
 	any := false
-	for j, r := range w.act {
+	for _, r := range w.act {
 		e := cs.rows[r]
-		jp := cs.partnerAt(s, e)
-		if jp < 0 || cs.group(s, e)[mech.CSMode] != 0 {
+		var pos [mech.MaxCoulombSet]int
+		ns := cs.membersAt(s, e, &pos)
+		if ns < 0 || cs.group(s, e)[mech.CSMode] != 0 {
 			continue
 		}
-		f1, f2 := w.fvec[j], w.fvec[jp]
-		fm := math.Hypot(f1, f2)
-		if fm <= w.cap[j]*(1+1e-6) || fm == 0 {
+		var d [mech.MaxCoulombSet]float64
+		for k := 0; k < ns; k++ {
+			d[k] = w.fvec[pos[k]]
+		}
+		fm := norm(d[:ns])
+		if fm <= w.cap[pos[0]]*(1+1e-6) || fm == 0 {
 			continue
 		}
-		cs.slipPair(s, e, j, jp, e.(mech.CoulombPair).Kinetic(&s.x), -f1/fm, -f2/fm)
+		for k := 0; k < ns; k++ {
+			d[k] /= -fm
+		}
+		cs.slipSet(s, e.CoulombIndex(), pos[:ns], e.(mech.CoulombSet).Kinetic(&s.x), d[:ns])
 		any = true
 	}
 	return any
 }
 
-// partnerAt returns, for the row e leading a pair, the position of its
-// partner among the active rows; −1 for a scalar row, a partner, or a
-// pair whose partner is not active.
-func (cs *contactSet) partnerAt(s *State, e mech.Coulomb) int {
-	p := cs.pair[e.CoulombIndex()]
-	if p < e.CoulombIndex() {
+// membersAt writes, for the row e leading an isotropic set, the
+// positions of the set's rows among the active rows into pos (the lead
+// first) and returns their count; −1 for a scalar row, a set's other
+// row, or a set not wholly active.
+func (cs *contactSet) membersAt(s *State, e mech.Coulomb, pos *[mech.MaxCoulombSet]int) int {
+	i := e.CoulombIndex()
+	if cs.lead[i] != i {
 		return -1
 	}
+	ns := cs.setN[i]
+	found := 0
 	for k, rk := range s.cw.act {
-		if cs.rows[rk].CoulombIndex() == p {
-			return k
+		if g := cs.rows[rk].CoulombIndex(); g >= i && g < i+ns {
+			pos[g-i] = k
+			found++
 		}
 	}
-	return -1
+	if found != ns {
+		return -1
+	}
+	return ns
 }
 
-// slipPair sets the pair led by e (active positions j, jp) slipping in
+// slipSet sets the set led by group i (active positions pos) slipping in
 // direction d with the friction −mu d.
-func (cs *contactSet) slipPair(s *State, e mech.Coulomb, j, jp int, mu, d1, d2 float64) {
+func (cs *contactSet) slipSet(s *State, i int, pos []int, mu float64, d []float64) {
 	w := s.cw
-	w.fvec[j], w.fvec[jp] = -mu*d1, -mu*d2
-	w.dir[j], w.dir[jp] = d1, d2
-	cs.group(s, e)[mech.CSMode] = 1
-	s.cs[cs.pair[e.CoulombIndex()]*mech.CSStride+mech.CSMode] = 1
+	for k, j := range pos {
+		w.fvec[j], w.dir[j] = -mu*d[k], d[k]
+	}
+	cs.setSlots(s, i, mech.CSMode, 1)
 }
 
 // decideLCP solves the stick–slip LCP for the active rows at positions
@@ -837,10 +906,9 @@ func (cs *contactSet) eventFuncs(s *State, g []float64) {
 	for _, e := range cs.rows {
 		st := cs.group(s, e)
 		i := e.CoulombIndex()
-		p := cs.pair[i]
-		if p >= 0 {
-			if p > i {
-				cs.pairEvents(s, e, p, g)
+		if l := cs.lead[i]; l >= 0 {
+			if l == i {
+				cs.setEvents(s, e, g)
 			}
 			continue
 		}
@@ -862,49 +930,54 @@ func (cs *contactSet) eventFuncs(s *State, g []float64) {
 	}
 }
 
-// pairEvents evaluates the events of the pair led by e (partner group
-// p): its normal state; in stick its reserve μ0 F_N − |F| (relative); in
-// slip the slip velocity along the slip direction held over the step,
-// offset by the stick threshold (a slip that stops, or turns back,
-// crosses it).
-func (cs *contactSet) pairEvents(s *State, e mech.Coulomb, p int, g []float64) {
+// setEvents evaluates the events of the isotropic set led by e: its
+// normal state; in stick its reserve μ0 F_N − |F| (relative); in slip the
+// slip velocity along the slip direction held over the step, offset by
+// the stick threshold (a slip that stops, or turns back, crosses it).
+func (cs *contactSet) setEvents(s *State, e mech.Coulomb, g []float64) {
 	i := e.CoulombIndex()
+	ns := cs.setN[i]
 	st := cs.group(s, e)
-	g[2*i], _ = e.(mech.CoulombPair).Touch(&s.x, st[mech.CSClosed] == 1)
+	g[2*i], _ = e.(mech.CoulombSet).Touch(&s.x, st[mech.CSClosed] == 1)
 	if st[mech.CSClosed] == 0 {
 		return
 	}
-	sp := s.cs[p*mech.CSStride:]
+	var f [mech.MaxCoulombSet]float64
+	for k := 0; k < ns; k++ {
+		f[k] = s.cs[(i+k)*mech.CSStride+mech.CSStick]
+	}
 	if st[mech.CSMode] == 0 {
-		r, f := e.Static(&s.x), math.Hypot(st[mech.CSStick], sp[mech.CSStick])
-		g[2*i+1] = (r - f) / (r + f + 1e-300)
+		r, fm := e.Static(&s.x), norm(f[:ns])
+		g[2*i+1] = (r - fm) / (r + fm + 1e-300)
 		return
 	}
-	v1, v2 := cs.pairSlip(s, e, p)
-	g[2*i+1] = st[mech.CSStick]*v1 + sp[mech.CSStick]*v2 + vtolStick
+	v := cs.setSlip(s, i)
+	g[2*i+1] = vtolStick
+	for k := 0; k < ns; k++ {
+		g[2*i+1] += f[k] * v[k]
+	}
 }
 
-// slipDirections sets the slip direction of every slipping pair to its
+// slipDirections sets the slip direction of every slipping set to its
 // slip velocity's at the start of a step, once the slip speed is above
-// the pair's blend speed (below it, at a slip's start, it keeps the one
+// the set's blend speed (below it, at a slip's start, it keeps the one
 // its decision set: a slip velocity that small is mostly the friction's
 // own sideways relaxation, and following it would feed that back): the
 // event function measures the slip velocity along it, and the friction
-// takes it below the blend speed. It is kept in the pair's stick
+// takes it below the blend speed. It is kept in the set's stick
 // slots, which slip leaves free.
 func (cs *contactSet) slipDirections(s *State) {
 	for _, e := range cs.rows {
-		i, p := e.CoulombIndex(), cs.pair[e.CoulombIndex()]
-		if p <= i {
+		i := e.CoulombIndex()
+		if cs.lead[i] != i || cs.group(s, e)[mech.CSMode] == 0 {
 			continue
 		}
-		st, sp := cs.group(s, e), s.cs[p*mech.CSStride:]
-		if st[mech.CSMode] == 0 {
-			continue
-		}
-		v1, v2 := cs.pairSlip(s, e, p)
-		if v := math.Hypot(v1, v2); v > e.(mech.CoulombPair).SlipBlend(&s.x) {
-			st[mech.CSStick], sp[mech.CSStick] = v1/v, v2/v
+		ns := cs.setN[i]
+		v := cs.setSlip(s, i)
+		if vm := norm(v[:ns]); vm > e.(mech.CoulombSet).SlipBlend(&s.x) {
+			for k := 0; k < ns; k++ {
+				s.cs[(i+k)*mech.CSStride+mech.CSStick] = v[k] / vm
+			}
 		}
 	}
 }
@@ -1116,13 +1189,13 @@ func (cs *contactSet) frictionCrossed(a, b []float64) bool {
 
 // markFired flags the sticking rows whose friction reserve is used up at
 // b (within 1e-9: a symmetric twin of the row whose event was located is
-// switched with it), and the slipping pairs whose slip velocity turned.
+// switched with it), and the slipping sets whose slip velocity turned.
 func (cs *contactSet) markFired(s *State, b []float64) {
 	for _, e := range cs.rows {
 		i := e.CoulombIndex()
 		md := cs.group(s, e)[mech.CSMode]
 		s.cw.fired[i] = md == 0 && b[2*i+1] <= 1e-9
-		s.cw.rev[i] = md != 0 && cs.pair[i] > i && b[2*i+1] <= 1e-9
+		s.cw.rev[i] = md != 0 && cs.lead[i] == i && b[2*i+1] <= 1e-9
 	}
 }
 
@@ -1157,7 +1230,7 @@ func (cs *contactSet) trackOpen(s *State) {
 	w := s.cw.row
 	for _, e := range cs.rows {
 		st := cs.group(s, e)
-		if st[mech.CSClosed] != 0 || cs.pair[e.CoulombIndex()] >= 0 {
+		if st[mech.CSClosed] != 0 || cs.lead[e.CoulombIndex()] >= 0 {
 			continue
 		}
 		if vt, _ := e.Slip(&s.x, w[:len(e.Dofs())]); vt != 0 {

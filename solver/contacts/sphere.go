@@ -491,7 +491,7 @@ func (e *sphere) coulombForce(x *mech.Ctx, k *sphereKin, fn float64) mech.Vec3 {
 func (e *sphere) CoulombRows() []mech.Coulomb { return e.rows }
 
 // sphereRow is one tangent direction of a spatial contact's exact
-// Coulomb friction (mech.Coulomb, mech.CoulombPair): the contact applies
+// Coulomb friction (mech.Coulomb, mech.CoulombSet): the contact applies
 // the friction itself (Eval here adds nothing).
 type sphereRow struct {
 	e *sphere
@@ -508,12 +508,12 @@ func (r *sphereRow) CoulombIndex() int { return r.e.grp[r.k] }
 // CoulombName names the contact in errors.
 func (r *sphereRow) CoulombName() string { return "contact " + r.e.name }
 
-// Partner returns the other tangent row's group.
-func (r *sphereRow) Partner() int { return r.e.grp[1-r.k] }
+// Set returns the first row's group and the row count (mech.CoulombSet).
+func (r *sphereRow) Set() (lead, n int) { return r.e.grp[0], 2 }
 
 // Slip writes the row W (the generalized force of a unit force along the
 // tangent) and returns the slip velocity along it; γ is taken by the
-// engine (mech.CoulombPair).
+// engine (mech.CoulombSet).
 func (r *sphereRow) Slip(x *mech.Ctx, w []float64) (vt, gamma float64) {
 	var k sphereKin
 	r.e.kin(x, &k)

@@ -176,7 +176,7 @@ const (
 const (
 	CSClosed = iota // 1 when the normal force is on (at the last decision); always 1 for a joint's friction
 	CSMode          // friction: 0 stick, ±1 slip in that direction
-	CSAlpha         // Hunt–Crossley damping α (s/m) set at the last impact (contacts)
+	CSAlpha         // Hunt–Crossley damping α (s/m) set at the last impact (contacts); the model's step in an isotropic set's lead (its slip blend)
 	CSStick         // the friction force while sticking (a Lagrange multiplier)
 	CSStride
 )
@@ -212,32 +212,35 @@ type Coulomb interface {
 
 // CoulombRows is implemented by a force element whose exact Coulomb
 // friction is not the element itself but rows it owns (a spatial contact:
-// two rows along the tangent plane, paired): the engine decides them as
-// it does Coulomb elements.
+// two rows along the tangent plane; a ball joint: three about the axes):
+// the engine decides them as it does Coulomb elements.
 type CoulombRows interface {
 	CoulombRows() []Coulomb
 }
 
-// CoulombPair is implemented by a row of isotropic Coulomb friction in a
-// plane: two rows (two groups) whose friction force is one vector within
-// the cone |F| ≤ Static, slipping against the slip velocity's direction
-// in the plane. Partner returns the other row's group; the row whose
-// group is the smaller leads (its Closed and Mode hold the pair's state,
-// copied to the partner's). NumericSlip: the engine takes γ and
-// SlipTangent by differences along the motion.
-type CoulombPair interface {
-	Partner() int
-	// Kinetic returns the slip level μ F_N (≥ 0) at x.
+// CoulombSet is implemented by a row of isotropic Coulomb friction in a
+// plane or in space: two or three rows (consecutive groups) whose
+// friction force is one vector within the cone |F| ≤ Static, slipping
+// against the slip velocity's direction. Set returns the first group and
+// the number of rows; the first row leads (its Closed and Mode hold the
+// set's state, copied to the others). The engine takes γ and
+// SlipTangent's ∂vt/∂q by differences along the motion.
+type CoulombSet interface {
+	Set() (lead, n int)
+	// Kinetic returns the slip level (μ F_N, a joint's level) at x.
 	Kinetic(x *Ctx) float64
 	// SlipBlend returns the slip speed below which the friction holds
 	// the slip direction kept in the stick slots rather than follow the
 	// slip velocity (the speed friction changes in a step).
 	SlipBlend(x *Ctx) float64
-	// Touch returns the contact's normal event value: > 0 while
-	// touching with a pushing force law (closed) or apart (open), its
-	// sign changing at a transition; and whether it touches now.
+	// Touch returns the normal event value: > 0 while touching with a
+	// pushing force law (closed) or apart (open), its sign changing at a
+	// transition; and whether it touches now (a joint: always).
 	Touch(x *Ctx, closed bool) (g float64, touching bool)
 }
+
+// MaxCoulombSet is the most rows of an isotropic Coulomb set.
+const MaxCoulombSet = 3
 
 // Coupling is implemented by a one-row constraint element that couples two
 // joint coordinates, Φ = a_i (q_i − q_i0) + a_j (q_j − q_j0) (a gear, a

@@ -883,11 +883,14 @@ func (l *lugre) damping(x *mech.Ctx, w float64) float64 {
 func newFriction(b mech.Builder, d *spec.Drive) {
 	model := d.Attr["model"].Src
 	if jt, _, ok := b.Joint(d.I); ok && b.Dim() == 3 && (jt.Kind == "spherical" || jt.Kind == "universal") {
-		if model == "coulomb" {
-			b.Errorf(d.Pos, "model", "friction %q: exact Coulomb stick by complementarity acts on one joint coordinate; a %s joint's friction is a vector law: model=\"lugre\" (its default)", d.Name, jt.Kind)
+		if model == "lugre" {
+			newBallFriction(b, d, jt)
 			return
 		}
-		newBallFriction(b, d, jt)
+		if d.Attr["coord"].Given() {
+			b.Errorf(d.Pos, "coord", "friction %q: a %s joint has no coordinate to choose: its friction acts against the relative rotation", d.Name, jt.Kind)
+		}
+		newBallCoulomb(b, d, jt, newLugre(b, d, true, "a ball joint's friction from a normal load needs the ball radius it acts at"))
 		return
 	}
 	c, ok := jointCoord(b, d, d.I, "joint", d.Attr["coord"].Src)
