@@ -154,3 +154,72 @@ func TestSubsystemRotatedSpatial(t *testing.T) {
 		t.Error("the pendulums did not swing")
 	}
 }
+
+// A <set> whose value is an expression of the including model's
+// parameters stands for that expression wherever the subsystem uses the
+// parameter: the two pendulums with L = 2·Lbase and k = k0/1000 (Lbase =
+// 0.75 m, k0 = 5e4 N/m, both exact in binary) run bit for bit as with the
+// numbers set, and changing k0 (an FMU parameter) changes the
+// instance's spring rate.
+func TestSubsystemSetExpression(t *testing.T) {
+	dir := t.TempDir()
+	pend, err := os.ReadFile("testdata/subsys/pend.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := os.ReadFile("testdata/subsys/model.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(model), `<set name="k" value="0.05 N/mm"/>
+    <set name="L" value="1.5"/>`, `<set name="k" value="k0/1000"/>
+    <set name="L" value="2*Lbase"/>`, 1)
+	text = strings.Replace(text, `<settings end="2 s" step="2 ms"/>`, `<settings end="2 s" step="2 ms"/>
+  <parameter name="Lbase" value="0.75 m"/>
+  <parameter name="k0" value="5e4"/>`, 1)
+	if text == string(model) {
+		t.Fatal("the test model did not change")
+	}
+	for name, data := range map[string]string{"pend.xml": string(pend), "model.xml": text} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	times := []float64{0, 0.5, 1, 2}
+	want := runChannels(t, "testdata/subsys/model.xml", times)
+	got := runChannels(t, filepath.Join(dir, "model.xml"), times)
+	for k := range times {
+		if len(got[k]) != len(want[k]) {
+			t.Fatalf("%d channels with the expressions, %d with the numbers", len(got[k]), len(want[k]))
+		}
+		for name, v := range want[k] {
+			if w, ok := got[k][name]; !ok || math.Float64bits(w) != math.Float64bits(v) {
+				t.Errorf("t = %g, %s: %.17g with the expressions, %.17g with the numbers", times[k], name, w, v)
+			}
+		}
+	}
+	ms, err := xml.LoadFile(filepath.Join(dir, "model.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustCompile(t, ms)
+	for _, p := range m.ParamInfo() {
+		if strings.HasPrefix(p.Name, "p2_L") || strings.HasPrefix(p.Name, "p2_k") {
+			t.Errorf("parameter %s: a subsystem parameter set by an expression has none of its own", p.Name)
+		}
+	}
+	s := m.NewState()
+	for i, p := range m.ParamInfo() {
+		if p.Name == "k0" {
+			if err := s.SetParam(i, 1e5); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := m.Init(s); err != nil {
+		t.Fatal(err)
+	}
+	if f, l := chanAt(t, m, s, "p2_s.force"), chanAt(t, m, s, "p2_s.length"); math.Abs(f-100*(l-0.3)) > 1e-9 {
+		t.Errorf("with k0 = 1e5 the second pendulum's spring pulls %.12g N at %.12g m, want k (l − 0.3) with k = k0/1000 = 100 N/m", f, l)
+	}
+}

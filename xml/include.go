@@ -14,7 +14,8 @@ import (
 // reads a <subsystem> file (its own <parameter>s, <port>s and elements) and
 // puts its elements in the model with their names prefixed by the
 // instance ("lift1_arm"), its parameters set by <set> (or their defaults)
-// as parameters of the model ("lift1_L"), its ports replaced by the
+// as parameters of the model ("lift1_L"; a <set> expression instead put
+// in place of the parameter where it is used), its ports replaced by the
 // markers <connect> names, and its bodies placed by at and angle. The
 // expansion happens on the element tree before the schema reads it, so a
 // model with includes is read exactly as the same model written flat
@@ -247,9 +248,23 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 			p.errAt(ctx, inc.Line, "<connect>", "port %q of subsystem %s is not connected: add <connect port=%q to=\"body.marker\"/>", n, rel, n)
 		}
 	}
+	// a <set> whose value is an expression (of the including file's
+	// parameters, inputs, time) is put in place of the parameter wherever
+	// the subsystem uses it: no parameter of its own, so the expression
+	// follows the parameters it reads, in the FMU too
+	inline := map[string]string{}
+	for n, c := range sets {
+		v, _ := c.Get("value")
+		if sc, err := parseScalar(v); err == nil && sc.expr {
+			inline[n] = "(" + renameExpr(v, ctx.rename) + ")"
+		}
+	}
 	sub.rename = func(h string) string {
 		if t, ok := conns[h]; ok {
 			return t
+		}
+		if e, ok := inline[h]; ok {
+			return e
 		}
 		if locals[h] || nested[h] {
 			return sub.prefix + h
@@ -293,7 +308,9 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 		case "port", "settings", "ground":
 			continue
 		case "parameter":
-			out = append(out, p.instanceParam(c, sets[mustGet(c, "name")], inc, ctx, sub))
+			if _, ok := inline[mustGet(c, "name")]; !ok {
+				out = append(out, p.instanceParam(c, sets[mustGet(c, "name")], inc, ctx, sub))
+			}
 			continue
 		case "include":
 			if !p.dupInstance(c, sub, seenNested) {
