@@ -577,7 +577,7 @@ func (cs *contactSet) decide(s *State, n int) error {
 		if ns < 0 {
 			continue // a scalar row, or a set's other row
 		}
-		var f, c, d [mech.MaxCoulombSet]float64
+		var f, d [mech.MaxCoulombSet]float64
 		for k := 0; k < ns; k++ {
 			f[k] = w.fvec[pos[k]]
 		}
@@ -585,63 +585,16 @@ func (cs *contactSet) decide(s *State, n int) error {
 		if fm <= r0*(1+1e-9) && !(w.fired[i] && fm >= (1-1e-6)*r0) {
 			continue // it sticks
 		}
-		// the set's slip acceleration without its own friction
-		for k := 0; k < ns; k++ {
-			jk := pos[k]
-			c[k] = w.bvec[jk]
-			for m := range w.act {
-				if !inSet(pos[:ns], m) {
-					c[k] += w.amat[jk*n+m] * w.fvec[m]
-				}
-			}
-		}
-		mu := e.(mech.CoulombSet).Kinetic(&s.x)
 		// start against the stick force (for an isotropic block the
-		// direction of c); where the slip acceleration is at the noise
-		// level of its terms (a break-away with μ = μ0) it stays there
-		cm := norm(c[:ns])
+		// direction of the slip acceleration)
 		d[0] = 1
-		switch {
-		case fm > 0:
+		if fm > 0 {
 			for k := 0; k < ns; k++ {
 				d[k] = -f[k] / fm
 			}
-		case cm > 0:
-			for k := 0; k < ns; k++ {
-				d[k] = c[k] / cm
-			}
 		}
-		scale := cm
-		for k := 0; k < ns; k++ {
-			for l := 0; l < ns; l++ {
-				scale += mu * math.Abs(w.amat[pos[k]*n+pos[l]])
-			}
-		}
-		for it := 0; it < 50; it++ {
-			var a [mech.MaxCoulombSet]float64
-			ad := 0.0
-			for k := 0; k < ns; k++ {
-				a[k] = c[k]
-				for l := 0; l < ns; l++ {
-					a[k] -= mu * w.amat[pos[k]*n+pos[l]] * d[l]
-				}
-				ad += a[k] * d[k]
-			}
-			na := norm(a[:ns])
-			if na <= 1e-6*scale || ad <= 0 {
-				// at the noise level of its terms (a break-away with
-				// μ = μ0), or not along d: keep d
-				break
-			}
-			step := 0.0
-			for k := 0; k < ns; k++ {
-				step += math.Abs(a[k]/na - d[k])
-				d[k] = a[k] / na
-			}
-			if step < 1e-15 {
-				break
-			}
-		}
+		mu := e.(mech.CoulombSet).Kinetic(&s.x)
+		cs.slipDirection(s, n, pos[:ns], mu, d[:ns], fm == 0)
 		cs.slipSet(s, i, pos[:ns], mu, d[:ns])
 	}
 	if len(idx) == 0 {
@@ -658,6 +611,62 @@ func inSet(pos []int, m int) bool {
 		}
 	}
 	return false
+}
+
+// slipDirection sets d (the set at active positions pos, slipping with
+// the friction −mu d) to the direction in which its slip acceleration,
+// with the other rows' forces w.fvec held, points: the fixed point of
+// d = a/|a|, a = c − mu A_set d, c the slip acceleration without the set's
+// friction, started at d (fromC: at the direction of c). Where the slip
+// acceleration is at the noise level of its terms (a break-away with
+// μ = μ0) or turns against d, d stays.
+func (cs *contactSet) slipDirection(s *State, n int, pos []int, mu float64, d []float64, fromC bool) {
+	w := s.cw
+	ns := len(pos)
+	var c [mech.MaxCoulombSet]float64
+	for k, jk := range pos {
+		c[k] = w.bvec[jk]
+		for m := range w.act {
+			if !inSet(pos, m) {
+				c[k] += w.amat[jk*n+m] * w.fvec[m]
+			}
+		}
+	}
+	cm := norm(c[:ns])
+	if fromC && cm > 0 {
+		for k := range d {
+			d[k] = c[k] / cm
+		}
+	}
+	scale := cm
+	for k := 0; k < ns; k++ {
+		for l := 0; l < ns; l++ {
+			scale += mu * math.Abs(w.amat[pos[k]*n+pos[l]])
+		}
+	}
+	for it := 0; it < 50; it++ {
+		var a [mech.MaxCoulombSet]float64
+		ad := 0.0
+		for k := 0; k < ns; k++ {
+			a[k] = c[k]
+			for l := 0; l < ns; l++ {
+				a[k] -= mu * w.amat[pos[k]*n+pos[l]] * d[l]
+			}
+			ad += a[k] * d[k]
+		}
+		na := norm(a[:ns])
+		if na <= 1e-6*scale || ad <= 0 {
+			return
+		}
+		step := 0.0
+		for k := 0; k < ns; k++ {
+			step += math.Abs(a[k]/na - d[k])
+			d[k] = a[k] / na
+		}
+		if step < 1e-15 {
+			return
+		}
+	}
 }
 
 // outsideCones switches to slip every sticking set among the active rows
@@ -958,14 +967,19 @@ func (cs *contactSet) setEvents(s *State, e mech.Coulomb, g []float64) {
 	}
 }
 
-// slipDirections sets the slip direction of every slipping set to its
-// slip velocity's at the start of a step, once the slip speed is above
-// the set's blend speed (below it, at a slip's start, it keeps the one
-// its decision set: a slip velocity that small is mostly the friction's
-// own sideways relaxation, and following it would feed that back): the
-// event function measures the slip velocity along it, and the friction
-// takes it below the blend speed. It is kept in the set's stick
-// slots, which slip leaves free.
+// slipDirections moves the slip direction d of every slipping set, at
+// the start of a step, to the direction of the friction it applies there,
+// u = v + v₀ d (v the slip velocity, v₀ the set's blend speed, the speed
+// friction changes in a step): well above v₀ that is the slip velocity's
+// direction; below it d turns towards v by the fraction |v|/v₀ a step, so
+// a slow slip (a body turning about a foot that creeps, a slip that
+// starts) is followed in a few steps while a slip velocity at the noise
+// level, mostly the friction's own sideways relaxation, is not fed back.
+// (Holding d fixed below v₀ left the friction of a foot slipping at
+// 0.5 v₀ for tens of steps 40° away from its slip velocity, and the sled
+// that turned on it chattering.) The event function measures the slip
+// velocity along d, and the friction takes d below v₀. It is kept in the
+// set's stick slots, which slip leaves free.
 func (cs *contactSet) slipDirections(s *State) {
 	for _, e := range cs.rows {
 		i := e.CoulombIndex()
@@ -974,9 +988,13 @@ func (cs *contactSet) slipDirections(s *State) {
 		}
 		ns := cs.setN[i]
 		v := cs.setSlip(s, i)
-		if vm := norm(v[:ns]); vm > e.(mech.CoulombSet).SlipBlend(&s.x) {
+		v0 := e.(mech.CoulombSet).SlipBlend(&s.x)
+		for k := 0; k < ns; k++ {
+			v[k] += v0 * s.cs[(i+k)*mech.CSStride+mech.CSStick]
+		}
+		if um := norm(v[:ns]); um > 0 {
 			for k := 0; k < ns; k++ {
-				s.cs[(i+k)*mech.CSStride+mech.CSStick] = v[k] / vm
+				s.cs[(i+k)*mech.CSStride+mech.CSStick] = v[k] / um
 			}
 		}
 	}
