@@ -242,6 +242,15 @@ func (e *ancfElem) nodal(q []float64) (ev [4][2]float64) {
 	return
 }
 
+// relative2 takes the nodal positions (vectors 0 and 2) relative to the
+// first node's, as relative3 does for the spatial cable.
+func relative2(ev *[4][2]float64) {
+	for i := 0; i < 2; i++ {
+		ev[2][i] -= ev[0][i]
+		ev[0][i] = 0
+	}
+}
+
 // triples returns a_t = Σ_n T_t,n e_n for the 20 index triples.
 func (c *ancfConst) triples(ev *[4][2]float64, a *[20][2]float64) {
 	for t := range a {
@@ -282,6 +291,7 @@ func (e *ancfElem) Eval(x *mech.Ctx, f, k, c []float64) {
 			ea = 0
 		}
 	}
+	relative2(&ev)
 	g := cs.gram(&ev, &ev)
 	kt, w := cs.elasticWeights(&g, ea, ei)
 	for kk := 0; kk < 4; kk++ {
@@ -294,6 +304,7 @@ func (e *ancfElem) Eval(x *mech.Ctx, f, k, c []float64) {
 	beta := b.beta
 	if beta > 0 {
 		ed = e.nodal(x.V)
+		relative2(&ed)
 		gd := cs.gram(&ev, &ed)
 		dv = cs.pairSum(&gd)
 		wd := cs.pairMatrix(&dv, beta*ea)
