@@ -199,7 +199,7 @@ func (c *compiler) channels() {
 	}
 	none := mech.Marker{}
 	for i, j := range m.joints {
-		if j.Kind == "coupler" {
+		if j.Kind == mech.JointCoupler {
 			ce := &m.cons[m.rowCon[m.jrows[i].r0]]
 			_, units := ce.c.(mech.Coupling).Coefficients()
 			for k, side := range []string{"i", "j"} {
@@ -211,7 +211,7 @@ func (c *compiler) channels() {
 			}
 			continue
 		}
-		if j.Kind == "driver" {
+		if j.Kind == mech.JointDriver {
 			c.addChan(j.Name+".value", driverUnit(j.Driver), "position", "driver "+j.Name+" prescribed value", chDValue, none, i, 0)
 			c.addChan(j.Name+".force", driverForceUnit(j.Driver), "force", "driver "+j.Name+" effort (force or torque it applies)", chDForce, none, i, 0)
 			continue
@@ -238,9 +238,9 @@ func (c *compiler) channels() {
 		c.addChan(j.Name+".fy", "N", "force", "joint "+j.Name+" reaction force on the body of marker i, y (global)", chJFY, none, i, 0)
 		c.addChan(j.Name+".torque", "N*m", "force", "joint "+j.Name+" reaction torque on the body of marker i about marker i", chJT, none, i, 0)
 		switch j.Kind {
-		case "revolute":
+		case mech.JointRevolute:
 			c.addChan(j.Name+".angle", "rad", "position", "joint "+j.Name+" relative angle of marker j to marker i", chJCoord, none, i, 0)
-		case "translational":
+		case mech.JointTranslational:
 			c.addChan(j.Name+".disp", "m", "position", "joint "+j.Name+" displacement of marker j along marker i's x axis", chJCoord, none, i, 0)
 		}
 	}

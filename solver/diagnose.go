@@ -256,7 +256,7 @@ func (m *Model) scan(s *State, all, joints, outputs bool) spec.ErrorList {
 		for k := range m.cons {
 			ce := &m.cons[k]
 			j := &m.joints[ce.owner]
-			if (j.Kind == "driver") != (pass == 0) {
+			if (j.Kind == mech.JointDriver) != (pass == 0) {
 				continue
 			}
 			kind, name, pos := m.where(j.Name)
@@ -275,7 +275,7 @@ func (m *Model) scan(s *State, all, joints, outputs bool) spec.ErrorList {
 			if finiteAll(out.Phi) && finiteAll(out.Phit) && finiteAll(out.Gamma) && finiteAll(out.Jac) {
 				continue
 			}
-			if j.Kind == "driver" {
+			if j.Kind == mech.JointDriver {
 				e := m.driverValue(j.Name)
 				if add(e.Pos, e.Field, what+": its value "+e.Src+" is finite"+at+" but not its rate or acceleration (time derivatives of the value)") {
 					return errs

@@ -23,13 +23,13 @@ func (m *Model) Geometry() *mech.Geometry {
 	}
 	for _, j := range m.joints {
 		switch j.Kind {
-		case "driver", "beam-pin", "beam-clamp", "coupler":
+		case mech.JointDriver, mech.JointBeamPin, mech.JointBeamClamp, mech.JointCoupler:
 			continue // joints to beam nodes are drawn with the beam; drivers and couplers act on coordinates
 		}
 		if m.onNode(j.I) || m.onNode(j.J) {
 			continue // a joint to a beam's node is drawn with the beam
 		}
-		l := mech.GeomLink{Kind: j.Kind, Name: j.Name}
+		l := mech.GeomLink{Kind: j.Kind.String(), Name: j.Name}
 		l.BodyA, l.PA, l.PA3 = m.framePoint(j.I)
 		l.BodyB, l.PB, l.PB3 = m.framePoint(j.J)
 		g.Links = append(g.Links, l)

@@ -179,7 +179,7 @@ func (c *compiler) checkJointMeasure(fn string, j *mech.JointInfo) error {
 			return errorf("%s(joint) belongs to spatial models; a planar joint's reaction is fx, fy, torque", fn)
 		}
 	}
-	if strings.HasPrefix(j.Kind, "beam-") && fn != "fx" && fn != "fy" {
+	if j.Kind.OnBeamNode() && fn != "fx" && fn != "fy" {
 		return errorf("%s(%s): joints to beams report fx and fy only", fn, j.Name)
 	}
 	return nil

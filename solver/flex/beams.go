@@ -307,7 +307,7 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 			continue
 		}
 		nd := beamSide{ancf: b, node: end.node}
-		fx.connect(bs.Name+"."+end.field, "fixed", side, nd, e.Pos)
+		fx.connect(bs.Name+"."+end.field, mech.JointFixed, side, nd, e.Pos)
 	}
 }
 
@@ -581,8 +581,9 @@ func (fx *flexCompiler) joint(j spec.Joint) {
 	if !ok1 || !ok2 {
 		return
 	}
-	switch j.Kind {
-	case "revolute", "fixed":
+	kind, _ := mech.ParseJointKind(j.Kind)
+	switch kind {
+	case mech.JointRevolute, mech.JointFixed:
 	default:
 		fx.b.Errorf(j.Pos, "kind", "joint %q: a %s joint cannot attach to a beam (revolute = pin, fixed = clamp)", j.Name, j.Kind)
 		return
@@ -591,7 +592,7 @@ func (fx *flexCompiler) joint(j spec.Joint) {
 		fx.b.Errorf(j.Pos, "j", "joint %q connects node %d of beam %q to itself", j.Name, si.node, si.ancf.name)
 		return
 	}
-	fx.connect(j.Name, j.Kind, si, sj, j.Pos)
+	fx.connect(j.Name, kind, si, sj, j.Pos)
 }
 
 // slopeAngle0 is the angle of a node's slope at q0.
@@ -603,14 +604,14 @@ func (fx *flexCompiler) slopeAngle0(b *ancfBeam, node int) float64 {
 
 // connect adds the rows of a pin (revolute) or clamp (fixed) between two
 // sides, at least one of them a beam node.
-func (fx *flexCompiler) connect(name, kind string, si, sj beamSide, pos spec.Pos) {
+func (fx *flexCompiler) connect(name string, kind mech.JointKind, si, sj beamSide, pos spec.Pos) {
 	if si.ancf != nil && sj.ancf == nil {
 		si, sj = sj, si // the rigid side first
 	}
 	ground := mech.Marker{P: mech.Point{Body: -1}}
-	ji := mech.JointInfo{Name: name, Kind: "beam-pin", I: ground, J: ground}
-	if kind == "fixed" {
-		ji.Kind = "beam-clamp"
+	ji := mech.JointInfo{Name: name, Kind: mech.JointBeamPin, I: ground, J: ground}
+	if kind == mech.JointFixed {
+		ji.Kind = mech.JointBeamClamp
 	}
 	nj := sj.ancf.node(sj.node)
 	rigidDofs := [3]int{-1, -1, -1}
@@ -635,7 +636,7 @@ func (fx *flexCompiler) connect(name, kind string, si, sj beamSide, pos spec.Pos
 		pin.rows = append(pin.rows, r)
 	}
 	fx.b.AddConstraint(pin, owner)
-	if kind == "fixed" {
+	if kind == mech.JointFixed {
 		r := nodeRow{pi: mech.Point{Body: -1}}
 		al := &nodeRows{}
 		sa := fx.slopeAngle0(sj.ancf, sj.node)

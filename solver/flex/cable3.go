@@ -139,7 +139,7 @@ func (fx *flexCompiler) cableJoint(j spec.Joint) {
 	if !b.Claim(j.Name, j.Pos, "joint") {
 		return
 	}
-	if j.Kind != "spherical" {
+	if kind, _ := mech.ParseJointKind(j.Kind); kind != mech.JointSpherical {
 		b.Errorf(j.Pos, "kind", "joint %q: a %s joint cannot attach to a spatial ancf cable (its nodes have no orientation): use <spherical>", j.Name, j.Kind)
 		return
 	}
@@ -156,7 +156,7 @@ func (fx *flexCompiler) cableJoint(j spec.Joint) {
 		return
 	}
 	ground := mech.Marker{F: mech.Frame{Body: -1, Q: -1, V: -1, R: mech.Ident}, P: mech.Point{Body: -1}}
-	ji := mech.JointInfo{Name: j.Name, Kind: "beam-pin", I: ground, J: ground}
+	ji := mech.JointInfo{Name: j.Name, Kind: mech.JointBeamPin, I: ground, J: ground}
 	e := &cablePin{}
 	nj := sj.cable.base + 6*sj.node
 	e.qj = sj.cable.qbase + 6*sj.node

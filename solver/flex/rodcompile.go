@@ -349,7 +349,7 @@ func (fx *flexCompiler) compileRod(bs *spec.Beam) []spec.Joint {
 		k := end.node
 		cm := bs.Name + ".clamp_" + end.field
 		b.DefineMarker(cm, mech.Marker{F: mech.Frame{Body: rb.body[k], Q: rb.q[k], V: rb.v[k], R: mech.MulMM(&Rnt, &Ro)}, P: mech.Point{Body: rb.body[k]}})
-		clamps = append(clamps, spec.Joint{Kind: "fixed", Name: bs.Name + "_" + end.field, I: e.Src, J: cm, Pos: pos})
+		clamps = append(clamps, spec.Joint{Kind: mech.JointFixed.String(), Name: bs.Name + "_" + end.field, I: e.Src, J: cm, Pos: pos})
 	}
 	return clamps
 }

@@ -147,7 +147,7 @@ func (m Marker) BodyIndex(dim int) int {
 // added with its index as owner.
 type JointInfo struct {
 	Name string
-	Kind string // revolute, translational, fixed, spherical, ..., driver, beam-pin, beam-clamp
+	Kind JointKind // JointRevolute, JointTranslational, ..., JointDriver, JointBeamPin, ...
 	I, J Marker
 	// Driver is what a driver prescribes: joint-angle, joint-disp,
 	// body-x, body-y, body-z, body-angle; Of names the driven joint.

@@ -43,7 +43,7 @@ func newBallCoulomb(b mech.Builder, d *spec.Drive, jt *mech.JointInfo, l lugre) 
 		}
 	}
 	e := &ballCoulomb{name: d.Name, fi: jt.I.F, fj: jt.J.F, lugre: l,
-		universal: jt.Kind == "universal", stribeck: d.Attr["v-stribeck"].Given()}
+		universal: jt.Kind == mech.JointUniversal, stribeck: d.Attr["v-stribeck"].Given()}
 	for s, f := range []mech.Frame{e.fi, e.fj} {
 		for a := 0; a < 6; a++ {
 			e.d[6*s+a] = -1

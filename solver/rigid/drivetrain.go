@@ -111,32 +111,32 @@ func jointCoord(b mech.Builder, d *spec.Drive, name, field, coord string) (*jcoo
 		elem = d.Kind
 	}
 	jt, _, ok := b.Joint(name)
-	if !ok || jt.Kind == "driver" || jt.Kind == "coupler" {
+	if !ok || jt.Kind == mech.JointDriver || jt.Kind == mech.JointCoupler {
 		b.Errorf(d.Pos, field, "%s %q: unknown joint %q", elem, d.Name, name)
 		return nil, false
 	}
 	if b.Dim() == 2 {
 		pi, pj := jt.I.P, jt.J.P
 		switch {
-		case jt.Kind == "revolute" && (coord == "" || coord == "angle"):
+		case jt.Kind == mech.JointRevolute && (coord == "" || coord == "angle"):
 			return &jcoord{co: jt.Coord, u: "rad", pl: newRowSet(row{kind: rowAngle, pi: pi, pj: pj, c0: pi.Ang - pj.Ang})}, true
-		case jt.Kind == "translational" && (coord == "" || coord == "disp"):
+		case jt.Kind == mech.JointTranslational && (coord == "" || coord == "disp"):
 			return &jcoord{co: jt.Coord, u: "m", pl: newRowSet(row{kind: rowProj, pi: pi, pj: pj, psi: pi.Ang})}, true
 		}
 		b.Errorf(d.Pos, field, "%s %q: joint %q is a %s joint: a coupler or stop takes the angle of a revolute or the displacement of a translational joint", elem, d.Name, name, jt.Kind)
 		return nil, false
 	}
 	fi, fj := jt.I.F, jt.J.F
-	if jt.Kind == "cylindrical" && coord == "" {
+	if jt.Kind == mech.JointCylindrical && coord == "" {
 		b.Errorf(d.Pos, field, "%s %q: joint %q is cylindrical, with two coordinates: say which (coord-i, coord-j or coord = \"angle\" or \"disp\")", elem, d.Name, name)
 		return nil, false
 	}
 	switch {
-	case (jt.Kind == "revolute" && (coord == "" || coord == "angle")) || (jt.Kind == "cylindrical" && coord == "angle"):
+	case (jt.Kind == mech.JointRevolute && (coord == "" || coord == "angle")) || (jt.Kind == mech.JointCylindrical && coord == "angle"):
 		return &jcoord{co: jt.Coord, u: "rad", sp: newJoint3(fi, fj, prim{kind: pAngle})}, true
-	case (jt.Kind == "prismatic" && (coord == "" || coord == "disp")) || (jt.Kind == "cylindrical" && coord == "disp"):
+	case (jt.Kind == mech.JointPrismatic && (coord == "" || coord == "disp")) || (jt.Kind == mech.JointCylindrical && coord == "disp"):
 		co := jt.Coord
-		if jt.Kind == "cylindrical" {
+		if jt.Kind == mech.JointCylindrical {
 			co = jt.Coord2
 		}
 		return &jcoord{co: co, u: "m", sp: newJoint3(fi, fj, prim{kind: pDot2, a: wZi})}, true
@@ -290,7 +290,7 @@ func Drive(b mech.Builder, d spec.Drive) {
 		}
 	}
 	none := mech.Marker{P: mech.Point{Body: -1}, F: mech.Frame{Body: -1, Q: -1, V: -1, R: mech.Ident}}
-	owner := b.AddJoint(mech.JointInfo{Name: d.Name, Kind: "coupler", I: none, J: none})
+	owner := b.AddJoint(mech.JointInfo{Name: d.Name, Kind: mech.JointCoupler, I: none, J: none})
 	b.AddConstraint(&coupler{ci: ci, cj: cj, a: [2]float64{ai, aj}, q0: [2]float64{qi0, qj0}, u: u}, owner)
 	if d.Attr["efficiency"].Given() {
 		eta := run("efficiency", 1)
@@ -882,7 +882,7 @@ func (l *lugre) damping(x *mech.Ctx, w float64) float64 {
 
 func newFriction(b mech.Builder, d *spec.Drive) {
 	model := d.Attr["model"].Src
-	if jt, _, ok := b.Joint(d.I); ok && b.Dim() == 3 && (jt.Kind == "spherical" || jt.Kind == "universal") {
+	if jt, _, ok := b.Joint(d.I); ok && b.Dim() == 3 && (jt.Kind == mech.JointSpherical || jt.Kind == mech.JointUniversal) {
 		if model == "lugre" {
 			newBallFriction(b, d, jt)
 			return

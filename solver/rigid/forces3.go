@@ -75,7 +75,7 @@ func SpatialForce(b mech.Builder, f spec.Force) {
 			return
 		}
 		jt, _, ok := b.Joint(f.Joint)
-		if !ok || (jt.Kind != "revolute" && jt.Kind != "cylindrical") {
+		if !ok || (jt.Kind != mech.JointRevolute && jt.Kind != mech.JointCylindrical) {
 			b.Errorf(f.Pos, "joint", "rspring %q: %q is not a revolute or cylindrical joint", f.Name, f.Joint)
 			return
 		}

@@ -125,14 +125,15 @@ func PlanarJoint(b mech.Builder, j spec.Joint) {
 		b.Errorf(j.Pos, "j", "joint %q connects %s to itself", j.Name, j.I)
 		return
 	}
-	ji := mech.JointInfo{Name: j.Name, Kind: j.Kind, I: mi, J: mj}
+	kind, _ := mech.ParseJointKind(j.Kind)
+	ji := mech.JointInfo{Name: j.Name, Kind: kind, I: mi, J: mj}
 	var rows []row
-	switch j.Kind {
-	case "revolute":
+	switch kind {
+	case mech.JointRevolute:
 		ji.Coord = planarAngle{pi, pj}
 		rows = []row{{kind: rowPoint, pi: pi, pj: pj, axis: 0}, {kind: rowPoint, pi: pi, pj: pj, axis: 1}}
-	case "translational", "prismatic":
-		ji.Kind = "translational"
+	case mech.JointTranslational, mech.JointPrismatic:
+		ji.Kind = mech.JointTranslational
 		ji.Coord = planarDisp{pi, pj}
 		// J's origin stays on I's x axis: n·(rj − ri) = n·d0.
 		d0 := mech.Sub2(pos0(b, pj), pos0(b, pi))
@@ -140,7 +141,7 @@ func PlanarJoint(b mech.Builder, j spec.Joint) {
 		nrm := [2]float64{-math.Sin(a), math.Cos(a)}
 		rows = []row{{kind: rowProj, pi: pi, pj: pj, psi: pi.Ang + math.Pi/2, c0: mech.Dot2(nrm, d0)},
 			{kind: rowAngle, pi: pi, pj: pj, c0: angle0(b, pj) - angle0(b, pi) - (pj.Ang - pi.Ang)}}
-	case "fixed":
+	case mech.JointFixed:
 		rows = []row{{kind: rowPoint, pi: pi, pj: pj, axis: 0}, {kind: rowPoint, pi: pi, pj: pj, axis: 1},
 			{kind: rowAngle, pi: pi, pj: pj, c0: angle0(b, pj) - angle0(b, pi) - (pj.Ang - pi.Ang)}}
 	default:
@@ -164,17 +165,17 @@ func PlanarDriver(b mech.Builder, d spec.Driver) {
 		return
 	case d.Joint != "":
 		jt, _, ok := b.Joint(d.Joint)
-		if !ok || jt.Kind == "driver" {
+		if !ok || jt.Kind == mech.JointDriver {
 			b.Errorf(d.Pos, "joint", "driver %q: unknown joint %q", d.Name, d.Joint)
 			return
 		}
 		pi, pj := jt.I.P, jt.J.P
 		ji.I, ji.J, ji.Of = jt.I, jt.J, d.Joint
 		switch jt.Kind {
-		case "revolute":
+		case mech.JointRevolute:
 			ji.Driver = "joint-angle"
 			r = row{kind: rowAngle, pi: pi, pj: pj, c0: pi.Ang - pj.Ang}
-		case "translational":
+		case mech.JointTranslational:
 			ji.Driver = "joint-disp"
 			r = row{kind: rowProj, pi: pi, pj: pj, psi: pi.Ang}
 		default:

@@ -219,7 +219,7 @@ func driverValue(b mech.Builder, d spec.Driver) (f, df, ddf *expr.Program, ji me
 		return
 	}
 	f, df, ddf = timeDerivs(prog)
-	return f, df, ddf, mech.JointInfo{Name: d.Name, Kind: "driver", Value: mech.Param{P: prog}}, true
+	return f, df, ddf, mech.JointInfo{Name: d.Name, Kind: mech.JointDriver, Value: mech.Param{P: prog}}, true
 }
 
 // timeDerivs returns a prescribed value's program and its first and second

@@ -23,10 +23,11 @@ func SpatialJoint(b mech.Builder, j spec.Joint) {
 		b.Errorf(j.Pos, "j", "joint %q connects %s to itself", j.Name, j.I)
 		return
 	}
-	if j.Distance.Given() && j.Kind != "distance" {
+	kind, _ := mech.ParseJointKind(j.Kind)
+	if j.Distance.Given() && kind != mech.JointDistance {
 		b.Errorf(j.Distance.Pos, "distance", "joint %q: distance belongs to distance joints", j.Name)
 	}
-	ji := mech.JointInfo{Name: j.Name, Kind: j.Kind, I: mi, J: mj}
+	ji := mech.JointInfo{Name: j.Name, Kind: kind, I: mi, J: mj}
 	// initial values of the rows that fix a relative orientation
 	q0 := b.Q0()
 	var ki, kj side3
@@ -44,30 +45,30 @@ func SpatialJoint(b mech.Builder, j spec.Joint) {
 	// pⱼ on the zᵢ axis
 	onAxis := []prim{{kind: pDot2, a: wXi}, {kind: pDot2, a: wYi}}
 	var rows []prim
-	switch j.Kind {
-	case "spherical":
+	switch kind {
+	case mech.JointSpherical:
 		rows = spherical
-	case "revolute":
+	case mech.JointRevolute:
 		ji.Coord = newAngle3(b, fi, fj)
 		rows = append(spherical, parallelZ...)
-	case "universal":
+	case mech.JointUniversal:
 		if c := dot0(2, 2); math.Abs(c) > 1e-6 {
 			b.Errorf(j.Pos, "j", "joint %q: the universal joint's arms (the z axes of %s and %s) must start perpendicular, their cosine is %.3g", j.Name, j.I, j.J, c)
 		}
 		rows = append(spherical, prim{kind: pDot1, a: wZi, b: wZj})
-	case "cylindrical":
+	case mech.JointCylindrical:
 		ji.Coord = newAngle3(b, fi, fj)
 		ji.Coord2 = &disp3{fi: fi, fj: fj}
 		rows = append(append([]prim{}, onAxis...), parallelZ...)
-	case "prismatic", "translational":
-		ji.Kind = "prismatic"
+	case mech.JointPrismatic, mech.JointTranslational:
+		ji.Kind = mech.JointPrismatic
 		ji.Coord = &disp3{fi: fi, fj: fj}
 		// the turn about z is held by xᵢ′ · yⱼ = 0 with xᵢ′ marker i's x
 		// axis turned about zᵢ onto xⱼ's start: a row xᵢ · yⱼ = c₀ would
 		// have no gradient where the x axes start a quarter turn apart
 		fi = turned(fi, mech.Ident, math.Atan2(dot0(1, 0), dot0(0, 0)))
 		rows = append(append(append([]prim{}, onAxis...), parallelZ...), prim{kind: pDot1, a: wXi, b: wYj})
-	case "fixed":
+	case mech.JointFixed:
 		// the rows fix marker j's axes to those of a frame on body i
 		// that starts where j's axes are (marker i turned by their
 		// relative rotation at the start): xᵢ′·zⱼ = yᵢ′·zⱼ = xᵢ′·yⱼ = 0,
@@ -84,9 +85,9 @@ func SpatialJoint(b mech.Builder, j spec.Joint) {
 			prim{kind: pDot1, a: wXi, b: wZj},
 			prim{kind: pDot1, a: wYi, b: wZj},
 			prim{kind: pDot1, a: wXi, b: wYj})
-	case "planar":
+	case mech.JointPlanar:
 		rows = append([]prim{{kind: pDot2, a: wZi}}, parallelZ...)
-	case "distance":
+	case mech.JointDistance:
 		l0 := mech.Norm(mech.Sub(kj.p, ki.p))
 		L := b.Const(j.Distance, l0)
 		if !(L > 0) {
@@ -135,7 +136,7 @@ func SpatialDriver(b mech.Builder, d spec.Driver) {
 		return
 	case d.Joint != "":
 		jt, _, ok := b.Joint(d.Joint)
-		if !ok || jt.Kind == "driver" {
+		if !ok || jt.Kind == mech.JointDriver {
 			b.Errorf(d.Pos, "joint", "driver %q: unknown joint %q", d.Name, d.Joint)
 			return
 		}
@@ -143,15 +144,15 @@ func SpatialDriver(b mech.Builder, d spec.Driver) {
 		ji.I, ji.J, ji.Of = jt.I, jt.J, d.Joint
 		coord := d.Coord
 		switch jt.Kind {
-		case "revolute":
+		case mech.JointRevolute:
 			if coord == "" {
 				coord = "angle"
 			}
-		case "prismatic":
+		case mech.JointPrismatic:
 			if coord == "" {
 				coord = "disp"
 			}
-		case "cylindrical":
+		case mech.JointCylindrical:
 			if coord == "" {
 				b.Errorf(d.Pos, "coord", "driver %q: a cylindrical joint has two coordinates: give coord=\"angle\" or coord=\"disp\"", d.Name)
 				return
@@ -161,10 +162,10 @@ func SpatialDriver(b mech.Builder, d spec.Driver) {
 			return
 		}
 		switch {
-		case coord == "angle" && jt.Kind != "prismatic":
+		case coord == "angle" && jt.Kind != mech.JointPrismatic:
 			ji.Driver = "joint-angle"
 			r = prim{kind: pAngle}
-		case coord == "disp" && jt.Kind != "revolute":
+		case coord == "disp" && jt.Kind != mech.JointRevolute:
 			ji.Driver = "joint-disp"
 			r = prim{kind: pDot2, a: wZi}
 		default:
