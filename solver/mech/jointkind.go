@@ -51,7 +51,6 @@ const (
 	// JointBeamClamp clamps a beam's node to a body or another node
 	// ("beam-clamp").
 	JointBeamClamp
-
 )
 
 // String returns the kind's model-file word ("revolute", "beam-pin", ...;
