@@ -571,6 +571,9 @@ func (c *compiler) plan() {
 		eval += 20 * float64(ce.nr*(len(ce.d)+3))
 	}
 	m.factorIters = m.plan.FactorCost() / (m.plan.SolveCost() + eval)
+	for _, f := range m.forces {
+		m.measured = m.measured || mech.ReadsMeasures(f)
+	}
 	m.rdiag = make([]int, m.nc)
 	for r := range m.rdiag {
 		m.rdiag[r] = m.plan.Pos(nv+r, nv+r)
