@@ -376,13 +376,7 @@ func (fx *flexCompiler) finishFE(bs *spec.Beam, d *feData, clamped map[int]bool,
 	body := &ffr3{name: bs.Name, m: m, g: b.Gravity(), info: info}
 	body.beta = fx.nonNegative(bs, "damping", 0, "s")
 	setInvariants(body, d.M, d.dofs, pos, Vf, n)
-	body.kff = make([]float64, m*m)
-	KV := spmm(d.K, Vf, m, n)
-	for i := 0; i < m; i++ {
-		for j := 0; j < m; j++ {
-			body.kff[i*m+j] = dotCols(Vf, KV, m, i, j, n)
-		}
-	}
+	body.kff = gramCols(Vf, spmmAcc(d.K, Vf, m, n), m, n)
 	symm(body.kff, m)
 	// the frame: a body of the model
 	at, _ := fx.vec(bs, "at", mech.Vec3{})
@@ -490,6 +484,38 @@ func spmm(M []feEntry, Y []float64, c, n int) []float64 {
 	return out
 }
 
+// spmmAcc is spmm with compensated sums (csr.mulAcc): K V of smooth
+// shapes without the cancellation that costs the lowest modes' stiffness
+// its digits on a fine mesh.
+func spmmAcc(M []feEntry, Y []float64, c, n int) []float64 {
+	out, comp := make([]float64, n*c), make([]float64, n*c)
+	for _, e := range M {
+		dst, cd := out[e.i*c:e.i*c+c], comp[e.i*c:e.i*c+c]
+		src := Y[e.j*c : e.j*c+c]
+		for k := range dst {
+			dst[k], cd[k] = dot2(dst[k], cd[k], e.v, src[k])
+		}
+	}
+	for k := range out {
+		out[k] += comp[k]
+	}
+	return out
+}
+
+// denseCSR returns the nonzeros of a dense n×n matrix as a csr.
+func denseCSR(A []float64, n int) *csr {
+	c := &csr{n: n, ptr: make([]int, n+1)}
+	for i := 0; i < n; i++ {
+		for j, v := range A[i*n : i*n+n] {
+			if v != 0 {
+				c.col, c.val = append(c.col, j), append(c.val, v)
+			}
+		}
+		c.ptr[i+1] = len(c.col)
+	}
+	return c
+}
+
 // dotCols returns column a of Y dotted with column b of Z (both n×c).
 func dotCols(Y, Z []float64, c, a, b, n int) float64 {
 	s := 0.0
@@ -497,6 +523,33 @@ func dotCols(Y, Z []float64, c, a, b, n int) float64 {
 		s += Y[i*c+a] * Z[i*c+b]
 	}
 	return s
+}
+
+// gramCols returns Yᵀ Z (c×c, row-major) for Y and Z = A Y (n×c,
+// row-major) with A symmetric, so that the product is symmetric: its upper
+// triangle is summed row by row (one pass over Y and Z, where the c²
+// products of dotCols would each stride through them) and mirrored.
+func gramCols(Y, Z []float64, c, n int) []float64 {
+	G := make([]float64, c*c)
+	for i := 0; i < n; i++ {
+		y, z := Y[i*c:i*c+c], Z[i*c:i*c+c]
+		for a, ya := range y {
+			if ya == 0 {
+				continue
+			}
+			g, za := G[a*c+a:a*c+c], z[a:]
+			za = za[:len(g)]
+			for b, zb := range za {
+				g[b] += ya * zb
+			}
+		}
+	}
+	for a := 0; a < c; a++ {
+		for b := 0; b < a; b++ {
+			G[a*c+b] = G[b*c+a]
+		}
+	}
+	return G
 }
 
 // symm makes a square matrix exactly symmetric.
@@ -553,15 +606,20 @@ func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []
 					vk[b] = V[j*m+k]
 				}
 			}
-			for q := 0; q < 3; q++ {
-				var e mech.Vec3
-				e[q] = 1
-				row[6+m+3*k+q] = mech.Cross(e, vk)[a-off]
+			// component a − off of e_q × v_k, q = 0, 1, 2
+			dst := row[6+m+3*k : 6+m+3*k+3]
+			switch a - off {
+			case 0:
+				dst[0], dst[1], dst[2] = 0, vk[2], -vk[1]
+			case 1:
+				dst[0], dst[1], dst[2] = -vk[2], 0, vk[0]
+			default:
+				dst[0], dst[1], dst[2] = vk[1], -vk[0], 0
 			}
 		}
 	}
-	MY := spmm(M, Y, c, n)
-	dot := func(a, b int) float64 { return dotCols(Y, MY, c, a, b, n) }
+	G := gramCols(Y, spmm(M, Y, c, n), c, n)
+	dot := func(a, b int) float64 { return G[a*c+b] }
 	body.mass = (dot(0, 0) + dot(1, 1) + dot(2, 2)) / 3
 	body.s0 = mech.Vec3{dot(1, 5), dot(2, 3), dot(0, 4)}
 	for a := 0; a < 3; a++ {
@@ -720,50 +778,12 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 		}
 		w = s
 	case "craig-bampton":
-		e := attr(bs, "interface")
-		if !e.Given() {
-			return nil, info, fmt.Errorf("craig-bampton needs interface=\"...\": the nodes whose dofs the basis keeps")
-		}
-		ls, err := nodeList(e.Src)
+		bnd, err := feInterface(bs, d, free, s)
 		if err != nil {
 			return nil, info, err
 		}
-		loc := map[int]int{}
-		for a, i := range free {
-			loc[i] = a
-		}
-		var bnd []int
-		for _, l := range ls {
-			ni, ok := d.node(l)
-			if !ok {
-				return nil, info, fmt.Errorf("interface node %d is not among the FE model's nodes", l)
-			}
-			got := false
-			for k := 0; k < 6; k++ {
-				if i, ok := d.dofOf[[2]int{ni, k}]; ok {
-					if a, ok := loc[i]; ok {
-						bnd = append(bnd, a)
-						got = true
-					}
-				}
-			}
-			if !got {
-				if hasDof := len(d.dofs) > 0 && func() bool {
-					for k := 0; k < 6; k++ {
-						if _, ok := d.dofOf[[2]int{ni, k}]; ok {
-							return true
-						}
-					}
-					return false
-				}(); hasDof {
-					return nil, info, fmt.Errorf("interface node %d is clamped (its dofs are not free)", l)
-				}
-				return nil, info, fmt.Errorf("interface node %d has no dofs in the matrices", l)
-			}
-		}
-		sort.Ints(bnd)
-		if len(bnd)+s > ffr3Max {
-			return nil, info, fmt.Errorf("%d interface dofs and %d modes make %d elastic coordinates; at most %d", len(bnd), s, len(bnd)+s, ffr3Max)
+		if err := feInterfaceHolds(bs, R, r, bnd); err != nil {
+			return nil, info, err
 		}
 		W, err = craigBamptonBasis(Mf, Kf, nf, bnd, s)
 		if err != nil {
@@ -773,9 +793,99 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 	default:
 		return nil, info, fmt.Errorf("reduction must be modal or craig-bampton, got %q", info.basis)
 	}
-	V, _, reduced, err := finishBasis(W, denseOp(Mf, nf), denseOp(Kf, nf), nf, w, R, r)
+	V, _, reduced, err := finishBasis(W, denseOp(Mf, nf), denseCSR(Kf, nf).mulAcc, nf, w, R, r)
 	info.reduced = reduced
 	return V, info, err
+}
+
+// feInterface returns the free dofs (indices into free, ascending) of the
+// interface nodes of a Craig–Bampton reduction (interface="..."), refusing
+// more interface dofs and modes (s) than an fe-body's elastic coordinates.
+func feInterface(bs *spec.Beam, d *feData, free []int, s int) ([]int, error) {
+	e := attr(bs, "interface")
+	if !e.Given() {
+		return nil, fmt.Errorf("craig-bampton needs interface=\"...\": the nodes whose dofs the basis keeps")
+	}
+	ls, err := nodeList(e.Src)
+	if err != nil {
+		return nil, err
+	}
+	loc := map[int]int{}
+	for a, i := range free {
+		loc[i] = a
+	}
+	var bnd []int
+	for _, l := range ls {
+		ni, ok := d.node(l)
+		if !ok {
+			return nil, fmt.Errorf("interface node %d is not among the FE model's nodes", l)
+		}
+		got := false
+		for k := 0; k < 6; k++ {
+			if i, ok := d.dofOf[[2]int{ni, k}]; ok {
+				if a, ok := loc[i]; ok {
+					bnd = append(bnd, a)
+					got = true
+				}
+			}
+		}
+		if !got {
+			if hasDof := len(d.dofs) > 0 && func() bool {
+				for k := 0; k < 6; k++ {
+					if _, ok := d.dofOf[[2]int{ni, k}]; ok {
+						return true
+					}
+				}
+				return false
+			}(); hasDof {
+				return nil, fmt.Errorf("interface node %d is clamped (its dofs are not free)", l)
+			}
+			return nil, fmt.Errorf("interface node %d has no dofs in the matrices", l)
+		}
+	}
+	sort.Ints(bnd)
+	if len(bnd)+s > ffr3Max {
+		return nil, fmt.Errorf("%d interface dofs and %d modes make %d elastic coordinates; at most %d", len(bnd), s, len(bnd)+s, ffr3Max)
+	}
+	return bnd, nil
+}
+
+// feInterfaceHolds refuses the interface of a free-free body's
+// Craig–Bampton reduction when a rigid-body motion (R: nf×r, the rigid
+// modes, M-orthonormal) moves none of its dofs bnd: that motion is left to
+// the interior, whose stiffness K_ii is then singular.
+func feInterfaceHolds(bs *spec.Beam, R []float64, r int, bnd []int) error {
+	if r == 0 {
+		return nil
+	}
+	g := make([]float64, r*r) // R_bᵀ R_b
+	for _, b := range bnd {
+		row := R[b*r : b*r+r]
+		for i := 0; i < r; i++ {
+			for j := 0; j < r; j++ {
+				g[i*r+j] += row[i] * row[j]
+			}
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(symDense(g, r), false) {
+		return fmt.Errorf("interface: symmetric eigen decomposition failed")
+	}
+	v := es.Values(nil)
+	lo, hi := math.Inf(1), 0.0
+	for _, x := range v {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	if !(lo > 1e-16*hi) {
+		held := len(v)
+		for _, x := range v {
+			if !(x > 1e-16*hi) {
+				held--
+			}
+		}
+		return fmt.Errorf("the interface nodes (%s) hold %d of the free body's %d rigid-body motions: the others move none of their dofs, so the interior stiffness of the Craig–Bampton reduction is singular (add interface nodes that hold the body, or clamp it)", strings.TrimSpace(attr(bs, "interface").Src), held, r)
+	}
+	return nil
 }
 
 // finishBasis makes a raw basis W (nf×w) M-orthogonal to the rigid modes R
@@ -788,7 +898,6 @@ func finishBasis(W []float64, mulM, mulK func(x, y []float64), nf, w int, R []fl
 	if m == 0 {
 		return nil, 0, nil, fmt.Errorf("the basis has no elastic shapes")
 	}
-	kr := make([]float64, m*m)
 	KW := make([]float64, nf*m)
 	col, kc := make([]float64, nf), make([]float64, nf)
 	for j := 0; j < m; j++ {
@@ -800,11 +909,7 @@ func finishBasis(W []float64, mulM, mulK func(x, y []float64), nf, w int, R []fl
 			KW[i*m+j] = kc[i]
 		}
 	}
-	for i := 0; i < m; i++ {
-		for j := 0; j < m; j++ {
-			kr[i*m+j] = dotCols(W, KW, m, i, j, nf)
-		}
-	}
+	kr := gramCols(W, KW, m, nf)
 	symm(kr, m)
 	id := make([]float64, m*m)
 	for i := 0; i < m; i++ {
@@ -1136,14 +1241,28 @@ func denseOp(A []float64, n int) func(x, y []float64) {
 }
 
 // feBasisSparse is feBasis for models too large for the dense eigen
-// solver: modal reduction by subspace iteration on the sparse matrices.
+// solver, with the same mathematics on the sparse matrices: the FE
+// model's lowest modes (the frequencies reported, and the modal basis) by
+// subspace iteration, the Craig–Bampton basis (craigBamptonSparse) with
+// K_ii factored by the skyline Cholesky. Memory is that of the matrices,
+// the factor's profile and the basis (nf × its width); nothing of size
+// nf × nf is formed.
 func (fx *flexCompiler) feBasisSparse(bs *spec.Beam, d *feData, free []int, Ms, Ks *csr, freeFree bool, rigid []float64) ([]float64, ffr3Info, error) {
 	nf := len(free)
 	info := ffr3Info{source: bs.Kind, dofs: nf, basis: word(bs, "reduction", "modal")}
-	if info.basis != "modal" {
-		return nil, info, fmt.Errorf("%s reduction takes at most %d free dofs (this model has %d); larger models are reduced modally (reduction=\"modal\")", info.basis, feDenseMax, nf)
-	}
 	s := fx.count(bs, "modes", 6)
+	var bnd []int
+	switch info.basis {
+	case "modal":
+	case "craig-bampton":
+		// the interface first: its errors cost no eigen solution
+		var err error
+		if bnd, err = feInterface(bs, d, free, s); err != nil {
+			return nil, info, err
+		}
+	default:
+		return nil, info, fmt.Errorf("reduction must be modal or craig-bampton, got %q", info.basis)
+	}
 	var R []float64
 	r := 0
 	mu := 0.0
@@ -1154,6 +1273,11 @@ func (fx *flexCompiler) feBasisSparse(bs *spec.Beam, d *feData, free []int, Ms, 
 		}
 		R, r = mOrthonormal(R, Ms.mul, nf, 6, nil, 0)
 		info.rigid = r
+		if info.basis == "craig-bampton" {
+			if err := feInterfaceHolds(bs, R, r, bnd); err != nil {
+				return nil, info, err
+			}
+		}
 		// a shift that makes K + μM positive definite, far below the
 		// elastic eigenvalues: 1e-8 of the median diagonal ratio
 		var ratios []float64
@@ -1168,6 +1292,7 @@ func (fx *flexCompiler) feBasisSparse(bs *spec.Beam, d *feData, free []int, Ms, 
 			mu = 1e-8 * ratios[len(ratios)/2]
 		}
 	}
+	// the FE model's lowest modes
 	vals, W, err := subspaceModes(Ks, Ms, s, R, r, mu, 1e-8)
 	if err != nil {
 		if !freeFree {
@@ -1191,7 +1316,18 @@ func (fx *flexCompiler) feBasisSparse(bs *spec.Beam, d *feData, free []int, Ms, 
 	for _, v := range vals {
 		info.full = append(info.full, freq(v))
 	}
-	V, _, reduced, err := finishBasis(W, Ms.mul, Ks.mul, nf, s, R, r)
+	w := s
+	if info.basis == "craig-bampton" {
+		W, _, err = craigBamptonSparse(Ms, Ks, bnd, s)
+		if err != nil {
+			if pe, ok := err.(*pivotError); ok {
+				return nil, info, fmt.Errorf("the interior stiffness of the Craig–Bampton reduction (the free dofs but those of the interface nodes %s) is singular: pivot %.3g at %s (does the interface, with the clamps, hold the body?)", strings.TrimSpace(attr(bs, "interface").Src), pe.pivot, d.dofLabel(free[pe.at]))
+			}
+			return nil, info, err
+		}
+		w = len(bnd) + s
+	}
+	V, _, reduced, err := finishBasis(W, Ms.mul, Ks.mulAcc, nf, w, R, r)
 	info.reduced = reduced
 	return V, info, err
 }

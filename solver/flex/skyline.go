@@ -3,6 +3,7 @@ package flex
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"mbfmu/linalg"
 )
@@ -57,6 +58,30 @@ func (a *csr) mul(x, y []float64) {
 	}
 }
 
+// mulAcc sets y = A x as if in twice the working precision (the products
+// and sums compensated, Ogita–Rump–Oishi's Dot2): the Rayleigh quotients
+// xᵀ A x of smooth vectors then keep their digits, where plain sums lose
+// ε λ_max/λ of them to cancellation (the lowest modes of a fine mesh).
+func (a *csr) mulAcc(x, y []float64) {
+	for i := 0; i < a.n; i++ {
+		s, c := 0.0, 0.0
+		for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+			s, c = dot2(s, c, a.val[k], x[a.col[k]])
+		}
+		y[i] = s + c
+	}
+}
+
+// dot2 adds u v to the compensated sum (s, c): s the sum, c the
+// accumulated rounding errors of the products and sums.
+func dot2(s, c, u, v float64) (float64, float64) {
+	p := u * v
+	e := math.FMA(u, v, -p)
+	t := s + p
+	z := t - s
+	return t, c + (s - (t - z)) + (p - z) + e
+}
+
 // diag returns the diagonal.
 func (a *csr) diag() []float64 {
 	d := make([]float64, a.n)
@@ -68,6 +93,49 @@ func (a *csr) diag() []float64 {
 		}
 	}
 	return d
+}
+
+// sub returns the rows and columns of a on the unknowns of loc (index of
+// a → index of the submatrix, -1 outside) as an n×n csr.
+func (a *csr) sub(loc []int, n int) *csr {
+	c := &csr{n: n, ptr: make([]int, n+1)}
+	for i := 0; i < a.n; i++ {
+		if li := loc[i]; li >= 0 {
+			for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+				if loc[a.col[k]] >= 0 {
+					c.ptr[li+1]++
+				}
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		c.ptr[i+1] += c.ptr[i]
+	}
+	c.col, c.val = make([]int, c.ptr[n]), make([]float64, c.ptr[n])
+	next := append([]int(nil), c.ptr[:n]...)
+	for i := 0; i < a.n; i++ {
+		if li := loc[i]; li >= 0 {
+			for k := a.ptr[i]; k < a.ptr[i+1]; k++ {
+				if lj := loc[a.col[k]]; lj >= 0 {
+					c.col[next[li]], c.val[next[li]] = lj, a.val[k]
+					next[li]++
+				}
+			}
+		}
+	}
+	return c
+}
+
+// pivotError is a skyline factorization that met a pivot that is not
+// positive: the matrix is not positive definite (at: the unknown, in the
+// matrix's own order, whose row failed).
+type pivotError struct {
+	mu, pivot float64
+	at        int
+}
+
+func (e *pivotError) Error() string {
+	return fmt.Sprintf("the stiffness matrix (shifted by %g M) is not positive definite: pivot %g at its unknown %d", e.mu, e.pivot, e.at)
 }
 
 // skyline is the Cholesky factor L (A = L Lᵀ) of a symmetric positive
@@ -154,42 +222,74 @@ func factorSkyline(K, M *csr, mu float64) (*skyline, error) {
 			d -= v * v
 		}
 		if !(d > 0) {
-			return nil, fmt.Errorf("the stiffness matrix (shifted by %g M) is not positive definite: pivot %g at its unknown %d", mu, d, pl.Perm()[i])
+			at := 0
+			for o, pi := range sk.perm {
+				if pi == i {
+					at = o
+				}
+			}
+			return nil, &pivotError{mu: mu, pivot: d, at: at}
 		}
 		ri[i-fi] = math.Sqrt(d)
 	}
 	return sk, nil
 }
 
-// solve overwrites b (original order) with (L Lᵀ)⁻¹ b; w is scratch (n).
-func (sk *skyline) solve(b, w []float64) {
-	n := sk.n
-	for i := 0; i < n; i++ {
-		w[sk.perm[i]] = b[i]
+// solveCols overwrites each column x of X (original order) with (L Lᵀ)⁻¹
+// x, all at once: the factor is read once for the lot (the columns
+// interleaved in buf, n × len(X), allocated when too short), where a solve
+// per column would read it len(X) times; it returns buf.
+func (sk *skyline) solveCols(X [][]float64, buf []float64) []float64 {
+	n, c := sk.n, len(X)
+	if len(buf) < n*c {
+		buf = make([]float64, n*c)
 	}
-	// L y = w
+	w := buf[:n*c]
+	for j, x := range X {
+		for i, v := range x {
+			w[sk.perm[i]*c+j] = v
+		}
+	}
+	// L Y = W
 	for i := 0; i < n; i++ {
 		fi := sk.first[i]
 		ri := sk.l[sk.start[i]:sk.start[i+1]]
-		s := w[i]
+		wi := w[i*c : i*c+c]
 		for k, v := range ri[:i-fi] {
-			s -= v * w[fi+k]
+			wk := w[(fi+k)*c : (fi+k)*c+c]
+			wk = wk[:len(wi)]
+			for j := range wi {
+				wi[j] -= v * wk[j]
+			}
 		}
-		w[i] = s / ri[i-fi]
+		d := ri[i-fi]
+		for j := range wi {
+			wi[j] /= d
+		}
 	}
-	// Lᵀ x = y, by columns of Lᵀ (rows of L)
+	// Lᵀ X = Y, by columns of Lᵀ (rows of L)
 	for i := n - 1; i >= 0; i-- {
 		fi := sk.first[i]
 		ri := sk.l[sk.start[i]:sk.start[i+1]]
-		w[i] /= ri[i-fi]
-		x := w[i]
+		wi := w[i*c : i*c+c]
+		d := ri[i-fi]
+		for j := range wi {
+			wi[j] /= d
+		}
 		for k, v := range ri[:i-fi] {
-			w[fi+k] -= v * x
+			wk := w[(fi+k)*c : (fi+k)*c+c]
+			wk = wk[:len(wi)]
+			for j := range wi {
+				wk[j] -= v * wi[j]
+			}
 		}
 	}
-	for i := 0; i < n; i++ {
-		b[i] = w[sk.perm[i]]
+	for j, x := range X {
+		for i := range x {
+			x[i] = w[sk.perm[i]*c+j]
+		}
 	}
+	return buf
 }
 
 // subspaceModes returns the s lowest eigenpairs of K φ = λ M φ (sparse),
@@ -200,13 +300,28 @@ func (sk *skyline) solve(b, w []float64) {
 // moved to 1 % of the lowest eigenvalue once it is estimated. It returns the eigenvalues (ascending) and
 // the vectors (n×s, row-major).
 func subspaceModes(K, M *csr, s int, R []float64, r int, mu, tol float64) ([]float64, []float64, error) {
-	n := K.n
-	if s+r > n {
-		return nil, nil, fmt.Errorf("%d modes asked, the model has %d elastic ones", s, n-r)
+	if s+r > K.n {
+		return nil, nil, fmt.Errorf("%d modes asked, the model has %d elastic ones", s, K.n-r)
 	}
 	sk, err := factorSkyline(K, M, mu)
 	if err != nil {
 		return nil, nil, err
+	}
+	return subspaceIterate(sk, K, M, s, R, r, mu, tol, 0)
+}
+
+// subspaceIterate is subspaceModes with K + μM factored (sk). With vtol >
+// 0 it also iterates until the span of the s lowest vectors (with any
+// vector whose eigenvalue ties the s-th's) has settled: an earlier
+// iterate's vectors leave it by less than vtol (M-norm, each vector of
+// unit M-norm), or by no less than at the previous iteration once the
+// eigenvalues have converged (round-off then bounds the change). The
+// eigenvalues converge twice as fast as the vectors, so tol alone leaves
+// the vectors at about √tol.
+func subspaceIterate(sk *skyline, K, M *csr, s int, R []float64, r int, mu, tol, vtol float64) ([]float64, []float64, error) {
+	n := K.n
+	if s+r > n {
+		return nil, nil, fmt.Errorf("%d modes asked, the model has %d elastic ones", s, n-r)
 	}
 	p := min(max(2*s, s+8), n-r)
 	// start: unit loads spread over the dofs with the largest M/K ratio
@@ -228,11 +343,11 @@ func subspaceModes(K, M *csr, s int, R []float64, r int, mu, tol float64) ([]flo
 			X[j][i] = (float64(h%2001)/1000 - 1) * math.Sqrt(math.Max(ratio, 0)+1e-300)
 		}
 	}
-	w := make([]float64, n)
+	var buf []float64 // solveCols' scratch
 	mx := make([][]float64, p)
-	kx := make([][]float64, p)
+	my := make([][]float64, p) // M Y
 	for j := range mx {
-		mx[j], kx[j] = make([]float64, n), make([]float64, n)
+		mx[j], my[j] = make([]float64, n), make([]float64, n)
 	}
 	var rc [][]float64
 	var mrc [][]float64
@@ -256,26 +371,34 @@ func subspaceModes(K, M *csr, s int, R []float64, r int, mu, tol float64) ([]flo
 	var prev []float64
 	var vals []float64
 	refactors := 0
+	var kept, store [][]float64 // the previous iterate's lowest vectors (vtol > 0)
+	vprev := math.Inf(1)
+	y, mvy := make([]float64, n), make([]float64, n)
 	for it := 0; it < 400; it++ {
 		// Y = (K + μM)⁻¹ M X
 		for j := 0; j < p; j++ {
 			deflate(X[j])
 			M.mul(X[j], mx[j])
 			copy(X[j], mx[j])
-			sk.solve(X[j], w)
+		}
+		buf = sk.solveCols(X, buf)
+		for j := 0; j < p; j++ {
 			deflate(X[j])
 		}
-		// Rayleigh–Ritz
+		// Rayleigh–Ritz: with (K + μM) Y = M X (mx), Yᵀ K Y = Yᵀ M X − μ
+		// Yᵀ M Y (Bathe), free of the cancellation in K Y of smooth
+		// vectors that would leave the eigenvalues of a fine mesh at a
+		// relative round-off of ε λ_max/λ
 		kr, mr := make([]float64, p*p), make([]float64, p*p)
 		for j := 0; j < p; j++ {
-			K.mul(X[j], kx[j])
-			M.mul(X[j], mx[j])
+			M.mul(X[j], my[j])
 		}
 		for a := 0; a < p; a++ {
 			for b := a; b < p; b++ {
-				kr[a*p+b] = dotv(X[a], kx[b])
-				mr[a*p+b] = dotv(X[a], mx[b])
-				kr[b*p+a], mr[b*p+a] = kr[a*p+b], mr[a*p+b]
+				mr[a*p+b] = dotv(X[a], my[b])
+				mr[b*p+a] = mr[a*p+b]
+				kr[a*p+b] = 0.5*(dotv(X[a], mx[b])+dotv(X[b], mx[a])) - mu*mr[a*p+b]
+				kr[b*p+a] = kr[a*p+b]
 			}
 		}
 		// scale to the diagonal of mr (its columns differ by orders)
@@ -319,6 +442,39 @@ func subspaceModes(K, M *csr, s int, R []float64, r int, mu, tol float64) ([]flo
 			prev = nil
 			continue
 		}
+		// the change of the lowest vectors' span since the last iterate
+		vchange := 0.0
+		if vtol > 0 {
+			q := s
+			for q < p-1 && lam[q] <= lam[s-1]+1e-6*math.Abs(lam[s-1]) {
+				q++
+			}
+			if len(kept) == q {
+				for k := 0; k < q; k++ {
+					M.mul(X[k], my[k]) // my is free until the next Rayleigh–Ritz
+				}
+				for _, old := range kept {
+					copy(y, old)
+					for k := 0; k < q; k++ {
+						c := dotv(my[k], old)
+						for i := range y {
+							y[i] -= c * X[k][i]
+						}
+					}
+					M.mul(y, mvy)
+					vchange = math.Max(vchange, math.Sqrt(math.Max(dotv(y, mvy), 0)))
+				}
+			} else {
+				vchange = math.Inf(1)
+			}
+			for len(store) < q {
+				store = append(store, make([]float64, n))
+			}
+			kept = store[:q]
+			for k := range kept {
+				copy(kept[k], X[k])
+			}
+		}
 		if prev != nil {
 			conv := true
 			for j := 0; j < s; j++ {
@@ -327,11 +483,36 @@ func subspaceModes(K, M *csr, s int, R []float64, r int, mu, tol float64) ([]flo
 					break
 				}
 			}
+			if vtol > 0 {
+				// the span settled, or the eigenvalues converged and the
+				// span's change stopped falling (round-off)
+				stalled := conv && !math.IsInf(vchange, 1) && (vchange >= vprev || it == 399)
+				conv = vchange <= vtol || stalled
+			}
+			vprev = vchange
 			if conv {
-				V := make([]float64, n*s)
+				// the eigenvalues as the vectors' Rayleigh quotients with
+				// compensated products: the Ritz values above come from
+				// the solves, whose round-off (ε λ_max) costs the lowest
+				// eigenvalue of a fine mesh digits that the converged
+				// vectors keep (their error enters squared)
+				out := make([]float64, s)
+				kq, mq := make([]float64, n), make([]float64, n)
 				for j := 0; j < s; j++ {
+					K.mulAcc(X[j], kq)
+					M.mul(X[j], mq)
+					out[j] = dotv(X[j], kq) / dotv(X[j], mq)
+				}
+				ord := make([]int, s)
+				for j := range ord {
+					ord[j] = j
+				}
+				sort.SliceStable(ord, func(a, b int) bool { return out[ord[a]] < out[ord[b]] })
+				V := make([]float64, n*s)
+				for c, j := range ord {
+					vals[c] = out[j]
 					for i := 0; i < n; i++ {
-						V[i*s+j] = X[j][i]
+						V[i*s+c] = X[j][i]
 					}
 				}
 				return vals[:s], V, nil
@@ -348,4 +529,72 @@ func dotv(a, b []float64) float64 {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+// craigBamptonSparse is craigBamptonBasis for sparse (M, K): the basis
+// (n × (nb+s), row-major, the boundary coordinates bnd first, each unit on
+// its coordinate with its static constraint mode Ψ = −K_ii⁻¹ K_ib in the
+// interior, then the s lowest fixed-interface normal modes of (K_ii, M_ii),
+// M_ii-orthonormal) and the fixed-interface eigenvalues. K_ii is factored
+// once (skyline Cholesky) for the nb constraint modes and the subspace
+// iteration; nothing of size n × n is formed. A K_ii that is not positive
+// definite fails with a *pivotError whose unknown is a coordinate of
+// (M, K).
+func craigBamptonSparse(M, K *csr, bnd []int, s int) ([]float64, []float64, error) {
+	n, nb := K.n, len(bnd)
+	loc := make([]int, n) // coordinate → interior index, -1 on the boundary
+	for _, b := range bnd {
+		loc[b] = -1
+	}
+	var in []int
+	for i := range loc {
+		if loc[i] == 0 {
+			loc[i] = len(in)
+			in = append(in, i)
+		}
+	}
+	ni := len(in)
+	if s > ni {
+		return nil, nil, fmt.Errorf("%d fixed-interface modes asked, the interior has %d coordinates", s, ni)
+	}
+	Kii, Mii := K.sub(loc, ni), M.sub(loc, ni)
+	sk, err := factorSkyline(Kii, Mii, 0)
+	if err != nil {
+		if pe, ok := err.(*pivotError); ok {
+			pe.at = in[pe.at]
+		}
+		return nil, nil, err
+	}
+	w := nb + s
+	V := make([]float64, n*w)
+	// the constraint modes, in blocks of up to 32 right-hand sides
+	for a0 := 0; a0 < nb; a0 += 32 {
+		X := make([][]float64, min(32, nb-a0))
+		for j := range X {
+			b := bnd[a0+j]
+			X[j] = make([]float64, ni)
+			// K is symmetric: column b of K_ib is row b of K_bi
+			for k := K.ptr[b]; k < K.ptr[b+1]; k++ {
+				if li := loc[K.col[k]]; li >= 0 {
+					X[j][li] -= K.val[k]
+				}
+			}
+		}
+		sk.solveCols(X, nil)
+		for j, x := range X {
+			a := a0 + j
+			V[bnd[a]*w+a] = 1
+			for li, i := range in {
+				V[i*w+a] = x[li]
+			}
+		}
+	}
+	vals, Phi, err := subspaceIterate(sk, Kii, Mii, s, nil, 0, 0, 1e-8, 1e-11)
+	if err != nil {
+		return nil, nil, err
+	}
+	for li, i := range in {
+		copy(V[i*w+nb:i*w+w], Phi[li*s:li*s+s])
+	}
+	return V, vals, nil
 }
