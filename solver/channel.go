@@ -389,9 +389,16 @@ func (c *compiler) vectorOutput(o spec.Output, info VarInfo) bool {
 				return false
 			}
 			for e := range vk.names {
+				// the elements as channels of their own, BASE.Rxx … .Rzz
+				// (once: another output of the same matrix reuses them)
+				name := base + ".R" + vk.names[e]
+				if ke, ok := m.ChannelIndex(name); ok {
+					ks = append(ks, ke)
+					continue
+				}
 				ch := m.channels[k]
 				ch.sub = rotSub + e
-				ch.info.Unit, ch.info.Group = "", "orientation"
+				ch.info.Name, ch.info.Unit, ch.info.Group = name, "", "orientation"
 				ch.info.Description = "rotation matrix (frame to world), row " + vk.names[e][:1] + ", column " + vk.names[e][1:]
 				ks = append(ks, m.pushChan(ch))
 			}
