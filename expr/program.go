@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -33,6 +34,7 @@ type Program struct {
 	fn       evalFn
 	slots    []int // sorted variable slots used
 	measures bool
+	mids     []int // sorted measure ids called
 }
 
 // Compile parses src, resolves its names with r (which may be nil if src
@@ -63,6 +65,9 @@ func newProgram(src string, root *node) *Program {
 			slots[n.slot] = true
 		case opMeasure:
 			p.measures = true
+			if !slices.Contains(p.mids, n.slot) {
+				p.mids = append(p.mids, n.slot)
+			}
 		}
 		for _, a := range n.args {
 			walk(a)
@@ -73,6 +78,7 @@ func newProgram(src string, root *node) *Program {
 		p.slots = append(p.slots, s)
 	}
 	sort.Ints(p.slots)
+	sort.Ints(p.mids)
 	return p
 }
 
@@ -119,6 +125,9 @@ func (p *Program) UsesSlot(slot int) bool {
 
 // Slots returns the sorted variable slots p reads.
 func (p *Program) Slots() []int { return append([]int(nil), p.slots...) }
+
+// MeasureIDs returns the ids of the measures p calls, sorted.
+func (p *Program) MeasureIDs() []int { return slices.Clone(p.mids) }
 
 // UsesMeasures reports whether p calls Measurer.Measure.
 func (p *Program) UsesMeasures() bool { return p.measures }

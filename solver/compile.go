@@ -572,7 +572,7 @@ func (c *compiler) plan() {
 	}
 	m.factorIters = m.plan.FactorCost() / (m.plan.SolveCost() + eval)
 	for _, f := range m.forces {
-		m.measured = m.measured || mech.ReadsMeasures(f)
+		m.readsLam = m.readsLam || m.readsReactions(f)
 	}
 	m.rdiag = make([]int, m.nc)
 	for r := range m.rdiag {

@@ -872,7 +872,7 @@ func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 		}
 	}
 	nv := m.nv
-	if m.measured && m.nc > 0 {
+	if m.readsLam && m.nc > 0 {
 		// Forces that read the multipliers (a friction level from its
 		// joint's reaction) were evaluated with those of the state,
 		// another instant's: solve again with the forces of this solve's

@@ -277,3 +277,24 @@ func (m *Model) jointMeasure(x *mech.Ctx, k measureKind, j int) float64 {
 	}
 	return r[5]
 }
+
+// readsReactions reports whether a force element's run-time parameters
+// read a joint's reaction (fx(j), ..., the Lagrange multipliers) or a user
+// variable or state (whose expressions may).
+func (m *Model) readsReactions(f any) bool {
+	pl, ok := f.(mech.ParamLister)
+	if !ok {
+		return false
+	}
+	for _, p := range pl.Params() {
+		if p.P == nil {
+			continue
+		}
+		for _, id := range p.P.MeasureIDs() {
+			if ms := &m.measures[id]; ms.user != nil || ms.joint >= 0 && ms.kind >= msJFX {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -83,11 +83,11 @@ type Model struct {
 	// (residual and solve), estimated from the plan and the elements: the
 	// Jacobian is refreshed when old factors would cost more.
 	factorIters float64
-	// measured is set when a force element's run-time parameters read
-	// measures (mech.ReadsMeasures): a friction level from its joint's
-	// reaction reads the multipliers, so the acceleration solve iterates
+	// readsLam is set when a force element's run-time parameters read
+	// a joint's reaction (a friction level from its joint's reaction) or
+	// a user variable (which may): the acceleration solve then iterates
 	// until the forces and the multipliers they read agree
-	measured bool
+	readsLam bool
 	// storage positions in the linear solver (linalg.Plan.Pos), looked up
 	// once: of the diagonal mass, of each mass block and of each force's
 	// local n×n matrix (-1 where a side is ground)
