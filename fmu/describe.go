@@ -15,8 +15,10 @@ import (
 
 // layoutVersion enters the GUID: bump it whenever the variable table or the
 // meaning of a value reference changes, so that an FMU packed with an older
-// layout is rejected by a newer runtime (and vice versa).
-const layoutVersion = "2"
+// layout is rejected by a newer runtime (and vice versa). 3: a model whose
+// elements have states of their own declares its continuous states too
+// (the element states among them).
+const layoutVersion = "3"
 
 // Causality is the FMI causality of a variable.
 type Causality uint8
@@ -47,8 +49,8 @@ func (c Causality) String() string {
 type LocalKind uint8
 
 // The local variables: the continuous states (positions and velocities of
-// the engine's coordinates) and the derivatives that are not states
-// themselves.
+// the engine's coordinates, and the elements' own states) and the
+// derivatives that are not states themselves.
 const (
 	// NotLocal: a parameter, input or output.
 	NotLocal LocalKind = iota
@@ -62,6 +64,13 @@ const (
 	LocalQuatRate
 	// LocalAcceleration is the time derivative of velocity coordinate Index.
 	LocalAcceleration
+	// LocalElementState is an element's own continuous state (a motor's
+	// current, a friction's bristle deflection, a user <state>): first-order
+	// state Index, after the positions (a state).
+	LocalElementState
+	// LocalElementRate is the time derivative of element state Index (the
+	// element's rate at the state).
+	LocalElementRate
 )
 
 // Variability is the FMI variability of a variable.
@@ -100,8 +109,10 @@ type Variable struct {
 	Description string
 	Start       float64 // parameters and inputs
 	// Index is the index into the model's ParamInfo, InputInfo or
-	// OutputInfo, or for a local variable into the positions (position,
-	// quaternion rate) or velocities (velocity, acceleration).
+	// OutputInfo, or for a local variable into the first-order states (the
+	// positions, then the element states: position, quaternion rate,
+	// element state and its rate) or the velocities (velocity,
+	// acceleration).
 	Index int
 	Local LocalKind
 	// Derivative is, for a state derivative, the 1-based index in
@@ -134,8 +145,9 @@ type Description struct {
 	// direct feedthrough from the inputs, no states, no derivatives
 	Controller bool
 
-	// the continuous states are Variables[stateLo:stateHi] (positions then
-	// velocities); derivs are the <Derivatives> in state order
+	// the continuous states are Variables[stateLo:stateHi] (positions,
+	// velocities, element states); derivs are the <Derivatives> in state
+	// order
 	stateLo, stateHi int
 	derivs           []derivUnknown
 
@@ -263,33 +275,50 @@ func describe(mi *modelInfo, guid string) (*Description, error) {
 
 // describeStates appends the continuous states and their derivatives:
 // the positions, the velocities (a linear coordinate's velocity is the
-// derivative of its position), the derivatives of the quaternion
-// components, the accelerations; and lists <Derivatives>.
+// derivative of its position), the elements' own states (a motor's
+// current), the derivatives of the quaternion components, the
+// accelerations, the element states' rates; and lists <Derivatives>.
+//
+// For a model without element states the table is what it was before
+// they were declared (the same value references); for one with them,
+// every local variable is new (no state was declared at all), and the
+// inputs, outputs and parameters keep their value references.
 func (d *Description) describeStates(mi *modelInfo, add func(Variable)) {
 	local := func(name, unit, desc string, k LocalKind, i int) {
 		add(Variable{Name: name, Causality: CausalityLocal, Variability: VariabilityContinuous,
 			Unit: unit, Description: desc, Local: k, Index: i})
 	}
-	q0 := len(d.Variables)
-	d.stateLo = q0
+	d.stateLo = len(d.Variables)
+	pos := make([]int, len(mi.qs)) // each first-order state's 0-based position in Variables
 	for i, x := range mi.qs {
-		local(x.name, x.unit, x.desc, LocalPosition, i)
+		if !x.element() {
+			pos[i] = len(d.Variables)
+			local(x.name, x.unit, x.desc, LocalPosition, i)
+		}
 	}
 	v0 := len(d.Variables)
 	for j, x := range mi.vs {
 		local(x.name, x.unit, x.desc, LocalVelocity, j)
 	}
+	for i, x := range mi.qs {
+		if x.element() {
+			pos[i] = len(d.Variables)
+			local(x.name, x.unit, "state: an element's own continuous state, integrated with the mechanism", LocalElementState, i)
+		}
+	}
 	d.stateHi = len(d.Variables)
 	derQ := make([]int, len(mi.qs))
 	for i, x := range mi.qs {
-		if x.deriv >= 0 {
-			derQ[i] = v0 + x.deriv
-			d.Variables[derQ[i]].Derivative = uint32(q0 + i + 1)
+		switch {
+		case x.element():
 			continue
+		case x.deriv >= 0:
+			derQ[i] = v0 + x.deriv
+		default:
+			derQ[i] = len(d.Variables)
+			local("der("+x.name+")", solver.PerSecond(x.unit), "time derivative of "+x.name, LocalQuatRate, i)
 		}
-		derQ[i] = len(d.Variables)
-		local("der("+x.name+")", solver.PerSecond(x.unit), "time derivative of "+x.name, LocalQuatRate, i)
-		d.Variables[derQ[i]].Derivative = uint32(q0 + i + 1)
+		d.Variables[derQ[i]].Derivative = uint32(pos[i] + 1)
 	}
 	a0 := len(d.Variables)
 	for j, x := range mi.vs {
@@ -297,17 +326,61 @@ func (d *Description) describeStates(mi *modelInfo, add func(Variable)) {
 		d.Variables[a0+j].Derivative = uint32(v0 + j + 1)
 	}
 	for i, x := range mi.qs {
+		if x.element() {
+			derQ[i] = len(d.Variables)
+			local("der("+x.name+")", solver.PerSecond(x.unit), "time derivative of "+x.name+" (the element's rate at the state)", LocalElementRate, i)
+			d.Variables[derQ[i]].Derivative = uint32(pos[i] + 1)
+		}
+	}
+	// <Derivatives> in state order: positions, velocities, element states
+	for i, x := range mi.qs {
 		u := derivUnknown{at: derQ[i]}
-		if x.deriv >= 0 {
+		switch {
+		case x.element():
+			continue
+		case x.deriv >= 0:
 			u.deps, u.constant = []int{v0 + x.deriv}, true
-		} else {
-			u.deps = []int{q0 + x.rotQ, q0 + x.rotQ + 1, q0 + x.rotQ + 2, q0 + x.rotQ + 3, v0 + x.rotV, v0 + x.rotV + 1, v0 + x.rotV + 2}
+		default:
+			r := pos[x.rotQ]
+			u.deps = []int{r, r + 1, r + 2, r + 3, v0 + x.rotV, v0 + x.rotV + 1, v0 + x.rotV + 2}
 		}
 		d.derivs = append(d.derivs, u)
 	}
 	for j := range mi.vs {
 		d.derivs = append(d.derivs, derivUnknown{at: a0 + j, all: true})
 	}
+	for i, x := range mi.qs {
+		if x.element() {
+			// a rate depends on every state and input, as the
+			// accelerations (a motor's: its current, its coordinate's
+			// velocity and the voltage's inputs)
+			d.derivs = append(d.derivs, derivUnknown{at: derQ[i], all: true})
+		}
+	}
+}
+
+// element reports whether a first-order state is an element's own (a
+// motor's current, a friction's bristles, a user <state>): the engine
+// (solver.Model.StateVars) lists them after the positions, and they are
+// neither a linear coordinate's position (deriv) nor a quaternion
+// component (rotQ).
+func (x *stateVar) element() bool { return x.deriv < 0 && x.rotQ < 0 }
+
+// numCoordQ returns the number of positions among the first-order states
+// qs: the element states follow them.
+func numCoordQ(qs []stateVar) int {
+	for i := range qs {
+		if qs[i].element() {
+			return i
+		}
+	}
+	return len(qs)
+}
+
+// IsState reports whether the variable is a continuous state: a position,
+// a velocity or an element's own state.
+func (v *Variable) IsState() bool {
+	return v.Local == LocalPosition || v.Local == LocalVelocity || v.Local == LocalElementState
 }
 
 // check verifies what the schema cannot: unique non-empty names, finite
@@ -537,8 +610,9 @@ func (d *Description) writeCommon(b *strings.Builder, fmi3 bool) {
 // from the state there; setting an input does not change them until the
 // next step: no direct feedthrough. So an output depends on the states and
 // on no input. <Derivatives> lists, in state order, the derivative of each
-// position (a velocity, or the rate of a quaternion component) and of each
-// velocity (an acceleration, which depends on every state and input).
+// position (a velocity, or the rate of a quaternion component), of each
+// velocity (an acceleration, which depends on every state and input) and
+// of each element state (its rate, which does too).
 // InitialUnknowns holds the outputs, the states and the derivatives, in
 // index order; in initialisation mode they may depend on every input and
 // parameter (assembly), so their dependencies are omitted.
@@ -631,7 +705,7 @@ func (d *Description) HTML() []byte {
 	b.WriteString(`<h2>Notes</h2>
 <ul>
 <li>Outputs are computed at the end of each fmi2DoStep and at the end of initialisation; setting an input changes them only at the next step (no direct feedthrough).</li>
-<li>The local variables are the continuous states (the positions and velocities of the engine's coordinates; a spatial body's orientation is a unit quaternion qw, qx, qy, qz with the body-frame angular velocity wbx, wby, wbz) and their time derivatives der(…), computed on request from the state and the inputs as set (accelerations of the equations of motion). fmi2GetDirectionalDerivative gives the derivatives of the outputs and state derivatives with respect to the inputs and states at the current point.</li>
+<li>The local variables are the continuous states (the positions and velocities of the engine's coordinates; a spatial body's orientation is a unit quaternion qw, qx, qy, qz with the body-frame angular velocity wbx, wby, wbz; and the elements' own states, integrated with the mechanism: a motor's current, a friction's bristle deflection, a user &lt;state&gt;) and their time derivatives der(…), computed on request from the state and the inputs as set (accelerations of the equations of motion, the elements' rates). fmi2GetDirectionalDerivative gives the derivatives of the outputs and state derivatives with respect to the inputs and states at the current point.</li>
 <li>Fixed parameters can be set before or during initialisation mode (the model is then recompiled); tunable parameters and inputs also between steps.</li>
 <li>fmi2DoStep checks the master's currentCommunicationPoint against the FMU's time and advances on the internal time grid (above). Inputs changed since the last step act from the communication point: the integrator's accelerations are restarted there. A failed step returns fmi2Discard with fmi2Terminated = true and fmi2LastSuccessfulTime.</li>
 <li>FMU state get/set and serialisation are supported; a serialised state can be restored into any instance of this FMU.</li>

@@ -59,11 +59,13 @@ type Instance struct {
 	// the continuous states: statesOK when the model in use has the states
 	// the description declares (a fixed parameter that changes the number
 	// of beam elements recompiles another layout); sq, sv their values
-	// (read on request); dq, dv their time derivatives while derOK
+	// (read on request: sq the first-order states, the nqc positions then
+	// the element states); dq, dv their time derivatives while derOK
 	statesOK bool
 	sq, sv   []float64
 	dq, dv   []float64
 	derOK    bool
+	nqc      int
 	// directional derivatives: seeds and results (made on first use)
 	jw *jacWork
 
@@ -104,6 +106,7 @@ func newInstance(name string, desc *Description, compile compiler, base engineMo
 		sv:      make([]float64, len(mi.vs)),
 		dq:      make([]float64, len(mi.qs)),
 		dv:      make([]float64, len(mi.vs)),
+		nqc:     numCoordQ(mi.qs),
 		// (outDeriv and jw are made on first use)
 	}
 	in.logMask = catWarning | catDiscard | catError | catFatal
@@ -357,6 +360,16 @@ func (in *Instance) initialize(fn string) Status {
 	return OK
 }
 
+// elementStater is an engine state whose elements have continuous states
+// of their own (modelInfo.qs after the positions): elementStates copies
+// them into dst. (The engine seam's states copies the positions and
+// velocities only.)
+type elementStater interface {
+	elementStates(dst []float64)
+}
+
+func (ss *solverState) elementStates(dst []float64) { ss.s.ElementStates(dst) }
+
 // sameStates reports whether a recompiled model has the continuous states
 // of the base model (a fixed parameter may change the number of beam
 // elements, and so the coordinates, while the variable table is fixed).
@@ -454,7 +467,7 @@ func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 		}
 		if x.Causality == CausalityLocal {
 			states = true
-			derivs = derivs || x.Local == LocalQuatRate || x.Local == LocalAcceleration
+			derivs = derivs || x.Local == LocalQuatRate || x.Local == LocalAcceleration || x.Local == LocalElementRate
 		}
 	}
 	if states {
@@ -483,11 +496,11 @@ func (in *Instance) GetReal(vr []uint32, v []float64) Status {
 			v[k] = in.outputs[x.Index]
 		case CausalityLocal:
 			switch x.Local {
-			case LocalPosition:
+			case LocalPosition, LocalElementState:
 				v[k] = in.sq[x.Index]
 			case LocalVelocity:
 				v[k] = in.sv[x.Index]
-			case LocalQuatRate:
+			case LocalQuatRate, LocalElementRate:
 				v[k] = in.dq[x.Index]
 			default:
 				v[k] = in.dv[x.Index]
@@ -506,9 +519,16 @@ func (in *Instance) readStates(fn string, derivs bool) Status {
 		return in.errorf(fn, "the states are not available: the FMU was not initialised")
 	}
 	if !in.statesOK {
-		return in.errorf(fn, "the states are not available: the fixed parameters set change the model's coordinates (the number of beam elements), which the variable table cannot follow")
+		return in.errorf(fn, "the states are not available: the fixed parameters set change the model's states (the number of beam elements, or an element's own states: a motor's inductance set to or from 0), which the variable table cannot follow")
 	}
 	in.state.states(in.sq, in.sv)
+	if in.nqc < len(in.sq) {
+		es, ok := in.state.(elementStater)
+		if !ok {
+			return in.errorf(fn, "the element states are not available from this engine")
+		}
+		es.elementStates(in.sq[in.nqc:])
+	}
 	if derivs && !in.derOK {
 		if err := in.model.stateDerivatives(in.state, in.dq, in.dv); err != nil {
 			return in.errorf(fn, "state derivatives: %v", err)
@@ -815,12 +835,14 @@ func (in *Instance) GetRealOutputDerivatives(vr []uint32, order []int32, v []flo
 // GetDirectionalDerivative computes dvUnknown = J·dvKnown at the current
 // point (providesDirectionalDerivative), J the partial derivatives of the
 // unknowns — outputs and state derivatives (the states themselves too) —
-// with respect to the knowns — inputs and states. The state derivatives
-// depend on the states and inputs (solver.Model.DirectionalDerivative:
-// q̇ exactly, the accelerations by Richardson-extrapolated central
-// differences of consistent acceleration solves). The outputs depend on
-// the states only: they are computed at the end of a step and setting an
-// input does not change them (no direct feedthrough, as ModelStructure
+// with respect to the knowns — inputs and states (positions, velocities,
+// element states). The state derivatives depend on the states and inputs
+// (solver.Model.DirectionalDerivative: q̇ exactly, the accelerations and
+// the element states' rates by Richardson-extrapolated central
+// differences of consistent acceleration solves; an element state moves
+// the forces that read it, a motor's current its torque). The outputs
+// depend on the states only: they are computed at the end of a step and
+// setting an input does not change them (no direct feedthrough, as ModelStructure
 // declares), so their derivative with respect to an input is zero; with
 // respect to the states they are differentiated as computed from the
 // state, with the accelerations of the equations of motion. The states
@@ -836,7 +858,7 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 	if len(dvKnown) < len(known) || len(dvUnknown) < len(unknown) {
 		return in.errorf(fn, "dvKnown or dvUnknown shorter than its value-reference array")
 	}
-	needA, needQ, needY := false, false, false
+	needA, needQ, needE, needY := false, false, false, false
 	for _, r := range unknown {
 		x := in.variable(r)
 		switch {
@@ -847,6 +869,7 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 		}
 		needA = needA || x.Local == LocalAcceleration
 		needQ = needQ || x.Local == LocalQuatRate
+		needE = needE || x.Local == LocalElementRate
 		needY = needY || x.Causality == CausalityOutput
 	}
 	for k, r := range known {
@@ -854,8 +877,8 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 		switch {
 		case x == nil:
 			return in.unknownRef(fn, r)
-		case x.Causality != CausalityInput && x.Local != LocalPosition && x.Local != LocalVelocity:
-			return in.errorf(fn, "%q (value reference %d) is not a known: the knowns are inputs and states (positions, velocities)", x.Name, r)
+		case x.Causality != CausalityInput && !x.IsState():
+			return in.errorf(fn, "%q (value reference %d) is not a known: the knowns are inputs and states (positions, velocities, element states)", x.Name, r)
 		case !finite(dvKnown[k]):
 			return in.errorf(fn, "seed %v for %q (value reference %d) is not finite", dvKnown[k], x.Name, r)
 		}
@@ -869,7 +892,7 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 		return in.errorf(fn, "no state: the FMU was not initialised")
 	}
 	if !in.statesOK {
-		return in.errorf(fn, "the states are not available: the fixed parameters set change the model's coordinates (the number of beam elements), which the variable table cannot follow")
+		return in.errorf(fn, "the states are not available: the fixed parameters set change the model's states (the number of beam elements, or an element's own states: a motor's inductance set to or from 0), which the variable table cannot follow")
 	}
 	w := in.jacWork()
 	clear(w.sq)
@@ -883,7 +906,7 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 		case x.Causality == CausalityInput:
 			w.su[x.Index] += d
 			seedU = seedU || d != 0
-		case x.Local == LocalPosition:
+		case x.Local == LocalPosition || x.Local == LocalElementState:
 			w.sq[x.Index] += d
 			seedX = seedX || d != 0
 		default:
@@ -892,10 +915,16 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 		}
 	}
 	// the state derivatives with the inputs' seed; the outputs with the
-	// states' seed only (in the same pass when the inputs have none)
+	// states' seed only (in the same pass when the inputs have none); the
+	// element states' rates, jq's entries after the positions', only when
+	// asked for
 	yDone := false
-	if needA || needQ {
+	if needA || needQ || needE {
 		var su, jv, jy []float64
+		jq := w.jq[:in.nqc]
+		if needE {
+			jq = w.jq
+		}
 		if seedU {
 			su = w.su
 		}
@@ -905,13 +934,13 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 		if needY && !seedU {
 			jy, yDone = w.jy, true
 		}
-		if err := in.model.directional(in.state, w.sq, w.sv, su, w.jq, jv, jy); err != nil {
+		if err := in.model.directional(in.state, w.sq, w.sv, su, jq, jv, jy); err != nil {
 			return in.errorf(fn, "%v", err)
 		}
 	}
 	if needY && !yDone {
 		if seedX {
-			if err := in.model.directional(in.state, w.sq, w.sv, nil, w.jq2, nil, w.jy); err != nil {
+			if err := in.model.directional(in.state, w.sq, w.sv, nil, w.jq2[:in.nqc], nil, w.jy); err != nil {
 				return in.errorf(fn, "%v", err)
 			}
 		} else {
@@ -923,11 +952,11 @@ func (in *Instance) GetDirectionalDerivative(unknown, known []uint32, dvKnown, d
 		switch {
 		case x.Causality == CausalityOutput:
 			dvUnknown[k] = w.jy[x.Index]
-		case x.Local == LocalPosition:
+		case x.Local == LocalPosition || x.Local == LocalElementState:
 			dvUnknown[k] = w.sq[x.Index]
 		case x.Local == LocalVelocity:
 			dvUnknown[k] = w.sv[x.Index]
-		case x.Local == LocalQuatRate:
+		case x.Local == LocalQuatRate || x.Local == LocalElementRate:
 			dvUnknown[k] = w.jq[x.Index]
 		default:
 			dvUnknown[k] = w.jv[x.Index]

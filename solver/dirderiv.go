@@ -10,27 +10,41 @@ import (
 // The continuous states and their Jacobian, for masters that couple FMUs
 // through it (FMI 2.0 <Derivatives>, fmi2GetDirectionalDerivative).
 //
-// The states are x = (q, v): the positions (nq: linear coordinates and the
-// unit quaternions of spatial bodies) and the velocities (nv: the
+// The states are x = (q, e, v): the positions (nq: linear coordinates and
+// the unit quaternions of spatial bodies), the elements' own states (ne:
+// a motor's current, a friction's bristle deflections, the user <state>s,
+// mech.Stateful, in the order of Linearize's) and the velocities (nv: the
 // derivatives of the linear coordinates and the body-frame angular
 // velocities). Their time derivatives are
 //
 //	q̇ = v                  (linear coordinates)
 //	ṗ = ½ p ⊗ (0, ω)       (a quaternion p and its body's angular velocity ω)
-//	v̇ = a(q, v, u, t)      the accelerations of [M Φqᵀ; Φq 0][a; λ] = [g + Q; γ]
+//	ė = r(q, v, e, u, t)   the elements' rates (mech.Stateful.Rates)
+//	v̇ = a(q, v, e, u, t)   the accelerations of [M Φqᵀ; Φq 0][a; λ] = [g + Q; γ]
 //
 // (no Baumgarte terms: the accelerations of the equations of motion, not
-// those of a stabilised integrator). The accelerations and the outputs
-// depend on a quaternion through its direction only: they are evaluated
-// at p/|p|, the rotation the engine uses. Contact modes (stick, slip,
-// open) are held.
+// those of a stabilised integrator). The accelerations, the rates and the
+// outputs depend on a quaternion through its direction only: they are
+// evaluated at p/|p|, the rotation the engine uses. Contact modes (stick,
+// slip, open) are held. The element states are the values the state holds
+// (those of the last accepted step, at its time), so the forces that read
+// them (a motor's torque k·i) and their rates are evaluated with them as
+// they are.
+//
+// The first-order states q and e share one list in StateVars,
+// StateDerivatives and DirectionalDerivative (the positions, then the
+// element states), so that callers that know the positions only go on
+// working with NumCoords entries.
 
-// StateVar describes one position or velocity coordinate as a continuous
-// state.
+// StateVar describes one continuous state: a position or velocity
+// coordinate, or an element's own state.
 type StateVar struct {
 	// Name is unique among the states and cannot clash with a parameter,
-	// input or output (it holds a dot): "cart.cm.x", "top.qw" for
-	// positions, "der(cart.cm.x)", "top.wbx" for velocities.
+	// input or output: a coordinate's holds a dot ("cart.cm.x", "top.qw"
+	// for positions, "der(cart.cm.x)", "top.wbx" for velocities), an
+	// element state's is the element's (mech.StateInfo: "m.current",
+	// "bearing.bristle") or a user <state>'s, which shares the model
+	// file's namespace with parameters, inputs and outputs.
 	Name string
 	// Unit is the SI unit ("" for a quaternion component or a slope).
 	Unit string
@@ -41,18 +55,17 @@ type StateVar struct {
 	// velocity, the indices of the first position and velocity of its
 	// rotation block (four positions, three velocities); -1 otherwise.
 	RotQ, RotV int
+	// Element marks an element's own state (Deriv, RotQ and RotV are -1):
+	// its derivative is the element's rate, which depends on every state
+	// and input.
+	Element bool
 }
 
-// StateVars describes the positions (NumCoords) and velocities
-// (NumVelocities) as continuous states, in storage order; none (nil) for
-// a model whose elements have states of their own (a motor).
+// StateVars describes the continuous states in storage order: q the
+// first-order ones, the positions (NumCoords) and then the elements' own
+// states (NumElementStates, Element set), and v the velocities
+// (NumVelocities).
 func (m *Model) StateVars() (q, v []StateVar) {
-	if m.nes > 0 {
-		// elements with states of their own (a motor's current): the
-		// positions and velocities are not the whole state, so none is
-		// declared rather than an incomplete set
-		return nil, nil
-	}
 	names := m.CoordNames()
 	units := m.coordUnits(names)
 	q, v = make([]StateVar, m.nq), make([]StateVar, m.nv)
@@ -75,7 +88,42 @@ func (m *Model) StateVars() (q, v []StateVar) {
 			v[r.v+k] = StateVar{Name: body + "." + c, Unit: "rad/s", Deriv: -1, RotQ: r.q, RotV: r.v}
 		}
 	}
+	for _, e := range m.stateful {
+		for _, st := range e.States() {
+			q = append(q, StateVar{Name: st.Name, Unit: st.Unit, Deriv: -1, RotQ: -1, RotV: -1, Element: true})
+		}
+	}
 	return q, v
+}
+
+// NumElementStates returns the number of the elements' own continuous
+// states (a motor's current, a friction's bristles, the user <state>s).
+func (m *Model) NumElementStates() int {
+	n := 0
+	for _, e := range m.stateful {
+		n += len(e.States())
+	}
+	return n
+}
+
+// ElementStates copies the element states of s (those of its last
+// accepted step, at time s.T), in StateVars' order, into dst
+// (NumElementStates). Nothing is allocated after the first call on s.
+func (s *State) ElementStates(dst []float64) {
+	for k, sl := range s.dirWork().eslot {
+		dst[k] = s.es[sl]
+	}
+}
+
+// SetElementStates sets the element states of s (as of time s.T) from src
+// (NumElementStates, StateVars' order), as Q and V give write access to the
+// coordinates: for analyses and tests that move the state and put it back
+// (central differences). Only the states are set, not what an element
+// keeps beside them (a user state's previous value for its BDF2 update).
+func (s *State) SetElementStates(src []float64) {
+	for k, sl := range s.dirWork().eslot {
+		s.es[sl] = src[k]
+	}
 }
 
 // rotBody names the body of rotation block r.
@@ -133,23 +181,49 @@ func PerSecond(unit string) string {
 // dirWork is the work space of StateDerivatives and DirectionalDerivative
 // (made on first use; not part of the state's snapshot).
 type dirWork struct {
-	keep  []float64 // the core and the variables, restored afterwards
-	acc   []float64 // accelerations at the + point of a central difference
-	y     []float64 // outputs at the + point
-	y2    []float64 // outputs at the − point
-	stats Stats
+	keep   []float64 // the core and the variables, restored afterwards
+	acc    []float64 // accelerations at the + point of a central difference
+	y      []float64 // outputs at the + point
+	y2     []float64 // outputs at the − point
+	eslot  []int     // the element states' slots in State.es, in StateVars' order
+	nst    []int     // the number of states of each of Model.stateful
+	ep, em []float64 // the element states' rates at the + and − points
+	stats  Stats
 }
 
 func (s *State) dirWork() *dirWork {
 	if s.dw == nil {
-		s.dw = &dirWork{
+		m := s.m
+		w := &dirWork{
 			keep: make([]float64, len(s.core)+len(s.vars)),
-			acc:  make([]float64, s.m.nv),
-			y:    make([]float64, len(s.m.outChan)),
-			y2:   make([]float64, len(s.m.outChan)),
+			acc:  make([]float64, m.nv),
+			y:    make([]float64, len(m.outChan)),
+			y2:   make([]float64, len(m.outChan)),
+			nst:  make([]int, len(m.stateful)),
 		}
+		for k, e := range m.stateful {
+			st := e.States()
+			w.nst[k] = len(st)
+			for _, x := range st {
+				w.eslot = append(w.eslot, x.Slot)
+			}
+		}
+		w.ep, w.em = make([]float64, len(w.eslot)), make([]float64, len(w.eslot))
+		s.dw = w
 	}
 	return s.dw
+}
+
+// elementRates writes the rates of the element states at s (as stored
+// there) into dst (NumElementStates).
+func (m *Model) elementRates(s *State, w *dirWork, dst []float64) {
+	off := 0
+	for k, e := range m.stateful {
+		if n := w.nst[k]; n > 0 {
+			e.Rates(&s.x, dst[off:off+n])
+			off += n
+		}
+	}
 }
 
 // save keeps what the evaluations change; restore puts it back (bit for
@@ -190,11 +264,13 @@ func (m *Model) normalizeRots(q []float64) {
 }
 
 // StateDerivatives writes the time derivatives of the states at s into dq
-// (NumCoords) and dv (NumVelocities): q̇ = v for the linear coordinates,
-// ½ p ⊗ (0, ω) for the quaternions, and the accelerations of the equations
-// of motion with the inputs and parameters as they are set. The state is
-// left as it was (bit for bit); the factors of the next implicit step are
-// rebuilt from their anchor.
+// (NumCoords, or NumCoords + NumElementStates to have the element states'
+// rates after the positions') and dv (NumVelocities): q̇ = v for the
+// linear coordinates, ½ p ⊗ (0, ω) for the quaternions, the elements'
+// rates and the accelerations of the equations of motion with the inputs
+// and parameters as they are set. The state is left as it was (bit for
+// bit); the factors of the next implicit step are rebuilt from their
+// anchor.
 func (m *Model) StateDerivatives(s *State, dq, dv []float64) error {
 	w := s.dirWork()
 	w.save(s)
@@ -211,6 +287,11 @@ func (m *Model) StateDerivatives(s *State, dq, dv []float64) error {
 		return err
 	}
 	copy(dv, s.a)
+	if len(dq) > m.nq {
+		// after the accelerations: a rate may read the multipliers (a
+		// ball joint's friction, from its reaction)
+		m.elementRates(s, w, dq[m.nq:])
+	}
 	return nil
 }
 
@@ -225,21 +306,34 @@ const dirRel = 1e-4
 // time derivatives and of the declared outputs with respect to the states
 // and inputs at s, along the seed (dq, dv, du):
 //
-//	jq = ∂q̇/∂x · (dq, dv)                  (exact)
-//	jv = ∂a/∂x · (dq, dv) + ∂a/∂u · du
-//	jy = ∂y/∂x · (dq, dv) + ∂y/∂u · du
+//	jq = ∂q̇/∂x · (dq, dv)                  (exact; the positions' entries)
+//	jq = ∂ė/∂x · (dq, de, dv) + ∂ė/∂u · du  (the element states' entries)
+//	jv = ∂a/∂x · (dq, de, dv) + ∂a/∂u · du
+//	jy = ∂y/∂x · (dq, de, dv) + ∂y/∂u · du
 //
-// dq has NumCoords entries, dv NumVelocities, du one per input (nil: zero);
-// jv may be nil to skip the accelerations, jy (one per declared output) to
-// skip the outputs. The
-// accelerations and outputs are differentiated by central differences
-// along the seed with Richardson extrapolation (four consistent
-// acceleration solves; outputs that read accelerations, forces or
-// reactions see the accelerations and multipliers of the equations of
-// motion at each point). A quaternion's seed acts through the rotation it
-// changes: its component along p does nothing. The state is left as it was
-// (bit for bit); nothing is allocated after the first call on s.
+// dq has NumCoords entries, or NumCoords + NumElementStates with the
+// element states' seed de after the positions'; jq has NumCoords entries,
+// or NumCoords + NumElementStates to have the derivative of the element
+// states' rates too (each length independent of the other). dv has
+// NumVelocities entries, du one per input (nil: zero); jv may be nil to
+// skip the accelerations, jy (one per declared output) to skip the
+// outputs. The accelerations, the element rates and the outputs are
+// differentiated by central differences along the seed with Richardson
+// extrapolation (four consistent acceleration solves; outputs that read
+// accelerations, forces or reactions see the accelerations and
+// multipliers of the equations of motion at each point; an element state
+// moves the forces that read it, a motor's torque). A quaternion's seed
+// acts through the rotation it changes: its component along p does
+// nothing. The state is left as it was (bit for bit); nothing is allocated
+// after the first call on s.
 func (m *Model) DirectionalDerivative(s *State, dq, dv, du, jq, jv, jy []float64) error {
+	var de, je []float64 // the element states' seed and rates' derivative
+	if len(dq) > m.nq {
+		dq, de = dq[:m.nq], dq[m.nq:]
+	}
+	if len(jq) > m.nq {
+		jq, je = jq[:m.nq], jq[m.nq:]
+	}
 	// q̇: exact (linear in v, bilinear in p and ω)
 	for j, qi := range m.qOf {
 		if qi >= 0 {
@@ -254,6 +348,7 @@ func (m *Model) DirectionalDerivative(s *State, dq, dv, du, jq, jv, jy []float64
 			jq[r.q+k] = 0.5 * (a[k] + b[k])
 		}
 	}
+	w := s.dirWork()
 	// the perturbation: the seed's largest relative component moves by dirRel
 	sc := 0.0
 	rel := func(d, x float64) {
@@ -267,6 +362,11 @@ func (m *Model) DirectionalDerivative(s *State, dq, dv, du, jq, jv, jy []float64
 	for i, x := range s.v {
 		rel(dv[i], x)
 	}
+	if de != nil {
+		for k, sl := range w.eslot {
+			rel(de[k], s.es[sl])
+		}
+	}
 	in := s.vars[1+len(m.params):]
 	if du != nil {
 		for i, x := range in {
@@ -275,19 +375,20 @@ func (m *Model) DirectionalDerivative(s *State, dq, dv, du, jq, jv, jy []float64
 	}
 	clear(jv)
 	clear(jy)
-	if sc == 0 || jv == nil && jy == nil {
+	clear(je)
+	if sc == 0 || jv == nil && jy == nil && je == nil {
 		return nil
 	}
 	if !(sc < math.Inf(1)) {
 		return errorf("directional derivative: the seed is not finite")
 	}
 	d := dirRel / sc
-	w := s.dirWork()
 	w.save(s)
 	defer w.restore(s)
 	t := s.T
-	// at ±f along the seed: the accelerations into s.a, the outputs into y
-	at := func(f float64, y []float64) error {
+	// at ±f along the seed: the accelerations into s.a, the outputs into
+	// y, the element rates into e
+	at := func(f float64, y, e []float64) error {
 		w.restore(s)
 		for i := range s.q {
 			s.q[i] += f * dq[i]
@@ -295,6 +396,11 @@ func (m *Model) DirectionalDerivative(s *State, dq, dv, du, jq, jv, jy []float64
 		m.normalizeRots(s.q)
 		for i := range s.v {
 			s.v[i] += f * dv[i]
+		}
+		if de != nil {
+			for k, sl := range w.eslot {
+				s.es[sl] += f * de[k]
+			}
 		}
 		if du != nil {
 			for i := range in {
@@ -308,24 +414,33 @@ func (m *Model) DirectionalDerivative(s *State, dq, dv, du, jq, jv, jy []float64
 		if y != nil {
 			m.EvalOutputs(s, y)
 		}
+		if e != nil {
+			m.elementRates(s, w, e)
+		}
 		return nil
 	}
-	var yp, ym []float64
+	var yp, ym, ep, em []float64
 	if jy != nil {
 		yp, ym = w.y, w.y2
 	}
+	if je != nil {
+		ep, em = w.ep, w.em
+	}
 	// D(h) = (F(h) − F(−h))/(2h); J = (4 D(d) − D(2d))/3
 	for pass, h := range [2]float64{d, 2 * d} {
-		if err := at(h, yp); err != nil {
+		if err := at(h, yp, ep); err != nil {
 			return err
 		}
 		copy(w.acc, s.a)
-		if err := at(-h, ym); err != nil {
+		if err := at(-h, ym, em); err != nil {
 			return err
 		}
 		rich(jv, w.acc, s.a, h, pass)
 		if jy != nil {
 			rich(jy, yp, ym, h, pass)
+		}
+		if je != nil {
+			rich(je, ep, em, h, pass)
 		}
 	}
 	return nil

@@ -85,7 +85,7 @@ func cmdPack(args []string) error {
 		case fmu.CausalityParameter:
 			nPar++
 		default:
-			if v.Local == fmu.LocalPosition || v.Local == fmu.LocalVelocity {
+			if v.IsState() {
 				nState++
 			}
 		}
