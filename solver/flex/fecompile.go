@@ -19,7 +19,8 @@ import (
 // moving with a floating frame (ffr3.go). The frame is a body of the model
 // whose origin is the undeformed centre of mass; nodes listed in clamp are
 // fixed in the frame (the reference conditions: markers there are rigid
-// markers of the body, for joints), the others move with the modes.
+// markers of the body, for joints), the others move with the modes (loads
+// act there, and spherical, revolute and fixed joints: fejoint.go).
 
 // feDenseMax bounds the free dofs reduced by the dense eigen solver.
 const feDenseMax = 3000
@@ -1065,23 +1066,6 @@ func feFreeRef(ms *spec.Model, ref string) bool {
 		return true
 	}
 	return false
-}
-
-// feJoint refuses a joint at a node that moves with the modes.
-func (fx *flexCompiler) feJoint(j spec.Joint) {
-	if !fx.b.Claim(j.Name, j.Pos, "joint") {
-		return
-	}
-	field, ref := "i", j.I
-	if !feFreeRef(fx.ms, ref) {
-		field, ref = "j", j.J
-	}
-	name, _, _ := strings.Cut(ref, ".")
-	if ffrBeamRef(fx.ms, ref) {
-		fx.b.Errorf(j.Pos, field, "joint %q: marker %q of ffr beam %q moves with the beam's shapes; joints attach to its rigid body (the floating frame), loads (<force>, <torque>) to its markers; use kind=\"rod\" for a beam jointed along its length", j.Name, ref, name)
-		return
-	}
-	fx.b.Errorf(j.Pos, field, "joint %q: marker %q is at a node of fe-body %q that moves with the modes; joints attach to nodes clamped to the body's frame (list them in clamp=\"...\", the body's reference conditions) or to the frame's marker %q", j.Name, ref, name, name)
 }
 
 // feForce compiles a force or torque at a node marker of an fe-body.
