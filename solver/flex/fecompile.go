@@ -205,15 +205,7 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 			clamped[i] = true
 		}
 	}
-	var free []int
-	loc := make([]int, n)
-	for i := range d.dofs {
-		loc[i] = -1
-		if !clamped[d.dofs[i][0]] {
-			loc[i] = len(free)
-			free = append(free, i)
-		}
-	}
+	free, loc := freeDofs(d, clamped)
 	nf := len(free)
 	if nf == 0 {
 		b.Errorf(attr(bs, "clamp").Pos, "clamp", "fe-body %q: clamp fixes every node: nothing is left to deform (make it a rigid <body>)", bs.Name)
@@ -265,6 +257,21 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 		return
 	}
 	fx.finishFE(bs, d, clamped, free, V, info, cm)
+}
+
+// freeDofs returns the dofs of the nodes not clamped (free, in the FE
+// model's order) and each dof's position among them (loc, −1 for a
+// clamped one).
+func freeDofs(d *feData, clamped map[int]bool) (free, loc []int) {
+	loc = make([]int, len(d.dofs))
+	for i := range d.dofs {
+		loc[i] = -1
+		if !clamped[d.dofs[i][0]] {
+			loc[i] = len(free)
+			free = append(free, i)
+		}
+	}
+	return free, loc
 }
 
 // feDiagonals refuses a free dof with neither mass nor stiffness.

@@ -356,14 +356,7 @@ func feTestBases(t *testing.T, d *feData, attrs map[string]string) (dv, sv []flo
 		}
 	}
 	n := len(d.dofs)
-	loc := make([]int, n)
-	for i := range d.dofs {
-		loc[i] = -1
-		if !clamped[d.dofs[i][0]] {
-			loc[i] = len(free)
-			free = append(free, i)
-		}
-	}
+	free, loc := freeDofs(d, clamped)
 	nf := len(free)
 	fx := &flexCompiler{b: feTestBuilder{}}
 	_, cm, _ := fx.feRigid(bs, d, n)

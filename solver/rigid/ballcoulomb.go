@@ -158,13 +158,8 @@ func (e *ballCoulomb) Potential(x *mech.Ctx) float64 { return 0 }
 // Channels lists the friction torque on body j (world frame), its size and
 // the mode (mech.Channeler).
 func (e *ballCoulomb) Channels(name string) []mech.ChannelInfo {
-	return []mech.ChannelInfo{
-		{Name: name + ".tx", Unit: "N*m", Group: "force", Description: "friction " + name + " torque on the body of marker j, world x"},
-		{Name: name + ".ty", Unit: "N*m", Group: "force", Description: "friction " + name + " torque on the body of marker j, world y"},
-		{Name: name + ".tz", Unit: "N*m", Group: "force", Description: "friction " + name + " torque on the body of marker j, world z"},
-		{Name: name + ".effort", Unit: "N*m", Group: "force", Description: "friction " + name + " torque's size"},
-		{Name: name + ".mode", Unit: "1", Group: "state", Description: "friction " + name + " mode: 0 stick, 1 slip"},
-	}
+	return append(ballTorqueChannels(name),
+		mech.ChannelInfo{Name: name + ".mode", Unit: "1", Group: "state", Description: "friction " + name + " mode: 0 stick, 1 slip"})
 }
 
 // Channel evaluates channel sub (mech.Channeler).

@@ -213,7 +213,11 @@ func (e *ballFriction) Potential(x *mech.Ctx) float64 { return 0 }
 
 // Channels lists the friction torque on body j (world frame) and its size
 // (mech.Channeler).
-func (e *ballFriction) Channels(name string) []mech.ChannelInfo {
+func (e *ballFriction) Channels(name string) []mech.ChannelInfo { return ballTorqueChannels(name) }
+
+// ballTorqueChannels lists a ball or universal joint friction's torque on
+// body j (world frame) and its size.
+func ballTorqueChannels(name string) []mech.ChannelInfo {
 	return []mech.ChannelInfo{
 		{Name: name + ".tx", Unit: "N*m", Group: "force", Description: "friction " + name + " torque on the body of marker j, world x"},
 		{Name: name + ".ty", Unit: "N*m", Group: "force", Description: "friction " + name + " torque on the body of marker j, world y"},
