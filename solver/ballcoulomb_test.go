@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"mbfmu/solver/mech"
 )
 
 // Exact Coulomb friction on spherical and universal joints
@@ -224,5 +226,45 @@ func TestBallJointCoulombReplay(t *testing.T) {
 		if a, b := chanAt(t, m, s, c), chanAt(t, m, s2, c); math.Float64bits(a) != math.Float64bits(b) {
 			t.Errorf("%s: replayed %.17g, want %.17g", c, b, a)
 		}
+	}
+}
+
+// A state blob whose ball-joint friction rows are open (a joint's friction
+// always acts) or hold another blend step is refused: loaded, the rows
+// would never be solved again and the stick slots' torques would act
+// unbounded (a review found a lever spun up to 5e4 rad/s by 50 N·m
+// "stick torques" against 2 N·m of friction).
+func TestBallJointCoulombCorruptStateRefused(t *testing.T) {
+	m, s := loadDrive(t, ballModel("0 0 -9.81", `<body name="b" mass="1" inertia="0.001 0.003 0.003" cm="0.1 0 0"/>`,
+		`<friction name="f" joint="ball" preload="2"/>`))
+	if err := m.AdvanceTo(s, 0.1); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what string
+		edit func(st []float64)
+	}{
+		{"open", func(st []float64) { st[mech.CSClosed], st[mech.CSStick] = 0, 50 }},
+		{"another step", func(st []float64) { st[mech.CSAlpha] = 0.5 }},
+	} {
+		s2 := m.NewState()
+		s2.CopyFrom(s)
+		for g := 0; g < 3; g++ {
+			c.edit(s2.cs[g*mech.CSStride : (g+1)*mech.CSStride])
+		}
+		blob, err := s2.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.NewState().UnmarshalBinary(blob); err == nil || !strings.Contains(err.Error(), "joint friction state") {
+			t.Errorf("%s: a blob with the ball joint's friction rows %s was accepted (%v)", c.what, c.what, err)
+		}
+	}
+	blob, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.NewState().UnmarshalBinary(blob); err != nil {
+		t.Errorf("the run's own state refused: %v", err)
 	}
 }

@@ -126,6 +126,7 @@ func (c *compiler) contactSet() {
 						panic("solver: a Coulomb set's rows must be 2 or 3 consecutive groups from its lead")
 					}
 					set.lead[e.CoulombIndex()], set.setN[e.CoulombIndex()] = l, n
+					set.joint[e.CoulombIndex()] = p.Joint()
 				}
 			}
 		}

@@ -155,3 +155,19 @@ func TestFrictionFromReactionSwinging(t *testing.T) {
 		})
 	}
 }
+
+// A friction level from the reaction that grows with the reaction faster
+// than the reaction with the friction (μ r m l / J_p = 1.13: no unique
+// solution, a friction lock) is refused at the start with a message, not
+// run with accelerations the fixed point never reached (a review found
+// one 240× the consistent value returned silently).
+func TestFrictionFromReactionLockRefused(t *testing.T) {
+	model := strings.Replace(pinFrictionModel("1 ms", "genalpha", 30), `radius="0.02"`, `radius="0.7"`, 1)
+	model = strings.Replace(model, `mu-static="0.3" mu-kinetic="0.25"`, `mu-static="0.5" mu-kinetic="0.5"`, 1)
+	m, _ := loadText(t, model)
+	s := m.NewState()
+	err := m.Init(s)
+	if err == nil || !strings.Contains(err.Error(), "do not settle") {
+		t.Errorf("a friction lock was not refused: %v", err)
+	}
+}

@@ -882,7 +882,7 @@ func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 		// algorithmic accelerations of the start (startAlgorithmic: a
 		// difference of two solves over 1e-6 s) blew up into a spurious
 		// solution of the first steps.
-		for pass := 0; pass < 50; pass++ {
+		for pass := 0; ; pass++ {
 			dl, sz := 0.0, 0.0
 			for r := 0; r < m.nc; r++ {
 				dl = math.Max(dl, math.Abs(s.dx[nv+r]-s.lam[r]))
@@ -891,6 +891,13 @@ func (m *Model) accelerations(s *State, dst []float64, baumgarte bool) error {
 			copy(s.lam, s.dx[nv:])
 			if dl <= 1e-13*sz {
 				break
+			}
+			if pass == 200 {
+				// the reactions change the forces by as much as the
+				// forces change the reactions (a friction level that
+				// grows with the reaction at a gain near or above 1: a
+				// friction lock, no unique solution)
+				return errorf("at t=%s s the forces that read joint reactions do not settle with the reactions they cause (still %.3g N apart after 200 passes): a friction level from a joint's reaction that grows with it as fast as the reaction with the friction (μ·radius too large for the mechanism's lever arms?)", ftoa(s.T), dl)
 			}
 			m.evalForces(s, false, 0, 0)
 			m.accelRHS(s, baumgarte)

@@ -466,8 +466,16 @@ func (s *State) checkMemory(core []float64) error {
 		if c, md := st[mech.CSClosed], st[mech.CSMode]; c != 0 && c != 1 || md != 0 && md != 1 && md != -1 || st[mech.CSAlpha] < 0 {
 			return errors.New("contact state out of range")
 		}
-		if s.m.contacts.joint[k/mech.CSStride] && (st[mech.CSClosed] != 1 || st[mech.CSAlpha] != 0) {
-			return errors.New("joint friction state out of range")
+		if g := k / mech.CSStride; s.m.contacts.joint[g] {
+			// a joint's friction always acts; a set's rows hold the
+			// model's step in their α slot (its slip blend), a scalar's 0
+			alpha := 0.0
+			if s.m.contacts.lead[g] >= 0 {
+				alpha = s.m.settings.Step
+			}
+			if st[mech.CSClosed] != 1 || st[mech.CSAlpha] != alpha {
+				return errors.New("joint friction state out of range")
+			}
 		}
 		g := k / mech.CSStride
 		if l := s.m.contacts.lead[g]; l >= 0 && (cs[l*mech.CSStride+mech.CSClosed] != st[mech.CSClosed] || cs[l*mech.CSStride+mech.CSMode] != st[mech.CSMode] || st[mech.CSMode] < 0) {

@@ -508,6 +508,9 @@ func (r *sphereRow) CoulombIndex() int { return r.e.grp[r.k] }
 // CoulombName names the contact in errors.
 func (r *sphereRow) CoulombName() string { return "contact " + r.e.name }
 
+// Joint: a contact's friction, not a joint's (mech.CoulombSet).
+func (r *sphereRow) Joint() bool { return false }
+
 // Set returns the first row's group and the row count (mech.CoulombSet).
 func (r *sphereRow) Set() (lead, n int) { return r.e.grp[0], 2 }
 

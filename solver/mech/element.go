@@ -237,6 +237,9 @@ type CoulombSet interface {
 	// pushing force law (closed) or apart (open), its sign changing at a
 	// transition; and whether it touches now (a joint: always).
 	Touch(x *Ctx, closed bool) (g float64, touching bool)
+	// Joint reports whether the set is a joint's friction (always closed)
+	// rather than a contact's.
+	Joint() bool
 }
 
 // MaxCoulombSet is the most rows of an isotropic Coulomb set.

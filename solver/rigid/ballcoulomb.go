@@ -247,5 +247,8 @@ func (r *ballRow) SlipBlend(x *mech.Ctx) float64 {
 // SlipForce returns −dir times the slip level (the row alone).
 func (r *ballRow) SlipForce(x *mech.Ctx, vt, dir float64) float64 { return -dir * r.Kinetic(x) }
 
+// Joint: a joint's friction (mech.CoulombSet).
+func (r *ballRow) Joint() bool { return true }
+
 // Touch: a joint's friction always acts.
 func (r *ballRow) Touch(x *mech.Ctx, closed bool) (float64, bool) { return 1, true }
