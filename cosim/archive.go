@@ -27,6 +27,25 @@ type modelDescription struct {
 	// variable (causality "independent", usually time), the arrays and the
 	// variables of every type.
 	Variables []scalarVariable `xml:"ModelVariables>ScalarVariable"`
+	// Outputs are the entries of <ModelStructure><Outputs> (FMI 2.0, as
+	// decoded; FMI 3.0's <ModelStructure><Output> are mapped onto them by
+	// toMD). resolveOutputs turns them into the outputs' Deps.
+	Outputs []outputUnknown `xml:"ModelStructure>Outputs>Unknown"`
+}
+
+// outputUnknown is an output's entry of <ModelStructure>: FMI 2.0's
+// <Unknown index=…> in <Outputs> (index: 1-based position in
+// ModelVariables, as are its dependencies), FMI 3.0's <Output
+// valueReference=…> (dependencies: value references).
+type outputUnknown struct {
+	Index int    `xml:"index,attr"`
+	VR    uint32 `xml:"valueReference,attr"`
+	// Dependencies is nil when the attribute is absent (the output may
+	// depend on every known), "" when it lists none.
+	Dependencies *string `xml:"dependencies,attr"`
+	// DependenciesKind is not used: every kind (dependent, constant,
+	// fixed, tunable, discrete) is a dependency at a communication point.
+	DependenciesKind *string `xml:"dependenciesKind,attr"`
 }
 
 // coSimulation holds the attributes of <CoSimulation>; an attribute the
@@ -88,6 +107,12 @@ type scalarVariable struct {
 	// Dims are the sizes of an FMI 3.0 array variable's dimensions (0: a
 	// size given by a structural parameter); nil for a scalar.
 	Dims []int `xml:"-"`
+	// DepsGiven tells whether <ModelStructure> lists the dependencies of
+	// this output (the attribute dependencies is present); Deps are then
+	// the positions in modelDescription.Variables of the knowns it
+	// depends on directly (inputs, states, the independent variable, …).
+	DepsGiven bool  `xml:"-"`
+	Deps      []int `xml:"-"`
 }
 
 // realAttrs are the attributes of a Real (or Float64) variable the master
@@ -135,6 +160,7 @@ type description3 struct {
 	ModelVariables struct {
 		Vars []variable3 `xml:",any"`
 	} `xml:"ModelVariables"`
+	Outputs []outputUnknown `xml:"ModelStructure>Output"`
 }
 
 // variable3 is one child of <ModelVariables> in FMI 3.0: <Float64>,
@@ -161,7 +187,7 @@ type variable3 struct {
 // continuous (Float32/Float64) or discrete, as FMI 3.0 says.
 func (d *description3) toMD() *modelDescription {
 	md := &modelDescription{FMIVersion: d.FMIVersion, ModelName: d.ModelName, GUID: d.InstantiationToken,
-		GenerationTool: d.GenerationTool, CoSimulation: d.CoSimulation}
+		GenerationTool: d.GenerationTool, CoSimulation: d.CoSimulation, Outputs: d.Outputs}
 	typeUnit := map[string]string{}
 	for _, t := range d.Float64Types {
 		typeUnit[t.Name] = t.Unit
@@ -233,6 +259,9 @@ func readDescription(data []byte) (*modelDescription, error) {
 	default:
 		return nil, fmt.Errorf("fmiVersion %q: only FMI 2.0 and FMI 3.0 are supported", head.FMIVersion)
 	}
+	if err := md.resolveOutputs(); err != nil {
+		return nil, err
+	}
 	token := "guid"
 	if md.fmi3() {
 		token = "instantiationToken"
@@ -246,6 +275,71 @@ func readDescription(data []byte) (*modelDescription, error) {
 		return nil, fmt.Errorf("no %s", token)
 	}
 	return md, nil
+}
+
+// resolveOutputs sets Deps and DepsGiven of the outputs listed in
+// <ModelStructure> from their dependencies: FMI 2.0 indices (1-based
+// positions in ModelVariables), FMI 3.0 value references. An entry that
+// names no output, or a dependency that names no variable, is an error:
+// the master relies on the list to find direct feedthrough.
+func (md *modelDescription) resolveOutputs() error {
+	fmi3 := md.fmi3()
+	byVR := map[uint32]int{}
+	if fmi3 {
+		for i, v := range md.Variables {
+			if _, dup := byVR[v.VR]; !dup {
+				byVR[v.VR] = i
+			}
+		}
+	}
+	locate := func(index int, vr uint32) (int, string) {
+		if fmi3 {
+			i, ok := byVR[vr]
+			if !ok {
+				return -1, fmt.Sprintf("value reference %d names no variable", vr)
+			}
+			return i, ""
+		}
+		if index < 1 || index > len(md.Variables) {
+			return -1, fmt.Sprintf("index %d is not in 1…%d (the ModelVariables)", index, len(md.Variables))
+		}
+		return index - 1, ""
+	}
+	where := "<ModelStructure><Outputs><Unknown index=%d>"
+	if fmi3 {
+		where = "<ModelStructure><Output valueReference=%d>"
+	}
+	for _, u := range md.Outputs {
+		id := u.Index
+		if fmi3 {
+			id = int(u.VR)
+		}
+		at := fmt.Sprintf(where, id)
+		o, why := locate(u.Index, u.VR)
+		if o < 0 {
+			return fmt.Errorf("%s: %s", at, why)
+		}
+		v := &md.Variables[o]
+		if v.Causality != "output" {
+			return fmt.Errorf("%s: %s is a%s %s, not an output", at, v.Name, nIf(v.Causality), v.Causality)
+		}
+		if u.Dependencies == nil {
+			continue
+		}
+		v.DepsGiven, v.Deps = true, nil
+		for _, f := range strings.Fields(*u.Dependencies) {
+			n, err := strconv.ParseUint(f, 10, 32)
+			if err != nil {
+				return fmt.Errorf("%s: dependencies %q: %q is not a whole number", at, *u.Dependencies, f)
+			}
+			k, why := locate(int(n), uint32(n))
+			if k < 0 {
+				return fmt.Errorf("%s (%s): dependency %s", at, v.Name, why)
+			}
+			v.Deps = append(v.Deps, k)
+		}
+	}
+	return nil
 }
 
 // fmuArchive is an unpacked FMU.

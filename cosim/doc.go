@@ -23,6 +23,11 @@
 // two stepped components that support it (models, FMUs with output
 // derivatives and input interpolation) the coupling signals are
 // extrapolated to first order over the macro step (Settings.Extrapolate).
+// An FMU that declares outputs depending directly on its inputs (its
+// <ModelStructure> dependencies, as a controller exported as an FMU does)
+// is also refreshed after the step, in order with the controllers: inputs
+// set, outputs read again at the same communication point, so it acts
+// without a macro step of delay.
 // The macro step is fixed, or variable under control of the extrapolation
 // error of the coupling signals. Master.Run writes results through a
 // results.Writer, checks the expected figures given as <check> elements,

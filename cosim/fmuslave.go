@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -276,6 +277,22 @@ type fmuComp struct {
 	params          map[string]float64 // parameter values given in the file (for the LQR design)
 	logging         bool
 	running         bool // initialised: fmi2Terminate is due at close
+	// ft lists, per output port, the input ports it depends on directly
+	// as <ModelStructure> declares (see feedthrough); nil: none declared
+	ft [][]int
+	// groups are the refreshes of the direct phase (master.go): each sets
+	// some connected inputs and reads the outputs that depend on them
+	groups []refreshGroup
+}
+
+// refreshGroup is one refresh of a feedthrough FMU in the direct phase:
+// the input ports ins are set from the values at the communication point,
+// then the output ports outs are read again. The value-reference and value
+// buffers are made once, so that a refresh allocates nothing.
+type refreshGroup struct {
+	ins, outs   []int
+	inVR, outVR []uint32
+	inV, outV   []float64
 }
 
 // dlopenEnv, set to 1 (or true) in the environment, makes the master load
@@ -333,6 +350,7 @@ func newFMUComp(el *errList, cfg *Config, e *Element) *fmuComp {
 			c.outVR = append(c.outVR, v.VR)
 		}
 	}
+	c.ft = feedthrough(a.md)
 	for _, p := range e.Params {
 		v := a.md.variable(p.Name)
 		switch {
@@ -481,6 +499,110 @@ func (c *fmuComp) start(m *Master) error {
 }
 
 func (c *fmuComp) eval(t, dt float64) error { return nil }
+
+// feedthrough finds, for each Real (Float64) output port of the FMU, the
+// Real (Float64) input ports it depends on directly: those the output's
+// dependencies in <ModelStructure> list (FMI 2.0: ModelVariables
+// indices, FMI 3.0: value references; every dependenciesKind counts).
+// It returns nil when no output has any.
+//
+// An output whose dependencies attribute is absent may, by the standard,
+// depend on every known, inputs included. It is NOT taken as a direct
+// feedthrough: most plant FMUs leave the attribute out (their outputs
+// depend on states only), and taking them as feedthrough would close
+// algebraic loops with their controllers that do not exist. Such an
+// output is exchanged as before (Jacobi: its value after the step). An
+// FMU whose outputs do depend directly on its inputs must say so in
+// dependencies to be refreshed at the communication points.
+func feedthrough(md *modelDescription) [][]int {
+	// variable position → input port, output port (the order of newFMUComp)
+	inPort, outPort := make([]int, len(md.Variables)), make([]int, len(md.Variables))
+	nin, nout := 0, 0
+	for i := range md.Variables {
+		inPort[i], outPort[i] = -1, -1
+		v := &md.Variables[i]
+		if !v.connectable() {
+			continue
+		}
+		switch v.Causality {
+		case "input":
+			inPort[i] = nin
+			nin++
+		case "output":
+			outPort[i] = nout
+			nout++
+		}
+	}
+	var ft [][]int
+	for i := range md.Variables {
+		v := &md.Variables[i]
+		if outPort[i] < 0 || !v.DepsGiven {
+			continue
+		}
+		var ins []int
+		for _, d := range v.Deps {
+			if p := inPort[d]; p >= 0 && !slices.Contains(ins, p) {
+				ins = append(ins, p)
+			}
+		}
+		if len(ins) == 0 {
+			continue
+		}
+		slices.Sort(ins)
+		if ft == nil {
+			ft = make([][]int, nout)
+		}
+		ft[outPort[i]] = ins
+	}
+	return ft
+}
+
+// feedthrough returns, per output port, the input ports it depends on
+// directly (nil: none).
+func (c *fmuComp) feedthrough() [][]int { return c.ft }
+
+// setRefreshGroups sets the refreshes the master's direct phase makes,
+// in its order: group k sets the input ports ins[k] and reads the output
+// ports outs[k].
+func (c *fmuComp) setRefreshGroups(ins, outs [][]int) {
+	c.groups = make([]refreshGroup, len(ins))
+	for k := range ins {
+		g := &c.groups[k]
+		g.ins, g.outs = ins[k], outs[k]
+		g.inVR, g.inV = make([]uint32, len(g.ins)), make([]float64, len(g.ins))
+		g.outVR, g.outV = make([]uint32, len(g.outs)), make([]float64, len(g.outs))
+		for j, i := range g.ins {
+			g.inVR[j] = c.inVR[i]
+		}
+		for j, o := range g.outs {
+			g.outVR[j] = c.outVR[o]
+		}
+	}
+}
+
+// refresh makes refresh k of the direct phase at a communication point,
+// after the step (or the initialisation): it sets the group's inputs to
+// the connected values vals, then reads the group's outputs, which FMI
+// allows (fmi2SetReal, then fmi2GetReal at the same communication point;
+// fmi3SetFloat64, then fmi3GetFloat64 in step mode) and which then follow
+// the new inputs. It allocates nothing.
+func (c *fmuComp) refresh(k int, vals []float64) error {
+	g := &c.groups[k]
+	for j, i := range g.ins {
+		v := vals[c.src[i]]
+		c.in[i], g.inV[j] = v, v
+	}
+	if err := c.sl.setReal(g.inVR, g.inV); err != nil {
+		return err
+	}
+	if err := c.sl.getReal(g.outVR, g.outV); err != nil {
+		return err
+	}
+	for j, o := range g.outs {
+		c.out[o] = g.outV[j]
+	}
+	return nil
+}
 
 func (c *fmuComp) step(t, h float64) error {
 	if err := c.sl.setReal(c.inVR, c.in); err != nil {

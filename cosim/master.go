@@ -65,6 +65,30 @@ type extrapolator interface {
 	outputDerivatives() error
 }
 
+// refresher is a stepped component whose outputs depend directly on some
+// of its inputs at a communication point (an FMU declaring direct
+// feedthrough in its modelDescription.xml): besides its step, it is
+// refreshed in the direct phase (see Master). feedthrough gives, per
+// output port, the input ports it depends on directly (nil: none);
+// setRefreshGroups tells it the refreshes the master will make (group k
+// sets the input ports ins[k] to their connected values, then reads the
+// output ports outs[k]); refresh makes group k with the values vals. It
+// must not allocate.
+type refresher interface {
+	feedthrough() [][]int
+	setRefreshGroups(ins, outs [][]int)
+	refresh(k int, vals []float64) error
+}
+
+// evalItem is one entry of the direct phase: a direct component's
+// evaluation (r nil), or refresh group of a refresher.
+type evalItem struct {
+	c     component
+	r     refresher
+	group int
+	label string // for Describe
+}
+
 func (c *comp) base() *comp { return c }
 
 func (c *comp) inputIndex(name string) int {
@@ -111,6 +135,21 @@ func (c *comp) gather(vals, dvals []float64) {
 // held over [t, t+h) — a sampled controller with a zero-order hold and no
 // added delay.
 //
+// Direct feedthrough of stepped components: an FMU whose modelDescription
+// declares outputs that depend directly on inputs (<ModelStructure>
+// dependencies listing an input: a controller exported as an FMU) is a
+// stepped component and, in the direct phase, is refreshed too: its
+// feedthrough inputs are set to their values at t+h and its feedthrough
+// outputs read again (FMI allows a get after a set at the same
+// communication point; the outputs then follow the new inputs). The direct
+// phase orders the direct components and these refreshes together, over
+// the FMUs' declared input→output pairs only; a cycle through them is an
+// algebraic loop and an error. So such an FMU acts as an in-process
+// controller would, without a macro step of delay. The same is done at
+// the start time, after the initialisation. An output whose dependencies
+// are not declared is not taken as feedthrough (see feedthrough in
+// fmuslave.go).
+//
 // Extrapolation (Settings.Extrapolate, on by default): on a connection
 // from a stepped component that gives its outputs' time derivatives (a
 // model, an FMU with maxOutputDerivativeOrder ≥ 1) to a stepped component
@@ -122,7 +161,8 @@ func (c *comp) gather(vals, dvals []float64) {
 type Master struct {
 	cfg     *Config
 	comps   []component
-	direct  []component // evaluation order
+	direct  []component // the direct components, in evaluation order
+	order   []evalItem  // the direct phase: direct components and refreshes
 	stepped []component
 	vals    []float64   // every component's outputs
 	dvals   []float64   // their time derivatives (extrapolated connections)
@@ -350,61 +390,12 @@ func (m *Master) wire(el *errList) error {
 	if err := el.err(); err != nil {
 		return err
 	}
-	// Order the direct components: Kahn's algorithm over direct → direct
-	// connections, file order among equals.
-	deps := map[int][]int{} // component → direct components it needs
 	for key, from := range srcComp {
-		if m.comps[key[0]].base().direct && m.comps[from].base().direct && from != key[0] {
-			deps[key[0]] = append(deps[key[0]], from)
-		}
 		if from == key[0] && m.comps[from].base().direct {
 			el.add(m.comps[from].base().line, "%s feeds its own input %q directly: an algebraic loop", m.comps[from].base().name, m.comps[from].base().ins[key[1]].Name)
 		}
 	}
-	done := map[int]bool{}
-	var order []component
-	for len(order) < len(m.direct) {
-		progress := false
-		for i, c := range m.comps {
-			if !c.base().direct || done[i] {
-				continue
-			}
-			ready := true
-			for _, d := range deps[i] {
-				ready = ready && done[d]
-			}
-			if ready {
-				done[i] = true
-				order = append(order, c)
-				progress = true
-			}
-		}
-		if !progress {
-			var loop []string
-			for i, c := range m.comps {
-				if c.base().direct && !done[i] {
-					loop = append(loop, c.base().name)
-				}
-			}
-			// Report it at a connection that closes the loop.
-			in := map[string]bool{}
-			for _, n := range loop {
-				in[n] = true
-			}
-			line := 0
-			for _, cn := range m.cfg.Connections {
-				fc, _, _ := strings.Cut(cn.From, ".")
-				tc, _, _ := strings.Cut(cn.To, ".")
-				if in[fc] && in[tc] {
-					line = cn.Line
-					break
-				}
-			}
-			el.add(line, "algebraic loop among the direct components %s: break it with a stepped component (a model or FMU)", strings.Join(loop, ", "))
-			break
-		}
-	}
-	m.direct = order
+	m.orderDirect(el, srcComp, off)
 	m.wireExtrapolation(srcComp, off)
 	// Results columns: time, then every output.
 	m.cols = []results.Column{{Name: "time", Unit: "s", Group: results.GroupTime}}
@@ -423,6 +414,233 @@ func (m *Master) wire(el *errList) error {
 		}
 	}
 	return el.err()
+}
+
+// phaseNode is a node of the direct phase's dependency graph: a direct
+// component (out < 0), or output out of a refresher with the connected
+// inputs ins it depends on directly.
+type phaseNode struct {
+	ci, out int
+	ins     []int
+	deps    []int // the nodes it needs evaluated first
+}
+
+// orderDirect orders the direct phase (m.order, m.direct): the direct
+// components and the refreshes of the refreshers, by Kahn's algorithm over
+// the connections that carry a value within the phase — from a direct
+// component, or from a refresher's output that depends directly on a
+// connected input, into an input of a direct component or a feedthrough
+// input of a refresher — in file order among equals. A refresher's
+// outputs are nodes of their own (its declared input→output pairs only),
+// so a chain through two independent channels of one FMU is no loop; its
+// outputs that are ready together make one refresh. A cycle is an
+// algebraic loop, reported with the components on it.
+func (m *Master) orderDirect(el *errList, srcComp map[[2]int]int, off map[string]int) {
+	var nodes []phaseNode
+	compNodes := make([][]int, len(m.comps))
+	nodeOf := map[[2]int]int{} // (component, output or -1) → node
+	for ci, c := range m.comps {
+		b := c.base()
+		if b.direct {
+			nodeOf[[2]int{ci, -1}] = len(nodes)
+			compNodes[ci] = append(compNodes[ci], len(nodes))
+			nodes = append(nodes, phaseNode{ci: ci, out: -1})
+			continue
+		}
+		r, ok := c.(refresher)
+		if !ok {
+			continue
+		}
+		for o, ins := range r.feedthrough() {
+			var conn []int
+			for _, i := range ins {
+				if b.src[i] >= 0 {
+					conn = append(conn, i)
+				}
+			}
+			if len(conn) == 0 {
+				continue // held inputs only: its value after the step is right
+			}
+			nodeOf[[2]int{ci, o}] = len(nodes)
+			compNodes[ci] = append(compNodes[ci], len(nodes))
+			nodes = append(nodes, phaseNode{ci: ci, out: o, ins: conn})
+		}
+	}
+	// producer returns the node that writes input i of component ci in
+	// the phase, or -1 (a value from the stepped phase).
+	producer := func(ci, i int) int {
+		from, ok := srcComp[[2]int{ci, i}]
+		if !ok {
+			return -1
+		}
+		fb := m.comps[from].base()
+		if fb.direct {
+			return nodeOf[[2]int{from, -1}]
+		}
+		if n, ok := nodeOf[[2]int{from, m.comps[ci].base().src[i] - off[fb.name]}]; ok {
+			return n
+		}
+		return -1
+	}
+	for k := range nodes {
+		nd := &nodes[k]
+		ins := nd.ins
+		if nd.out < 0 {
+			ins = make([]int, len(m.comps[nd.ci].base().ins))
+			for i := range ins {
+				ins[i] = i
+			}
+		}
+		for _, i := range ins {
+			if p := producer(nd.ci, i); p >= 0 && !(nd.out < 0 && p == k) && !slices.Contains(nd.deps, p) {
+				nd.deps = append(nd.deps, p) // a direct self-feed is reported in wire
+			}
+		}
+	}
+	done := make([]bool, len(nodes))
+	ready := func(k int) bool {
+		for _, d := range nodes[k].deps {
+			if !done[d] {
+				return false
+			}
+		}
+		return true
+	}
+	groupIns, groupOuts := make([][][]int, len(m.comps)), make([][][]int, len(m.comps))
+	m.order, m.direct = nil, nil
+	for ndone := 0; ndone < len(nodes); {
+		progress := false
+		for ci, c := range m.comps {
+			var take []int
+			for _, k := range compNodes[ci] {
+				if !done[k] && ready(k) {
+					take = append(take, k)
+				}
+			}
+			if len(take) == 0 {
+				continue
+			}
+			progress = true
+			ndone += len(take)
+			for _, k := range take {
+				done[k] = true
+			}
+			if c.base().direct {
+				m.order = append(m.order, evalItem{c: c, label: c.base().name})
+				m.direct = append(m.direct, c)
+				continue
+			}
+			var ins, outs []int
+			var names []string
+			for _, k := range take {
+				outs = append(outs, nodes[k].out)
+				names = append(names, c.base().outs[nodes[k].out].Name)
+				for _, i := range nodes[k].ins {
+					if !slices.Contains(ins, i) {
+						ins = append(ins, i)
+					}
+				}
+			}
+			slices.Sort(ins)
+			m.order = append(m.order, evalItem{c: c, r: c.(refresher), group: len(groupIns[ci]),
+				label: c.base().name + " (refresh " + strings.Join(names, ", ") + ")"})
+			groupIns[ci], groupOuts[ci] = append(groupIns[ci], ins), append(groupOuts[ci], outs)
+		}
+		if !progress {
+			m.loopError(el, nodes, done)
+			break
+		}
+	}
+	for ci, c := range m.comps {
+		if r, ok := c.(refresher); ok && !c.base().direct {
+			r.setRefreshGroups(groupIns[ci], groupOuts[ci])
+		}
+	}
+}
+
+// loopError reports the algebraic loop among the nodes of the direct
+// phase that Kahn's algorithm could not order (not done): the nodes left
+// after dropping, again and again, those no other left node needs (they
+// only follow a loop). It names the components and the feedthrough
+// outputs of FMUs on the loop, at a connection that closes it.
+func (m *Master) loopError(el *errList, nodes []phaseNode, done []bool) {
+	left := make([]bool, len(nodes))
+	for k := range nodes {
+		left[k] = !done[k]
+	}
+	for changed := true; changed; {
+		changed = false
+		needed := make([]bool, len(nodes))
+		for k := range nodes {
+			if left[k] {
+				for _, d := range nodes[k].deps {
+					needed[d] = true
+				}
+			}
+		}
+		for k := range nodes {
+			if left[k] && !needed[k] {
+				left[k], changed = false, true
+			}
+		}
+	}
+	in := map[string]bool{}
+	var loop, pairs []string
+	for ci, c := range m.comps {
+		b := c.base()
+		for k := range nodes {
+			if !left[k] || nodes[k].ci != ci {
+				continue
+			}
+			if !in[b.name] {
+				in[b.name] = true
+				loop = append(loop, b.name)
+			}
+			if nodes[k].out >= 0 {
+				var ins []string
+				for _, i := range nodes[k].ins {
+					ins = append(ins, b.ins[i].Name)
+				}
+				pairs = append(pairs, fmt.Sprintf("%s.%s ← %s", b.name, b.outs[nodes[k].out].Name, strings.Join(ins, ", ")))
+			}
+		}
+	}
+	// Report it at the first connection on the loop: from a left node's
+	// output into an input that a left node depends on through it.
+	ci := map[string]int{}
+	for i, c := range m.comps {
+		ci[c.base().name] = i
+	}
+	line := 0
+	for _, cn := range m.cfg.Connections {
+		fc, fp, _ := strings.Cut(cn.From, ".")
+		tc, tp, _ := strings.Cut(cn.To, ".")
+		if !in[fc] || !in[tc] {
+			continue
+		}
+		from, to := m.comps[ci[fc]].base(), m.comps[ci[tc]].base()
+		o, i := from.outputIndex(fp), to.inputIndex(tp)
+		src := -1
+		for k := range nodes {
+			if left[k] && nodes[k].ci == ci[fc] && (nodes[k].out < 0 || nodes[k].out == o) {
+				src = k
+			}
+		}
+		for k := range nodes {
+			if src >= 0 && left[k] && nodes[k].ci == ci[tc] && (nodes[k].out < 0 || slices.Contains(nodes[k].ins, i)) && slices.Contains(nodes[k].deps, src) {
+				line = cn.Line
+			}
+		}
+		if line != 0 {
+			break
+		}
+	}
+	if len(pairs) == 0 {
+		el.add(line, "algebraic loop among the direct components %s: break it with a stepped component (a model or FMU)", strings.Join(loop, ", "))
+		return
+	}
+	el.add(line, "algebraic loop through direct feedthrough among %s (FMU outputs that depend directly on inputs, as the FMUs' modelDescription.xml declares: %s): break it with a stepped component (a model, or an FMU without direct feedthrough)",
+		strings.Join(loop, ", "), strings.Join(pairs, "; "))
 }
 
 // wireExtrapolation finds the connections between stepped components on
@@ -597,10 +815,10 @@ func (m *Master) Init() error {
 			return m.fail(c, "initialising", err)
 		}
 	}
-	if err := m.outputDerivatives(); err != nil {
+	if err := m.evalDirect(s.Step); err != nil {
 		return err
 	}
-	if err := m.evalDirect(s.Step); err != nil {
+	if err := m.outputDerivatives(); err != nil {
 		return err
 	}
 	if s.Variable {
@@ -617,12 +835,21 @@ func (m *Master) fail(c component, what string, err error) error {
 	return fmt.Errorf("%s:%d: %s %s (%s) at t = %g s: %w", m.cfg.File, b.line, what, b.name, b.kind, m.t, err)
 }
 
+// evalDirect makes the direct phase at the current point: the direct
+// components' evaluations and the refreshes of the feedthrough FMUs, in
+// their order.
 func (m *Master) evalDirect(dt float64) error {
-	for _, c := range m.direct {
-		b := c.base()
-		b.gather(m.vals, m.dvals)
-		if err := c.eval(m.t, dt); err != nil {
-			return m.fail(c, "evaluating", err)
+	for i := range m.order {
+		it := &m.order[i]
+		if it.r != nil {
+			if err := it.r.refresh(it.group, m.vals); err != nil {
+				return m.fail(it.c, "refreshing the direct-feedthrough outputs of", err)
+			}
+			continue
+		}
+		it.c.base().gather(m.vals, m.dvals)
+		if err := it.c.eval(m.t, dt); err != nil {
+			return m.fail(it.c, "evaluating", err)
 		}
 	}
 	return nil
@@ -647,7 +874,8 @@ func (m *Master) nextStep() float64 {
 
 // Advance takes one macro step: the stepped components advance from t to
 // t+h with their inputs at t, then the direct components are evaluated at
-// t+h. In steady state it allocates nothing.
+// t+h and the feedthrough FMUs refreshed there. In steady state it
+// allocates nothing.
 func (m *Master) Advance() error {
 	if !m.started {
 		return errors.New("cosim: Advance before Init")
@@ -666,9 +894,6 @@ func (m *Master) Advance() error {
 			return m.fail(c, "stepping", err)
 		}
 	}
-	if err := m.outputDerivatives(); err != nil {
-		return err
-	}
 	m.k++
 	s := &m.cfg.Settings
 	if s.Variable {
@@ -680,6 +905,10 @@ func (m *Master) Advance() error {
 		m.t = s.Start + float64(m.k)*s.Step
 	}
 	if err := m.evalDirect(h); err != nil {
+		return err
+	}
+	// after the direct phase: a refreshed FMU's outputs are final there
+	if err := m.outputDerivatives(); err != nil {
 		return err
 	}
 	if s.Variable {
@@ -745,12 +974,21 @@ func (m *Master) Describe() string {
 			if f.arch.md.fmi3() {
 				how += ", FMI 3.0"
 			}
+			for o, ins := range f.ft {
+				if len(ins) > 0 {
+					var n []string
+					for _, i := range ins {
+						n = append(n, f.ins[i].Name)
+					}
+					how += ", direct feedthrough " + f.outs[o].Name + " ← " + strings.Join(n, " ")
+				}
+			}
 		}
 		fmt.Fprintf(&b, "  %-10s %-15s (%s) in: %s; out: %s\n", x.name, x.kind, how, portList(x.ins), portList(x.outs))
 	}
-	names := make([]string, len(m.direct))
-	for i, c := range m.direct {
-		names[i] = c.base().name
+	names := make([]string, len(m.order))
+	for i, it := range m.order {
+		names[i] = it.label
 	}
 	fmt.Fprintf(&b, "  direct evaluation order: %s\n", strings.Join(names, " → "))
 	if len(m.links) > 0 {
