@@ -421,6 +421,9 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 		}
 		b.v, err = craigBamptonBasis(M, K, nf, bnd, nm)
 		b.ns = len(bnd) + nm
+		if err == nil && b.stiff {
+			err = b.addAxialShapes(M, K, nm) // the foreshortening's axial shapes
+		}
 	default:
 		fx.b.Errorf(attr(bs, "reduction").Pos, "reduction", "reduction must be none, modal, krylov or craig-bampton, got %q", b.kind)
 		return
@@ -429,12 +432,12 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 		fx.b.Errorf(bs.Pos, "reduction", "beam %q: %v", bs.Name, err)
 		return
 	}
-	if in := word(bs, "krylov-input", "both"); b.stiff && (b.kind == "modal" || b.kind == "craig-bampton" || (b.kind == "krylov" && in != "both")) {
+	if in := word(bs, "krylov-input", "both"); b.stiff && (b.kind == "modal" || (b.kind == "krylov" && in != "both")) {
 		// the averaged axial strain u' + ½⟨w'²⟩ needs axial shapes that
 		// follow the foreshortening; bending and constraint modes have
 		// none and the beam locks (Kane's spin-up: 0.12 m of tip
 		// deflection with 8 modes, 0.58 m unreduced)
-		fx.b.Errorf(attr(bs, "coupling").Pos, "coupling", "ffr beam %q: the stiffened coupling needs the axial shapes of reduction=\"krylov\" with krylov-input=\"both\" (or no reduction); a %s basis lacks them and would lock the beam, too stiff by far. Use coupling=\"zero-order\" well below the first bending frequency", bs.Name, b.kind)
+		fx.b.Errorf(attr(bs, "coupling").Pos, "coupling", "ffr beam %q: the stiffened coupling needs the axial shapes of reduction=\"krylov\" with krylov-input=\"both\", \"craig-bampton\" (which adds them) or no reduction; a %s basis lacks them and would lock the beam, too stiff by far. Use coupling=\"zero-order\" well below the first bending frequency", bs.Name, b.kind)
 		return
 	}
 	if b.ns > ffrMaxCoords {
@@ -446,11 +449,11 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 		return
 	}
 	b.setup(M, K, X, au, aw, cu, cw)
-	if b.stiff && b.kind == "krylov" {
+	if b.stiff && (b.kind == "krylov" || b.kind == "craig-bampton") {
 		// as for spatial beams (ffr3beam.go): Kane's spin-up locks with 5
-		// vectors (tip 30 % short)
+		// Krylov vectors (tip 30 % short)
 		if lost := b.foreshortening(); lost > 0.05 {
-			fx.b.Errorf(attr(bs, "modes").Pos, "modes", "ffr beam %q: the basis of %d Krylov vectors cannot carry %.0f %% of the foreshortening of its lowest bending shape, and the stiffened coupling would charge it as stretch (locking: the beam too stiff by up to several times): use more vectors, or no reduction", bs.Name, b.ns, 100*lost)
+			fx.b.Errorf(attr(bs, "modes").Pos, "modes", "%s", b.foreshorteningError(lost))
 			return
 		}
 	}
