@@ -193,6 +193,13 @@ func (c *compiler) markerRef(ref string) (mech.Marker, error) {
 	for i := range c.spec.Beams {
 		if bs := &c.spec.Beams[i]; bs.Name == b && c.m.dim == 3 && (bs.Kind == "ffr" || strings.HasPrefix(bs.Kind, "fe-")) {
 			if _, ok := bs.Attr["marker."+mk]; ok {
+				built := false
+				for i := range c.m.bodies {
+					built = built || c.m.bodies[i].Name == b
+				}
+				if !built {
+					return mech.Marker{}, errorf("marker %q of flexible body %q: the body has errors (above)", mk, b)
+				}
 				return mech.Marker{}, errorf("marker %q of flexible body %q moves with its shapes: only <force> and <torque> attach there; joints, springs and contacts attach to rigid markers (an fe-body's clamped nodes, an ffr beam's body)", mk, b)
 			}
 		}

@@ -19,6 +19,28 @@ type BundleFile struct {
 // bundleAttrs are the attributes of <fe-body> that name files.
 var bundleAttrs = []string{"mass", "stiffness", "nodes", "dof-map"}
 
+// feFileAttrs returns the attributes of an <fe-body> node that name data
+// files: its own and its <prestress> children's stiffness files.
+func feFileAttrs(n *Node) []*Attr {
+	var out []*Attr
+	for i := range n.Attrs {
+		if contains(bundleAttrs, n.Attrs[i].Name) {
+			out = append(out, &n.Attrs[i])
+		}
+	}
+	for _, c := range n.Children {
+		if c.Name != "prestress" {
+			continue
+		}
+		for i := range c.Attrs {
+			if c.Attrs[i].Name == "stiffness" {
+				out = append(out, &c.Attrs[i])
+			}
+		}
+	}
+	return out
+}
+
 // Bundle returns the model file data (named filename; subsystems already
 // flattened) with the data files it refers to renamed to fe/BODY/FILE and
 // those files read, so that the model can be packed with them (an FMU's
@@ -41,11 +63,7 @@ func Bundle(data []byte, filename string) ([]byte, []BundleFile, error) {
 		if n.File != "" {
 			dir = filepath.Dir(n.File)
 		}
-		for i := range n.Attrs {
-			a := &n.Attrs[i]
-			if !contains(bundleAttrs, a.Name) {
-				continue
-			}
+		for _, a := range feFileAttrs(n) {
 			p := a.Value
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(dir, p)

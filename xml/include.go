@@ -326,8 +326,8 @@ func (p *parser) include(inc *Node, ctx *incCtx, out []*Node) []*Node {
 		if c.Name == "fe-body" {
 			// its data files are named relative to the subsystem's file:
 			// made absolute, they survive Flatten (pack)
-			for i := range c.Attrs {
-				if a := &c.Attrs[i]; contains(bundleAttrs, a.Name) && a.Value != "" && !filepath.IsAbs(a.Value) {
+			for _, a := range feFileAttrs(c) {
+				if a.Value != "" && !filepath.IsAbs(a.Value) {
 					if abs, err := filepath.Abs(filepath.Join(filepath.Dir(sub.file), a.Value)); err == nil {
 						a.Value = abs
 					}

@@ -440,6 +440,8 @@ func setPos(obj any, pos spec.Pos) {
 		o.Pos = pos
 	case *beamMarker:
 		o.pos = pos
+	case *prestressDef:
+		o.pos = pos
 	case *spec.Contact:
 		o.Pos = pos
 	case *spec.Drive:

@@ -351,6 +351,36 @@ func feBodyKinds() []kindDef {
 			}
 		},
 	}
+	// <prestress stiffness omega|acceleration|angular-acceleration>: the
+	// FE model's stiffness in a prestressed state (geometric stiffening;
+	// solver/flex/feprestress.go), stored as "prestress.I" (the file) and
+	// "prestress-LOAD.I.x|y|z"
+	prestress := &elemDef{
+		name: "prestress",
+		attrs: []attrDef{
+			{name: "stiffness", kind: vText, req: true, field: func(o any) any { return &o.(*prestressDef).file }},
+			{name: "omega", kind: vVec, dim: AngularVelocity, field: func(o any) any { return &o.(*prestressDef).load[0] }},
+			{name: "acceleration", kind: vVec, dim: Acceleration, field: func(o any) any { return &o.(*prestressDef).load[1] }},
+			{name: "angular-acceleration", kind: vVec, dim: AngularAcceleration, field: func(o any) any { return &o.(*prestressDef).load[2] }},
+		},
+		new: func(any) any { return &prestressDef{} },
+		add: func(parent, obj any) {
+			d := obj.(*prestressDef)
+			bs := parent.(*spec.Beam)
+			i := 1
+			for ; bs.Attr["prestress."+strconv.Itoa(i)].Src != ""; i++ {
+			}
+			key := strconv.Itoa(i)
+			bs.Attr["prestress."+key] = spec.Expr{Src: d.file, Pos: d.pos, Field: "stiffness"}
+			for k, load := range prestressLoads() {
+				for c, e := range d.load[k] {
+					if e.Src != "" {
+						bs.Attr["prestress-"+load+"."+key+"."+"xyz"[c:c+1]] = e
+					}
+				}
+			}
+		},
+	}
 	common := func(extra ...attrDef) []attrDef {
 		return append([]attrDef{
 			{name: "mass", kind: vText, req: true},
@@ -370,11 +400,11 @@ func feBodyKinds() []kindDef {
 		}, extra...)
 	}
 	return []kindDef{
-		{name: "abaqus", attrs: common(), children: []*elemDef{marker}},
+		{name: "abaqus", attrs: common(), children: []*elemDef{marker, prestress}},
 		{name: "matrix-market", attrs: common(
 			attrDef{name: "dof-map", kind: vText},
 			attrDef{name: "dofs-per-node", kind: vExpr, dim: Dimensionless, positive: true},
-		), children: []*elemDef{marker}},
+		), children: []*elemDef{marker, prestress}},
 	}
 }
 
@@ -403,4 +433,16 @@ func rodSection(shear bool) []attrDef {
 			attrDef{name: "shear-stiffness", kind: vExpr, dim: Force, positive: true})
 	}
 	return out
+}
+
+// prestressLoads names the loads of a <prestress> (its vector attributes),
+// in the order of prestressDef.load.
+func prestressLoads() [3]string { return [3]string{"omega", "acceleration", "angular-acceleration"} }
+
+// prestressDef is a <prestress> of an fe-body: a stiffness file and the
+// load that prestressed the FE model.
+type prestressDef struct {
+	file string
+	load [3]spec.Vec
+	pos  spec.Pos
 }

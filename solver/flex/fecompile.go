@@ -78,6 +78,7 @@ func (fx *flexCompiler) readFE(bs *spec.Beam) (*feData, bool) {
 		b.Errorf(pos, field, "fe-body %q: %v", bs.Name, err)
 		return nil, false
 	}
+	d.pre = prestressFiles(bs)
 	switch format {
 	case "abaqus":
 		if err := d.readInpNodes(np); err != nil {
@@ -88,6 +89,12 @@ func (fx *flexCompiler) readFE(bs *spec.Beam) (*feData, bool) {
 		}
 		if err := d.readAbaqusMatrix(kp, &d.K); err != nil {
 			return fail(kpos, "stiffness", err)
+		}
+		for i := range d.pre {
+			pr := &d.pre[i]
+			if err := d.readAbaqusMatrix(pr.path, &pr.K); err != nil {
+				return fail(pr.pos, "stiffness", err)
+			}
 		}
 	case "matrix-market":
 		if err := d.readNodeList(np); err != nil {
@@ -135,6 +142,16 @@ func (fx *flexCompiler) readFE(bs *spec.Beam) (*feData, bool) {
 		if nm != nk {
 			return fail(kpos, "stiffness", fmt.Errorf("the stiffness matrix is %d×%d, the mass matrix %d×%d", nk, nk, nm, nm))
 		}
+		for i := range d.pre {
+			pr := &d.pre[i]
+			np, err := d.readMatrixMarket(pr.path, dofOf, &pr.K)
+			if err != nil {
+				return fail(pr.pos, "stiffness", err)
+			}
+			if np != nk {
+				return fail(pr.pos, "stiffness", fmt.Errorf("the prestressed stiffness matrix is %d×%d, the stiffness matrix %d×%d", np, np, nk, nk))
+			}
+		}
 		if _, isMap := bs.Attr["dof-map"]; !isMap {
 			if dpn := int(b.Const(attr(bs, "dofs-per-node"), 0)); dpn > 0 && nm != dpn*len(d.labels) {
 				return fail(attr(bs, "dofs-per-node").Pos, "dofs-per-node", fmt.Errorf("the matrices are %d×%d, the node list has %d nodes × %d dofs = %d", nm, nm, len(d.labels), dpn, dpn*len(d.labels)))
@@ -150,6 +167,12 @@ func (fx *flexCompiler) readFE(bs *spec.Beam) (*feData, bool) {
 	}
 	if d.K, err = symmetrize(d.K, kp, d.dofLabel); err != nil {
 		return fail(kpos, "stiffness", err)
+	}
+	for i := range d.pre {
+		pr := &d.pre[i]
+		if pr.K, err = symmetrize(pr.K, pr.path, d.dofLabel); err != nil {
+			return fail(pr.pos, "stiffness", err)
+		}
 	}
 	return d, true
 }
@@ -186,6 +209,12 @@ func (fx *flexCompiler) compileFE(bs *spec.Beam) {
 	for k := range d.K {
 		e := &d.K[k]
 		e.v *= us.M * math.Pow(us.L, 2-tr(e.i)-tr(e.j)) / (us.T * us.T)
+	}
+	for i := range d.pre {
+		for k := range d.pre[i].K {
+			e := &d.pre[i].K[k]
+			e.v *= us.M * math.Pow(us.L, 2-tr(e.i)-tr(e.j)) / (us.T * us.T)
+		}
 	}
 	n := len(d.dofs)
 	// clamped nodes
@@ -386,6 +415,9 @@ func (fx *flexCompiler) finishFE(bs *spec.Beam, d *feData, clamped map[int]bool,
 	setInvariants(body, d.M, d.dofs, pos, Vf, n)
 	body.kff = gramCols(Vf, spmmAcc(d.K, Vf, m, n), m, n)
 	symm(body.kff, m)
+	if !fx.fePrestress(bs, d, Vf, body, mech.Scale(-1, cm)) {
+		return
+	}
 	// the frame: a body of the model
 	at, _ := fx.vec(bs, "at", mech.Vec3{})
 	R0 := fx.axes(bs, "fe-body")
@@ -764,7 +796,16 @@ func (fx *flexCompiler) feBasis(bs *spec.Beam, d *feData, free []int, Mf, Kf []f
 		}
 		info.rigid = r
 	}
-	if r < nc && vals[r] <= 1e-10*top {
+	// a mechanism: a free-free model's elastic mode at the round-off of
+	// its spectrum; a clamped model's stiffness is positive definite, and a
+	// Cholesky pivot at the round-off of its diagonal says it is not (a
+	// spectrum ratio alone would refuse a real beam whose flapwise mode is
+	// 1e-13 of its torsion, as Wu and Haug's is)
+	mechanism := r < nc && vals[r] <= 1e-10*top
+	if mechanism && !freeFree {
+		mechanism = cholRelPivot(Kf, nf) < 1e-11
+	}
+	if mechanism {
 		if freeFree {
 			return nil, info, fmt.Errorf("the model has a mechanism besides its rigid-body motions: an elastic mode of frequency %.3g Hz (zero stiffness: elements missing, or a stiffness matrix that does not hold the model together)", freq(vals[r]))
 		}
@@ -1398,4 +1439,33 @@ func genEigenMassless(M, K []float64, n int) ([]float64, []float64, int, error) 
 		}
 	}
 	return vals, vec, na, nil
+}
+
+// cholRelPivot returns the smallest Cholesky pivot of the symmetric
+// matrix A (n×n, row-major; not changed) relative to its diagonal entry:
+// zero or negative when A is not positive definite.
+func cholRelPivot(A []float64, n int) float64 {
+	L := append([]float64(nil), A...)
+	low := math.Inf(1)
+	for i := 0; i < n; i++ {
+		ri := L[i*n : i*n+n]
+		for j := 0; j < i; j++ {
+			rj := L[j*n : j*n+n]
+			v := ri[j]
+			for k := 0; k < j; k++ {
+				v -= ri[k] * rj[k]
+			}
+			ri[j] = v / rj[j]
+		}
+		d := ri[i]
+		for k := 0; k < i; k++ {
+			d -= ri[k] * ri[k]
+		}
+		if !(d > 0) {
+			return math.Min(low, 0)
+		}
+		low = math.Min(low, d/A[i*n+i])
+		ri[i] = math.Sqrt(d)
+	}
+	return low
 }

@@ -43,7 +43,8 @@ type feData struct {
 	dofs   [][2]int    // per dof: node index, kind
 	dofOf  map[[2]int]int
 	M, K   []feEntry
-	edges  [][2]int // element edges (node indices) for drawing
+	edges  [][2]int      // element edges (node indices) for drawing
+	pre    []fePrestress // <prestress> stiffness matrices (feprestress.go)
 }
 
 // feUnits is a unit system of an FE model: the SI values of its length,

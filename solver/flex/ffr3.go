@@ -71,9 +71,10 @@ type ffr3 struct {
 	kff     []float64   // m×m
 	beta    float64     // stiffness-proportional damping
 	g       mech.Vec3
-	elastic *ffr3Beam // nonlinear elastic forces (a stiffened beam); nil: K η
-	mbar    []float64 // M(q₀), (6+m)², row-major
-	dofl    []int     // velocity dofs: frame then elastic
+	elastic *ffr3Beam      // nonlinear elastic forces (a stiffened beam); nil: K η
+	pre     *ffr3Prestress // geometric stiffness of an FE body's inertia loads (feprestress.go); nil: none
+	mbar    []float64      // M(q₀), (6+m)², row-major
+	dofl    []int          // velocity dofs: frame then elastic
 	mk      []ffr3Marker
 	shape   []ffr3Marker // drawing points
 	chains  [][]int      // polylines through them (nil: one through all)
@@ -470,6 +471,9 @@ func (e *ffr3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 				}
 			}
 		}
+	}
+	if b.pre != nil {
+		b.stiffen(&s, &w, f, k, c, n, x.CA)
 	}
 	if b.beta > 0 {
 		for i := 0; i < m; i++ {

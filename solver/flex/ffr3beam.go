@@ -442,13 +442,14 @@ func (fx *flexCompiler) compileFFR3(bs *spec.Beam) {
 		if err == nil && word(bs, "coupling", "stiffened") == "stiffened" {
 			// the stiffened coupling needs axial shapes that follow the
 			// foreshortening: the Krylov sequence of the tip's axial force
-			// (as many as the fixed-interface modes) joins the basis
+			// (as many as the fixed-interface modes, at most one per
+			// element: the axial dofs span no more) joins the basis
 			B := make([]float64, nf)
 			for a := 0; a < 3; a++ {
 				B[nf-6+a] = fb.R[3*a]
 			}
 			var ax []float64
-			if ax, err = krylovBasis(Mf, Kf, nf, B, 1, 0, min(nm, nf-w)); err == nil {
+			if ax, err = krylovBasis(Mf, Kf, nf, B, 1, 0, min(nm, nf-w, ne)); err == nil {
 				na := len(ax) / nf
 				W2 := make([]float64, nf*(w+na))
 				for i := 0; i < nf; i++ {
