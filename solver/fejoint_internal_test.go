@@ -34,6 +34,9 @@ const feJointModel = `<model name="fj" dimension="3">
   <revolute name="r3" i="fb.c" j="fa.tip"/>
   <fixed name="f1" i="fa.mid" j="fb.root"/>
   <fixed name="f2" i="a" j="fa.root"/>
+  <driver name="d1" joint="r1" value="0.3*sin(2*time) + 0.1"/>
+  <driver name="d2" joint="r2" value="-0.2*time^2"/>
+  <driver name="d3" joint="r3" value="1.2 + 0.5*time"/>
 </model>`
 
 // The rows of joints at moving nodes of fe-bodies (solver/flex/fejoint.go):
@@ -42,8 +45,8 @@ const feJointModel = `<model name="fj" dimension="3">
 // velocities random), with checkElementDerivatives.
 func TestFEJointDerivatives(t *testing.T) {
 	m, _ := loadText(t, feJointModel)
-	if len(m.cons) != 8 {
-		t.Fatalf("%d constraint elements, want 8", len(m.cons))
+	if len(m.cons) != 11 {
+		t.Fatalf("%d constraint elements, want 11", len(m.cons))
 	}
 	// the elastic coordinates (fa.q1, ...) moved less: the frames' own
 	// elastic forces are large and their differences lose digits

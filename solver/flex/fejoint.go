@@ -148,12 +148,67 @@ func (s *feSide) eval(x *mech.Ctx, vel bool, k *feKin) {
 // fePoint names a side's point among its world vectors (axes are 0, 1, 2).
 const fePoint = -1
 
-// feJointRow is a row: a component of pⱼ − pᵢ (pos) or axis a of i ·
-// axis b of j.
+// feJointRow is a row: a component of pⱼ − pᵢ (pos), axis a of i · axis
+// b of j, or (angle) the turn of xⱼ about zᵢ from xᵢ, atan2(yᵢ·xⱼ,
+// xᵢ·xⱼ), wrapped to (−π, π] (a revolute joint's coordinate row: its
+// gradient and curvature are what drivers and drive-train elements use).
 type feJointRow struct {
-	pos  bool
-	c    int // pos: the component
-	a, b int // dot: the axes
+	pos   bool
+	angle bool
+	c     int // pos: the component
+	a, b  int // dot: the axes
+}
+
+// feAngleDiff is the angle row's function of its three world vectors
+// (xᵢ, yᵢ, xⱼ): value, gradients g and Hessian blocks h[k][l] (as the
+// rigid joints' angle row, solver/rigid/joints3.go).
+type feAngleDiff struct {
+	phi float64
+	g   [3]mech.Vec3
+	h   [3][3]mech.Mat3
+}
+
+// feAngleSides are the sides and axes of the angle row's three vectors.
+func feAngleSides() [3][2]int { return [3][2]int{{0, 0}, {0, 1}, {1, 0}} }
+
+func feAngleOf(xi, yi, xj mech.Vec3) (d feAngleDiff) {
+	sn, cs := mech.Dot(yi, xj), mech.Dot(xi, xj)
+	rho := sn*sn + cs*cs
+	d.phi = math.Atan2(sn, cs)
+	ts, tc := cs/rho, -sn/rho // ∂θ/∂s, ∂θ/∂c
+	tss, tcc, tsc := -2*sn*cs/(rho*rho), 2*sn*cs/(rho*rho), (sn*sn-cs*cs)/(rho*rho)
+	d.g[0] = mech.Scale(tc, xj)
+	d.g[1] = mech.Scale(ts, xj)
+	d.g[2] = mech.Add(mech.Scale(ts, yi), mech.Scale(tc, xi))
+	outer := func(a, b mech.Vec3) (m mech.Mat3) {
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				m[3*i+j] = a[i] * b[j]
+			}
+		}
+		return m
+	}
+	sc := func(s float64, m mech.Mat3) mech.Mat3 {
+		for i := range m {
+			m[i] *= s
+		}
+		return m
+	}
+	I := mech.Ident
+	xx := outer(xj, xj)
+	d.h[0][0] = sc(tcc, xx)
+	d.h[1][1] = sc(tss, xx)
+	d.h[0][1] = sc(tsc, xx)
+	// ∂(θ_c xⱼ)/∂xⱼ = θ_c I + xⱼ (θ_cs yᵢ + θ_cc xᵢ)ᵀ, likewise for yᵢ
+	d.h[0][2] = addM3(sc(tc, I), outer(xj, mech.Add(mech.Scale(tsc, yi), mech.Scale(tcc, xi))))
+	d.h[1][2] = addM3(sc(ts, I), outer(xj, mech.Add(mech.Scale(tss, yi), mech.Scale(tsc, xi))))
+	d.h[2][2] = addM3(addM3(sc(tss, outer(yi, yi)), sc(tcc, outer(xi, xi))), sc(tsc, addM3(outer(yi, xi), outer(xi, yi))))
+	for k := 0; k < 3; k++ {
+		for l := 0; l < k; l++ {
+			d.h[k][l] = mech.Transpose(&d.h[l][k])
+		}
+	}
+	return d
 }
 
 // feJointElem is the constraint element of a joint at a moving node.
@@ -329,6 +384,28 @@ func (e *feJointElem) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
 			}
 			continue
 		}
+		if row.angle {
+			d := feAngleOf(ks[0].ax[0], ks[0].ax[1], ks[1].ax[0])
+			out.Phi[r] = wrapPi(d.phi)
+			var wd [3]mech.Vec3
+			for v, sa := range feAngleSides() {
+				o := sa[0] * w
+				e.s[sa[0]].addJ(&ks[sa[0]], sa[1], d.g[v], jac[o:o+w])
+				if vel {
+					_, wd[v], _ = feVecOf(&ks[sa[0]], sa[1])
+					_, _, kap := feVecOf(&ks[sa[0]], sa[1])
+					out.Gamma[r] -= mech.Dot(d.g[v], kap)
+				}
+			}
+			if vel {
+				for k := 0; k < 3; k++ {
+					for l := 0; l < 3; l++ {
+						out.Gamma[r] -= mech.Dot(wd[k], mech.MulMV(&d.h[k][l], wd[l]))
+					}
+				}
+			}
+			continue
+		}
 		a, ad, ak := feVecOf(&ks[0], row.a)
 		b, bd, bk := feVecOf(&ks[1], row.b)
 		out.Phi[r] = mech.Dot(a, b)
@@ -358,6 +435,10 @@ func (e *feJointElem) Hess(x *mech.Ctx, lam []float64, h []float64) {
 			e.s[1].addOwnHess(&ks[1], fePoint, c, l, h, nd, w)
 			continue
 		}
+		if row.angle {
+			e.angleHess(&ks, l, h)
+			continue
+		}
 		a, _, _ := feVecOf(&ks[0], row.a)
 		b, _, _ := feVecOf(&ks[1], row.b)
 		e.s[0].addOwnHess(&ks[0], row.a, b, l, h, nd, 0)
@@ -382,6 +463,52 @@ func (e *feJointElem) Hess(x *mech.Ctx, lam []float64, h []float64) {
 			}
 		}
 	}
+}
+
+// angleHess adds l times the angle row's Hessian: Σ ∂(Bₖᵀ)/∂q gₖ and
+// Σ Bₖᵀ Hₖₗ Bₗ over its three vectors.
+func (e *feJointElem) angleHess(ks *[2]feKin, l float64, h []float64) {
+	nd := len(e.d)
+	w := e.w
+	d := feAngleOf(ks[0].ax[0], ks[0].ax[1], ks[1].ax[0])
+	var cols [3][ffr3Max + 6]mech.Vec3
+	for v, sa := range feAngleSides() {
+		e.s[sa[0]].addOwnHess(&ks[sa[0]], sa[1], d.g[v], l, h, nd, sa[0]*w)
+		e.s[sa[0]].axisB(&ks[sa[0]], sa[1], cols[v][:w])
+	}
+	for k, sk := range feAngleSides() {
+		if !ks[sk[0]].on {
+			continue
+		}
+		for m, sm := range feAngleSides() {
+			if !ks[sm[0]].on {
+				continue
+			}
+			H := &d.h[k][m]
+			ok, om := sk[0]*w, sm[0]*w
+			for i, u := range cols[k][:w] {
+				if u == (mech.Vec3{}) {
+					continue
+				}
+				hu := mech.MulMTV(H, u) // Hᵀu: uᵀ H v = (Hᵀu)·v
+				for j, v := range cols[m][:w] {
+					if v == (mech.Vec3{}) {
+						continue
+					}
+					h[(ok+i)*nd+om+j] += l * mech.Dot(hu, v)
+				}
+			}
+		}
+	}
+}
+
+// wrapPi returns a in (−π, π].
+func wrapPi(a float64) float64 {
+	a = math.Mod(a+math.Pi, 2*math.Pi)
+	if a <= 0 {
+		a += 2 * math.Pi
+	}
+	return a - math.Pi
 }
 
 // feAngle is a revolute joint's angle at a moving node: the turn of xⱼ
@@ -473,11 +600,12 @@ func (fx *flexCompiler) feJoint(j spec.Joint) {
 		b.Errorf(j.Pos, field, "joint %q: marker %q is at a node of fe-body %q that moves with the modes, where spherical, revolute and fixed joints attach (revolute and fixed at nodes with rotational dofs), not a %s joint; attach it to a node clamped to the body's frame (clamp=\"...\") or to the frame's marker %q", j.Name, ref, body, j.Kind, body)
 		return
 	}
-	// what the rigid joints' consumers would read as rigid frames
+	// what the rigid joints' consumers would read as rigid frames (a
+	// revolute joint's drivers take its coordinate row, CoordRow)
 	refused := false
 	for _, d := range fx.ms.Drivers {
-		if d.Joint == j.Name {
-			b.Errorf(d.Pos, "joint", "driver %q: joint %q is at a node of fe-body %q that moves with the modes: drivers, drive-train elements, joint friction and rotational springs on such joints are not supported", d.Name, j.Name, body)
+		if d.Joint == j.Name && kind != mech.JointRevolute {
+			b.Errorf(d.Pos, "joint", "driver %q: joint %q is a %s joint at a node of fe-body %q that moves with the modes: it has no coordinate to drive", d.Name, j.Name, j.Kind, body)
 			refused = true
 		}
 	}
@@ -539,6 +667,7 @@ func (fx *flexCompiler) feJoint(j spec.Joint) {
 		c := &feAngle{e: e}
 		c.slot = b.TurnSlot(c)
 		ji.Coord = c
+		ji.CoordRow = newFEJointElem(si, sj, []feJointRow{{angle: true}})
 	}
 	owner := b.AddJoint(ji)
 	b.AddConstraint(e, owner)

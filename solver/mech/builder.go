@@ -157,6 +157,12 @@ type JointInfo struct {
 	// drivers (revolute angle, prismatic displacement), nil when it has
 	// none; Coord2 a second one (a cylindrical joint's displacement).
 	Coord, Coord2 Coordinate
+	// CoordRow is Coord's row as a one-row constraint element (its value
+	// wrapped to (−π, π], its gradient, γ and Hessian), for the joints whose
+	// markers are not rigid frames (a revolute joint at a node that moves
+	// with an FE body's modes): drivers and drive-train elements take the
+	// coordinate from it. Nil: from the markers' frames.
+	CoordRow Constraint
 	// Value is a driver's prescribed value (a function of time).
 	Value Param
 }

@@ -3,6 +3,7 @@ package rigid
 import (
 	"math"
 
+	"mbfmu/expr"
 	"mbfmu/solver/mech"
 	"mbfmu/spec"
 )
@@ -199,8 +200,39 @@ func SpatialDriver(b mech.Builder, d spec.Driver) {
 	}
 	r.f, r.df, r.ddf = f, df, ddf
 	owner := b.AddJoint(ji)
+	if d.Joint != "" {
+		if jt, _, _ := b.Joint(d.Joint); jt.CoordRow != nil {
+			// a joint whose markers are not rigid frames: its own row
+			b.AddConstraint(&drivenRow{row: jt.CoordRow, f: f, df: df, ddf: ddf}, owner)
+			return
+		}
+	}
 	b.AddConstraint(newJoint3(fi, fj, r), owner)
 }
+
+// drivenRow is a driver on a joint's coordinate row (mech.JointInfo's
+// CoordRow): Φ = wrap(θ − F(t)), Φ_t = −Ḟ, and F̈ in γ.
+type drivenRow struct {
+	row        mech.Constraint
+	f, df, ddf *expr.Program
+}
+
+func (e *drivenRow) Dofs() []int { return e.row.Dofs() }
+func (e *drivenRow) Rows() int   { return 1 }
+
+func (e *drivenRow) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
+	e.row.Eval(x, out, vel)
+	out.Phi[0] = wrapAngle(out.Phi[0] - e.f.Eval(x.Vars, x))
+	out.Phit[0] = 0
+	if e.df != nil {
+		out.Phit[0] = -e.df.Eval(x.Vars, x)
+	}
+	if vel && e.ddf != nil {
+		out.Gamma[0] += e.ddf.Eval(x.Vars, x)
+	}
+}
+
+func (e *drivenRow) Hess(x *mech.Ctx, lam []float64, h []float64) { e.row.Hess(x, lam, h) }
 
 // angle3 is the rotation of marker j about marker i's z axis: the angle
 // from xᵢ to xⱼ, counting whole turns (continuous through ±π: its value at
