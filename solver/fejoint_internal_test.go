@@ -37,6 +37,10 @@ const feJointModel = `<model name="fj" dimension="3">
   <driver name="d1" joint="r1" value="0.3*sin(2*time) + 0.1"/>
   <driver name="d2" joint="r2" value="-0.2*time^2"/>
   <driver name="d3" joint="r3" value="1.2 + 0.5*time"/>
+  <motor name="m1" joint="r1" voltage="3 + time" resistance="2" kt="0.5" ke="0.4"/>
+  <stop name="st1" joint="r3" upper="-5" k="10" c="3"/>
+  <stop name="st2" joint="r2" lower="5" k="10" c="0.3"/>
+  <friction name="fr" joint="r2" model="lugre" preload="1" bristle-damping="2"/>
 </model>`
 
 // The rows of joints at moving nodes of fe-bodies (solver/flex/fejoint.go):
@@ -108,8 +112,9 @@ func TestFEJointDerivatives(t *testing.T) {
 }
 
 // A step of a model with joints at moving nodes (the example frame hung
-// from a ball joint at node 1, a body on a revolute joint at node 21 and
-// a second frame fixed to node 11) allocates nothing.
+// from a ball joint at node 1, a body on a revolute joint at node 21
+// with a motor, a stop and Coulomb friction on it, and a second frame
+// fixed to node 11) allocates nothing.
 func TestFEJointNoAllocs(t *testing.T) {
 	m, _ := loadText(t, `<model name="fj" dimension="3">
   <settings step="0.5 ms" gravity="0 0 -9.81"/>
@@ -124,6 +129,9 @@ func TestFEJointNoAllocs(t *testing.T) {
   <spherical name="pin" i="ground.O" j="fa.root"/>
   <revolute name="hinge" i="fa.tip" j="r"/>
   <fixed name="weld" i="fa.mid" j="fb.root"/>
+  <motor name="mo" joint="hinge" voltage="2" resistance="1" inductance="0.01" kt="0.1"/>
+  <stop name="st" joint="hinge" lower="-0.01" upper="0.01" k="1e3" c="1"/>
+  <friction name="fr" joint="hinge" preload="0.05"/>
 </model>`)
 	s := mustInit(t, m)
 	if a := stepAllocs(t, m, s); a != 0 {

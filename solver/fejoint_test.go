@@ -340,7 +340,9 @@ func TestFEJointRefusals(t *testing.T) {
 		{`<revolute name="j" i="ground.O" j="b.a"/>
   <rspring name="k" joint="j" k="10"/>`, `test.xml:8: joint: rspring "k": joint "j" is at a node of fe-body "b" that moves with the modes`},
 		{`<spherical name="j" i="ground.O" j="b.a"/>
-  <friction name="f" joint="j" mu-static="0.3" normal="10" radius="0.01"/>`, `friction "f": joint "j" is at a node of fe-body "b" that moves with the modes`},
+  <friction name="f" joint="j" mu-static="0.3" normal="10" radius="0.01"/>`, `test.xml:8: i: friction "f": joint "j" is a spherical joint at a node of fe-body "b" that moves with the modes: drive-train elements and joint friction there take a revolute joint's angle`},
+		{`<revolute name="j" i="ground.O" j="b.a"/><revolute name="j2" i="ground.O" j="r"/>
+  <coupler kind="gear" name="g" i="j" j="j2" ratio="2"/>`, `test.xml:8: i: gear "g": joint "j" is at a node of fe-body "b" that moves with the modes: couplers there are not supported (motors, stops, friction and drivers are)`},
 		{`<spherical name="j" i="b.a" j="b.z"/>`, `test.xml:7: j: i and j are on the same body "b"`},
 	} {
 		_, err := feModel(t, dir, model(c.rest))
@@ -401,5 +403,89 @@ func TestFEJointDriven(t *testing.T) {
 	}
 	if math.Abs(work-gain) > 1e-4*math.Abs(gain) {
 		t.Errorf("the driver's work %.6g J is not the energy gained %.6g J", work, gain)
+	}
+}
+
+// Drive-train elements on a revolute joint at a moving node take its
+// angle row too: a DC motor (no inductance) swings a free beam pinned at
+// its end node against Coulomb joint friction, and an end stop catches
+// it. The work of the motor's torque and the friction's effort, ∫ (τ_m
+// + τ_f) ω dt, is the energy the beam gains; the friction's effort is its
+// preload while the joint slips; the stop holds the angle at its limit
+// (within the contact law's penetration) and its work is the energy
+// taken.
+func TestFEJointDriveTrain(t *testing.T) {
+	dir := t.TempDir()
+	const ne = 8
+	writeFreeBeam(t, dir, ne, fjL, fjE, fjG, fjRho, fjA, fjIy, fjIz, fjJ)
+	run := func(stop string, h float64) ([]float64, [][]float64) {
+		rho := 1.0 // energy conserving
+		if stop != "" {
+			rho = 0.8 // the stop's impacts want some numerical damping
+		}
+		src := fmt.Sprintf(`<model name="fj" dimension="3">
+  <settings end="0.8" step="%g" integrator="genalpha" rho-inf="%g" gravity="0 0 0"/>
+  <ground><marker name="O"/></ground>
+  <fe-body kind="matrix-market" name="b" mass="M.mtx" stiffness="K.mtx" nodes="nodes.txt" dofs-per-node="6" units="m-kg-s"
+           reduction="craig-bampton" interface="1 %d" modes="8">
+    <marker name="a" node="1"/><marker name="z" node="%d"/></fe-body>
+  <revolute name="pin" i="ground.O" j="b.a"/>
+  <motor name="m" joint="pin" voltage="20" resistance="1" kt="2" ke="2"/>
+  <friction name="f" joint="pin" preload="2"/>
+  %s
+</model>`, h, rho, ne+1, ne+1, stop)
+		m, err := feModel(t, dir, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := []string{"pin.angle", "pin.omega", "m.torque", "f.effort", "energy.total", "b.z.uy"}
+		if stop != "" {
+			names = append(names, "s.effort")
+		}
+		tm, out, err := series(t, m, h, names...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm, out
+	}
+	balance := func(dt float64) (rel float64) {
+		tm, out := run("", dt)
+		work, fe := 0.0, 0.0
+		for k := 1; k < len(tm); k++ {
+			p := func(k int) float64 { return (out[2][k] + out[3][k]) * out[1][k] }
+			work += 0.5 * dt * (p(k) + p(k-1))
+			if out[1][k] > 1e-3 {
+				fe = math.Max(fe, math.Abs(out[3][k]+2))
+			}
+		}
+		n := len(tm) - 1
+		gain := out[4][n] - out[4][0]
+		t.Logf("h = %g s: motor and friction: %.3f rad at %.1f s, %.3f rad/s (no-load speed 10); the work %.6g J, energy gained %.6g J (%.2g); friction effort off its preload by %.2g N·m while slipping",
+			dt, out[0][n], tm[n], out[1][n], work, gain, (work-gain)/gain, fe)
+		if out[0][n] < 0.5 {
+			t.Errorf("the motor did not turn the beam: %.3g rad", out[0][n])
+		}
+		if fe > 1e-9 {
+			t.Errorf("the friction's effort leaves its preload by %.3g N·m while the joint slips", fe)
+		}
+		return math.Abs(work-gain) / gain
+	}
+	// the balance holds to the time step's second order
+	e1, e2 := balance(2e-4), balance(1e-4)
+	if e1 > 5e-4 || e2 > e1/3 {
+		t.Errorf("the work of the motor and the friction leaves the energy gained by %.3g, %.3g at h = 0.2, 0.1 ms: not second order", e1, e2)
+	}
+	// the end stop
+	tm, out := run(`<stop name="s" joint="pin" upper="0.3" k="1e5" c="50"/>`, 2e-4)
+	peak, last, held := 0.0, out[0][len(tm)-1], 0.0
+	for k := range tm {
+		peak = math.Max(peak, out[0][k])
+		if out[0][k] > 0.3 {
+			held = math.Max(held, -out[6][k])
+		}
+	}
+	t.Logf("stop at 0.3 rad: the angle peaks at %.5f rad and ends at %.5f rad; the stop's effort reaches %.1f N·m (the motor's stall torque 40)", peak, last, held)
+	if peak > 0.31 || math.Abs(last-0.3) > 2e-3 || held < 40 {
+		t.Errorf("the stop does not hold the angle at 0.3 rad: peak %.4f, end %.4f, effort up to %.3g N·m", peak, last, held)
 	}
 }

@@ -611,13 +611,22 @@ func (fx *flexCompiler) feJoint(j spec.Joint) {
 	}
 	for _, f := range fx.ms.Forces {
 		if f.Joint == j.Name {
-			b.Errorf(f.Pos, "joint", "%s %q: joint %q is at a node of fe-body %q that moves with the modes: drivers, drive-train elements, joint friction and rotational springs on such joints are not supported", f.Kind, f.Name, j.Name, body)
+			b.Errorf(f.Pos, "joint", "%s %q: joint %q is at a node of fe-body %q that moves with the modes: rotational springs on such joints are not supported (motors, stops, friction and drivers are)", f.Kind, f.Name, j.Name, body)
 			refused = true
 		}
 	}
 	for _, d := range fx.ms.Drives {
-		if d.I == j.Name || d.J == j.Name {
-			b.Errorf(d.Pos, "i", "%s %q: joint %q is at a node of fe-body %q that moves with the modes: drivers, drive-train elements, joint friction and rotational springs on such joints are not supported", d.Kind, d.Name, j.Name, body)
+		if d.I != j.Name && d.J != j.Name {
+			continue
+		}
+		switch {
+		case kind == mech.JointRevolute && (d.Kind == "motor" || d.Kind == "stop" || d.Kind == "friction"):
+			// on the joint's angle row (CoordRow)
+		case kind == mech.JointRevolute:
+			b.Errorf(d.Pos, "i", "%s %q: joint %q is at a node of fe-body %q that moves with the modes: couplers there are not supported (motors, stops, friction and drivers are)", d.Kind, d.Name, j.Name, body)
+			refused = true
+		default:
+			b.Errorf(d.Pos, "i", "%s %q: joint %q is a %s joint at a node of fe-body %q that moves with the modes: drive-train elements and joint friction there take a revolute joint's angle", d.Kind, d.Name, j.Name, j.Kind, body)
 			refused = true
 		}
 	}

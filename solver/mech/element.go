@@ -37,6 +37,33 @@ type Ctx struct {
 	ES []float64
 	// UW is work space for the user states' local solve.
 	UW []float64
+	// CW is work space for the elements on joint coordinates whose rows
+	// have more dofs than fit their own small arrays (a revolute joint at
+	// a node that moves with an FE body's modes); nil when none has.
+	CW *CoordWork
+}
+
+// CoordWork is work space for elements on joint coordinates with many
+// dofs: four vectors and two square matrices over up to N dofs, and the
+// row buffers (R, J, L, HX) a coordinate's row is evaluated into (heap
+// space, so that the callers' small arrays stay on their stacks).
+type CoordWork struct {
+	N         int
+	Vec       [4][]float64
+	H, H2, HX []float64
+	J         []float64
+	R         [3]float64
+	L         [1]float64
+}
+
+// NewCoordWork returns work space for coordinates (and unions of two) of
+// up to n dofs.
+func NewCoordWork(n int) *CoordWork {
+	w := &CoordWork{N: n, H: make([]float64, n*n), H2: make([]float64, n*n), HX: make([]float64, n*n), J: make([]float64, n)}
+	for k := range w.Vec {
+		w.Vec[k] = make([]float64, n)
+	}
+	return w
 }
 
 // Unwrap returns the angle a + 2πk nearest to ref: an angle measured in

@@ -65,9 +65,10 @@ func (e *coulombFriction) Slip(x *mech.Ctx, w []float64) (vt, gamma float64) {
 // SlipTangent writes cv·W + ∂(W·v)/∂q (mech.Coulomb).
 func (e *coulombFriction) SlipTangent(x *mech.Ctx, cv float64, g []float64) {
 	n := len(e.c.dofs())
-	var H [144]float64 // one coordinate's row: at most 12 dofs
+	var hs [smallDofs * smallDofs]float64
+	H := coordMat(x, hs[:], n, false)
 	u := own(e.c)
-	addHess2(x, e.c, e.c, &u, 1, 0, H[:n*n])
+	addHess2(x, e.c, e.c, u, 1, 0, H)
 	e.c.eval(x, false, g)
 	for b := 0; b < n; b++ {
 		v := cv * g[b]
@@ -125,8 +126,9 @@ func (e *coulombFriction) effort(x *mech.Ctx, grad []float64) (f, df float64) {
 
 func (e *coulombFriction) Eval(x *mech.Ctx, f, k, c []float64) {
 	n := len(e.c.dofs())
-	var grad [12]float64
-	F, dF := e.effort(x, grad[:n])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	F, dF := e.effort(x, grad)
 	for a := 0; a < n; a++ {
 		f[a] += F * grad[a]
 	}
@@ -134,7 +136,7 @@ func (e *coulombFriction) Eval(x *mech.Ctx, f, k, c []float64) {
 		return
 	}
 	u := own(e.c)
-	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], -F, 0, -dF, k, c)
+	scalarTangent(x, e.c, e.c, u, 1, 0, grad, -F, 0, -dF, k, c)
 }
 
 func (e *coulombFriction) Potential(x *mech.Ctx) float64 { return 0 }
@@ -149,14 +151,15 @@ func (e *coulombFriction) Channels(name string) []mech.ChannelInfo {
 
 // Channel evaluates channel sub (mech.Channeler).
 func (e *coulombFriction) Channel(x *mech.Ctx, sub int) float64 {
-	var grad [12]float64
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
 	if sub == 1 {
 		if e.idx < 0 {
-			_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+			_, w, _ := e.c.eval(x, false, grad)
 			return expr.Sign(w)
 		}
 		return x.CS[e.idx*mech.CSStride+mech.CSMode]
 	}
-	f, _ := e.effort(x, grad[:len(e.c.dofs())])
+	f, _ := e.effort(x, grad)
 	return f
 }

@@ -55,20 +55,72 @@ import (
 // one more case in Drive and, if it needs attributes, a kind in
 // xml.driveElems.
 
-// jcoord is a joint coordinate as the drive-train elements use it.
+// jcoord is a joint coordinate as the drive-train elements use it: its
+// row is a planar or spatial rigid joint's (concrete types: their
+// buffers stay on the stack) or a joint's own (ext, mech.JointInfo's
+// CoordRow, evaluated into the state's mech.CoordWork).
 type jcoord struct {
-	co mech.Coordinate
-	pl *rowSet // planar: one row
-	sp *joint3 // spatial: one row
-	u  string  // "rad" or "m"
+	co   mech.Coordinate
+	pl   *rowSet         // planar
+	sp   *joint3         // spatial
+	ext  mech.Constraint // a joint's own row
+	u    string          // "rad" or "m"
+	d    []int           // the row's dofs
+	self union           // the coordinate's own dofs as a union (own)
 }
 
-// dofs returns the coordinate's row's dofs (6 planar, 12 spatial).
-func (c *jcoord) dofs() []int {
-	if c.pl != nil {
-		return c.pl.d[:]
+// newJcoord makes a coordinate with the row el (a *rowSet, a *joint3 or
+// a joint's own row).
+func newJcoord(co mech.Coordinate, el mech.Constraint, u string) *jcoord {
+	c := &jcoord{co: co, u: u, d: el.Dofs()}
+	switch r := el.(type) {
+	case *rowSet:
+		c.pl = r
+	case *joint3:
+		c.sp = r
+	default:
+		c.ext = el
 	}
-	return c.sp.d[:]
+	c.self = union{d: c.d, mi: make([]int, len(c.d)), mj: make([]int, len(c.d))}
+	for a := range c.self.mi {
+		c.self.mi[a], c.self.mj[a] = a, -1
+	}
+	return c
+}
+
+// dofs returns the coordinate's row's dofs (6 planar, 12 spatial; more at
+// an FE body's node).
+func (c *jcoord) dofs() []int { return c.d }
+
+// smallDofs is the size of the elements' own arrays for a coordinate's
+// gradient: a rigid joint's 12 dofs; larger rows use the state's
+// mech.CoordWork.
+const smallDofs = 12
+
+// coordVec returns a zeroed vector of n for a coordinate's gradient:
+// small when it holds n, else work vector k of x.CW.
+func coordVec(x *mech.Ctx, small []float64, n, k int) []float64 {
+	if n <= len(small) {
+		return small[:n]
+	}
+	v := x.CW.Vec[k][:n]
+	clear(v)
+	return v
+}
+
+// coordMat returns a zeroed n×n matrix: small when it holds it, else
+// x.CW.H (second: H2).
+func coordMat(x *mech.Ctx, small []float64, n int, second bool) []float64 {
+	if n*n <= len(small) {
+		return small[:n*n]
+	}
+	h := x.CW.H
+	if second {
+		h = x.CW.H2
+	}
+	h = h[:n*n]
+	clear(h)
+	return h
 }
 
 // eval writes the gradient of the coordinate into jac (len(dofs)) and
@@ -77,10 +129,16 @@ func (c *jcoord) dofs() []int {
 func (c *jcoord) eval(x *mech.Ctx, vel bool, jac []float64) (v, rate, gamma float64) {
 	var phi, phit, gam [1]float64
 	out := mech.Rows{Phi: phi[:], Phit: phit[:], Gamma: gam[:], Jac: jac}
-	if c.pl != nil {
+	switch {
+	case c.pl != nil:
 		c.pl.Eval(x, out, vel)
-	} else {
+	case c.sp != nil:
 		c.sp.Eval(x, out, vel)
+	default:
+		w := x.CW
+		c.ext.Eval(x, mech.Rows{Phi: w.R[0:1], Phit: w.R[1:2], Gamma: w.R[2:3], Jac: w.J[:len(jac)]}, vel)
+		copy(jac, w.J[:len(jac)])
+		gam[0] = w.R[2]
 	}
 	v, _ = c.co.Value(x)
 	// the rate as the gradient gives it (the joint's own rate formula
@@ -96,10 +154,20 @@ func (c *jcoord) eval(x *mech.Ctx, vel bool, jac []float64) (v, rate, gamma floa
 // hess adds s ∂²q_coord/∂q² into h (len(dofs)²).
 func (c *jcoord) hess(x *mech.Ctx, s float64, h []float64) {
 	lam := [1]float64{s}
-	if c.pl != nil {
+	switch {
+	case c.pl != nil:
 		c.pl.Hess(x, lam[:], h)
-	} else {
+	case c.sp != nil:
 		c.sp.Hess(x, lam[:], h)
+	default:
+		w := x.CW
+		w.L[0] = s
+		hx := w.HX[:len(h)]
+		clear(hx)
+		c.ext.Hess(x, w.L[:], hx)
+		for i, v := range hx {
+			h[i] += v
+		}
 	}
 }
 
@@ -119,11 +187,25 @@ func jointCoord(b mech.Builder, d *spec.Drive, name, field, coord string) (*jcoo
 		pi, pj := jt.I.P, jt.J.P
 		switch {
 		case jt.Kind == mech.JointRevolute && (coord == "" || coord == "angle"):
-			return &jcoord{co: jt.Coord, u: "rad", pl: newRowSet(row{kind: rowAngle, pi: pi, pj: pj, c0: pi.Ang - pj.Ang})}, true
+			rs := newRowSet(row{kind: rowAngle, pi: pi, pj: pj, c0: pi.Ang - pj.Ang})
+			c := newJcoord(jt.Coord, rs, "rad")
+			c.pl = rs
+			return c, true
 		case jt.Kind == mech.JointTranslational && (coord == "" || coord == "disp"):
-			return &jcoord{co: jt.Coord, u: "m", pl: newRowSet(row{kind: rowProj, pi: pi, pj: pj, psi: pi.Ang})}, true
+			rs := newRowSet(row{kind: rowProj, pi: pi, pj: pj, psi: pi.Ang})
+			c := newJcoord(jt.Coord, rs, "m")
+			c.pl = rs
+			return c, true
 		}
 		b.Errorf(d.Pos, field, "%s %q: joint %q is a %s joint: a coupler or stop takes the angle of a revolute or the displacement of a translational joint", elem, d.Name, name, jt.Kind)
+		return nil, false
+	}
+	if jt.CoordRow != nil {
+		// a joint whose markers are not rigid frames: its own row
+		if jt.Kind == mech.JointRevolute && (coord == "" || coord == "angle") {
+			return newJcoord(jt.Coord, jt.CoordRow, "rad"), true
+		}
+		b.Errorf(d.Pos, field, "%s %q: joint %q has no coordinate %q", elem, d.Name, name, coord)
 		return nil, false
 	}
 	fi, fj := jt.I.F, jt.J.F
@@ -133,13 +215,13 @@ func jointCoord(b mech.Builder, d *spec.Drive, name, field, coord string) (*jcoo
 	}
 	switch {
 	case (jt.Kind == mech.JointRevolute && (coord == "" || coord == "angle")) || (jt.Kind == mech.JointCylindrical && coord == "angle"):
-		return &jcoord{co: jt.Coord, u: "rad", sp: newJoint3(fi, fj, prim{kind: pAngle})}, true
+		return newJcoord(jt.Coord, newJoint3(fi, fj, prim{kind: pAngle}), "rad"), true
 	case (jt.Kind == mech.JointPrismatic && (coord == "" || coord == "disp")) || (jt.Kind == mech.JointCylindrical && coord == "disp"):
 		co := jt.Coord
 		if jt.Kind == mech.JointCylindrical {
 			co = jt.Coord2
 		}
-		return &jcoord{co: co, u: "m", sp: newJoint3(fi, fj, prim{kind: pDot2, a: wZi})}, true
+		return newJcoord(co, newJoint3(fi, fj, prim{kind: pDot2, a: wZi}), "m"), true
 	}
 	b.Errorf(d.Pos, field, "%s %q: joint %q is a %s joint: a coupler or stop takes the angle of a revolute or cylindrical joint or the displacement of a prismatic or cylindrical joint", elem, d.Name, name, jt.Kind)
 	return nil, false
@@ -149,13 +231,13 @@ func jointCoord(b mech.Builder, d *spec.Drive, name, field, coord string) (*jcoo
 // local index mapped into it (−1 for ground).
 type union struct {
 	d      []int
-	mi, mj [12]int
+	mi, mj []int
 }
 
 func newUnion(ci, cj []int) union {
-	var u union
+	u := union{mi: make([]int, len(ci)), mj: make([]int, len(cj))}
 	at := map[int]int{}
-	put := func(ds []int, m *[12]int) {
+	put := func(ds []int, m []int) {
 		for k, i := range ds {
 			m[k] = -1
 			if i < 0 {
@@ -170,20 +252,14 @@ func newUnion(ci, cj []int) union {
 			m[k] = p
 		}
 	}
-	put(ci, &u.mi)
-	put(cj, &u.mj)
+	put(ci, u.mi)
+	put(cj, u.mj)
 	return u
 }
 
 // own is the "union" of one coordinate: its own dofs, as they are (ground
 // included), for the tangent of an element on a single coordinate.
-func own(c *jcoord) union {
-	u := union{d: c.dofs()}
-	for a := range u.mi {
-		u.mi[a], u.mj[a] = a, -1
-	}
-	return u
-}
+func own(c *jcoord) *union { return &c.self }
 
 // Drive compiles a <coupler>, <stop>, <motor> or <friction>.
 func Drive(b mech.Builder, d spec.Drive) {
@@ -230,6 +306,15 @@ func Drive(b mech.Builder, d spec.Drive) {
 	cj, ok2 := jointCoord(b, &d, d.J, "j", d.Attr["coord-j"].Src)
 	if !ok1 || !ok2 {
 		return
+	}
+	for _, c := range []struct {
+		c           *jcoord
+		field, name string
+	}{{ci, "i", d.I}, {cj, "j", d.J}} {
+		if len(c.c.dofs()) > smallDofs {
+			b.Errorf(d.Pos, c.field, "coupler %q: joint %q is at a node of an fe-body that moves with the modes: couplers there are not supported (motors, stops, friction and drivers are)", d.Name, c.name)
+			return
+		}
 	}
 	if d.I == d.J && d.Attr["coord-i"].Src == d.Attr["coord-j"].Src {
 		b.Errorf(d.Pos, "j", "coupler %q couples a coordinate of %q to itself", d.Name, d.I)
@@ -346,16 +431,17 @@ func (e *coupler) Hess(x *mech.Ctx, lam []float64, h []float64) {
 func addHess2(x *mech.Ctx, ci, cj *jcoord, u *union, si, sj float64, h []float64) {
 	n := len(u.d)
 	for side, c := range [2]*jcoord{ci, cj} {
-		s, m := si, &u.mi
+		s, m := si, u.mi
 		if side == 1 {
-			s, m = sj, &u.mj
+			s, m = sj, u.mj
 		}
 		if s == 0 {
 			continue
 		}
-		var hl [144]float64
+		var small [smallDofs * smallDofs]float64
 		nd := len(c.dofs())
-		c.hess(x, s, hl[:nd*nd])
+		hl := coordMat(x, small[:], nd, true)
+		c.hess(x, s, hl)
 		for a := 0; a < nd; a++ {
 			pa := m[a]
 			if pa < 0 {
@@ -457,9 +543,11 @@ func (e *compliantCoupler) Eval(x *mech.Ctx, f, k, c []float64) {
 // ∂δ̇/∂q = Hδ v, C += cc ∇δ ∇δᵀ (Hδ = wi H_i + wj H_j).
 func scalarTangent(x *mech.Ctx, ci, cj *jcoord, u *union, wi, wj float64, grad []float64, s, kk, cc float64, k, c []float64) {
 	n := len(u.d)
-	var H [576]float64
-	addHess2(x, ci, cj, u, wi, wj, H[:n*n])
-	var hv [24]float64
+	var hs [576]float64
+	H := coordMat(x, hs[:], n, false)
+	addHess2(x, ci, cj, u, wi, wj, H)
+	var hvs [24]float64
+	hv := coordVec(x, hvs[:], n, 3)
 	for bb := 0; bb < n; bb++ {
 		for a, i := range u.d {
 			if i >= 0 {
@@ -541,9 +629,10 @@ func (e *stop) state(x *mech.Ctx, grad []float64) (s, kk, cc float64) {
 }
 
 func (e *stop) Eval(x *mech.Ctx, f, k, c []float64) {
-	var grad [12]float64
-	s, kk, cc := e.state(x, grad[:len(e.c.dofs())])
-	e.apply(x, grad[:len(e.c.dofs())], s, kk, cc, f, k, c)
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	s, kk, cc := e.state(x, grad)
+	e.apply(x, grad, s, kk, cc, f, k, c)
 }
 
 // apply adds the effort −s on the coordinate (gradient grad) and, when k
@@ -559,12 +648,13 @@ func (e *stop) apply(x *mech.Ctx, grad []float64, s, kk, cc float64, f, k, c []f
 		return
 	}
 	u := own(e.c)
-	scalarTangent(x, e.c, e.c, &u, 1, 0, grad, s, kk, cc, k, c)
+	scalarTangent(x, e.c, e.c, u, 1, 0, grad, s, kk, cc, k, c)
 }
 
 func (e *stop) Potential(x *mech.Ctx) float64 {
-	var grad [12]float64
-	v, _, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	v, _, _ := e.c.eval(x, false, grad)
 	p := 0.0
 	if hi := e.hi.Get(x); v > hi {
 		p = v - hi
@@ -583,8 +673,9 @@ func (e *stop) Channels(name string) []mech.ChannelInfo {
 
 // Channel evaluates channel sub (mech.Channeler).
 func (e *stop) Channel(x *mech.Ctx, sub int) float64 {
-	var grad [12]float64
-	s, _, _ := e.state(x, grad[:len(e.c.dofs())])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	s, _, _ := e.state(x, grad)
 	return -s
 }
 
@@ -673,9 +764,10 @@ func (e *motor) Rates(x *mech.Ctx, dst []float64) {
 	if e.l == 0 {
 		return
 	}
-	var grad [12]float64
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
 	i := x.ES[e.slot+1]
-	f, _ := e.forcing(x, grad[:len(e.c.dofs())])
+	f, _ := e.forcing(x, grad)
 	r := (f - i) * e.r.Get(x) / e.l
 	if lim := e.lim.Get(x); math.Abs(i) >= lim && r*i > 0 {
 		r = 0
@@ -728,8 +820,9 @@ func (e *motor) update(x *mech.Ctx, f1, df float64) (i, didw float64) {
 
 func (e *motor) Eval(x *mech.Ctx, f, k, c []float64) {
 	n := len(e.c.dofs())
-	var grad [12]float64
-	i, didw := e.current(x, grad[:n])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	i, didw := e.current(x, grad)
 	tq := e.kt.Get(x) * i
 	for a := 0; a < n; a++ {
 		f[a] += tq * grad[a]
@@ -739,16 +832,16 @@ func (e *motor) Eval(x *mech.Ctx, f, k, c []float64) {
 	}
 	u := own(e.c)
 	// Q = −s ∇q with s = −k_t i(q̇): ∂s/∂q̇ = −k_t ∂i/∂q̇ (a damping)
-	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], -tq, 0, -e.kt.Get(x)*didw, k, c)
+	scalarTangent(x, e.c, e.c, u, 1, 0, grad, -tq, 0, -e.kt.Get(x)*didw, k, c)
 }
 
 // Commit stores the time, the current and the forcing at x
 // (mech.Stateful).
 func (e *motor) Commit(x *mech.Ctx, mode mech.CommitMode) {
-	var grad [12]float64
-	n := len(e.c.dofs())
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
 	es := x.ES[e.slot : e.slot+3]
-	f, df := e.forcing(x, grad[:n])
+	f, df := e.forcing(x, grad)
 	var i float64
 	switch mode {
 	case mech.CommitInit:
@@ -777,8 +870,9 @@ func (e *motor) Channels(name string) []mech.ChannelInfo {
 
 // Channel evaluates channel sub (mech.Channeler).
 func (e *motor) Channel(x *mech.Ctx, sub int) float64 {
-	var grad [12]float64
-	i, _ := e.current(x, grad[:len(e.c.dofs())])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	i, _ := e.current(x, grad)
 	switch sub {
 	case 0:
 		return i
@@ -949,8 +1043,9 @@ func (e *friction) effort(x *mech.Ctx, grad []float64) (s, ds float64) {
 
 func (e *friction) Eval(x *mech.Ctx, f, k, c []float64) {
 	n := len(e.c.dofs())
-	var grad [12]float64
-	s, ds := e.effort(x, grad[:n])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	s, ds := e.effort(x, grad)
 	for a := 0; a < n; a++ {
 		f[a] -= s * grad[a]
 	}
@@ -958,7 +1053,7 @@ func (e *friction) Eval(x *mech.Ctx, f, k, c []float64) {
 		return
 	}
 	u := own(e.c)
-	scalarTangent(x, e.c, e.c, &u, 1, 0, grad[:n], s, 0, ds, k, c)
+	scalarTangent(x, e.c, e.c, u, 1, 0, grad, s, 0, ds, k, c)
 }
 
 // Commit stores the time and the bristle deflection (mech.Stateful).
@@ -967,15 +1062,17 @@ func (e *friction) Commit(x *mech.Ctx, mode mech.CommitMode) {
 	switch mode {
 	case mech.CommitInit:
 		// the steady deflection at the initial speed (at rest: none)
-		var grad [12]float64
-		_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+		var gs [smallDofs]float64
+		grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+		_, w, _ := e.c.eval(x, false, grad)
 		es[1] = 0
 		if g := e.g(x, w); w != 0 && g > 0 {
 			es[1] = math.Copysign(g/e.s0.Get(x), w)
 		}
 	case mech.CommitStep:
-		var grad [12]float64
-		_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+		var gs [smallDofs]float64
+		grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+		_, w, _ := e.c.eval(x, false, grad)
 		es[1], _ = e.bristle(x, es[1], x.Time()-es[0], w)
 	}
 	es[0] = x.Time()
@@ -988,8 +1085,9 @@ func (e *friction) States() []mech.StateInfo {
 
 // Rates writes ż at x, z as stored (mech.Stateful).
 func (e *friction) Rates(x *mech.Ctx, dst []float64) {
-	var grad [12]float64
-	_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	_, w, _ := e.c.eval(x, false, grad)
 	_, dst[0] = e.bristle(x, x.ES[e.slot+1], 0, w)
 }
 
@@ -1005,13 +1103,14 @@ func (e *friction) Channels(name string) []mech.ChannelInfo {
 
 // Channel evaluates channel sub (mech.Channeler).
 func (e *friction) Channel(x *mech.Ctx, sub int) float64 {
-	var grad [12]float64
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
 	if sub == 1 {
-		_, w, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+		_, w, _ := e.c.eval(x, false, grad)
 		es := x.ES[e.slot : e.slot+2]
 		z, _ := e.bristle(x, es[1], x.Time()-es[0], w)
 		return z
 	}
-	s, _ := e.effort(x, grad[:len(e.c.dofs())])
+	s, _ := e.effort(x, grad)
 	return -s
 }

@@ -98,18 +98,20 @@ func (e *impactStop) state(x *mech.Ctx, grad []float64) (s, kk, cc float64, side
 }
 
 func (e *impactStop) Eval(x *mech.Ctx, f, k, c []float64) {
-	var grad [12]float64
-	s, kk, cc, _, _ := e.state(x, grad[:len(e.c.dofs())])
-	e.apply(x, grad[:len(e.c.dofs())], s, kk, cc, f, k, c)
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	s, kk, cc, _, _ := e.state(x, grad)
+	e.apply(x, grad, s, kk, cc, f, k, c)
 }
 
 // Commit stores the time, the coordinate and its rate (and the previous
 // ones) and α while closed (mech.Stateful).
 func (e *impactStop) Commit(x *mech.Ctx, mode mech.CommitMode) {
 	es := x.ES[e.slot : e.slot+7]
-	var grad [12]float64
-	s, _, _, side, al := e.state(x, grad[:len(e.c.dofs())])
-	v, rate, _ := e.c.eval(x, false, grad[:len(e.c.dofs())])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	s, _, _, side, al := e.state(x, grad)
+	v, rate, _ := e.c.eval(x, false, grad)
 	es[5], es[6] = 0, 0
 	if side >= 0 && (s != 0 || mode != mech.CommitStep) {
 		es[5+side] = al
@@ -131,7 +133,8 @@ func (e *impactStop) Rates(x *mech.Ctx, dst []float64) {}
 
 // Channel evaluates channel sub (mech.Channeler).
 func (e *impactStop) Channel(x *mech.Ctx, sub int) float64 {
-	var grad [12]float64
-	s, _, _, _, _ := e.state(x, grad[:len(e.c.dofs())])
+	var gs [smallDofs]float64
+	grad := coordVec(x, gs[:], len(e.c.dofs()), 2)
+	s, _, _, _, _ := e.state(x, grad)
 	return -s
 }
