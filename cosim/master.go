@@ -169,6 +169,7 @@ type Master struct {
 	deriv   []component // stepped components whose output derivatives are needed
 	links   []string    // the extrapolated connections, for Describe
 	cols    []results.Column
+	inLog   []int // the logged inputs' sources (indices into vals), after the outputs
 
 	log func(string)
 
@@ -411,6 +412,30 @@ func (m *Master) wire(el *errList) error {
 			}
 			m.cols = append(m.cols, results.Column{Name: b.name + "." + p.Name, Unit: p.Unit, Group: g,
 				Description: fmt.Sprintf("output %s of %s %s", p.Name, b.kind, b.name)})
+		}
+	}
+	// then the connected inputs of the stepped components (the plants),
+	// each the value it takes over the macro step that starts at the row:
+	// a replay of the run (mbfmu-view plant.fmu results.csv) reads a
+	// plant's inputs by their names
+	taken := map[string]bool{}
+	for _, c := range m.cols {
+		taken[c.Name] = true
+	}
+	for _, c := range m.comps {
+		b := c.base()
+		if b.direct {
+			continue
+		}
+		for k, p := range b.ins {
+			name := b.name + "." + p.Name
+			if b.src[k] < 0 || taken[name] {
+				continue
+			}
+			taken[name] = true
+			m.cols = append(m.cols, results.Column{Name: name, Unit: p.Unit, Group: results.GroupInput,
+				Description: fmt.Sprintf("input %s of %s %s (held over the macro step from the row)", p.Name, b.kind, b.name)})
+			m.inLog = append(m.inLog, b.src[k])
 		}
 	}
 	return el.err()
@@ -759,7 +784,8 @@ func (m *Master) checkSteps() error {
 }
 
 // Columns describes the results columns: time, then every component's
-// outputs as "component.port".
+// outputs as "component.port", then the connected inputs of the stepped
+// components (models, FMUs) as "component.input".
 func (m *Master) Columns() []results.Column { return append([]results.Column(nil), m.cols...) }
 
 // Row writes the current values (time first) into dst, which must have
@@ -767,6 +793,9 @@ func (m *Master) Columns() []results.Column { return append([]results.Column(nil
 func (m *Master) Row(dst []float64) {
 	dst[0] = m.t
 	copy(dst[1:], m.vals)
+	for j, s := range m.inLog {
+		dst[1+len(m.vals)+j] = m.vals[s]
+	}
 }
 
 // Time returns the current communication point.
@@ -783,11 +812,16 @@ func (m *Master) Done() bool {
 	return m.t >= m.cfg.Settings.End-1e-12*math.Max(1, math.Abs(m.cfg.Settings.End))
 }
 
-// Value returns the current value of output "component.port".
+// Value returns the current value of column "component.port" (an output,
+// or a stepped component's connected input).
 func (m *Master) Value(name string) (float64, bool) {
 	for i, c := range m.cols {
-		if c.Name == name && i > 0 {
+		switch {
+		case c.Name != name || i == 0:
+		case i-1 < len(m.vals):
 			return m.vals[i-1], true
+		default:
+			return m.vals[m.inLog[i-1-len(m.vals)]], true
 		}
 	}
 	return 0, false

@@ -59,12 +59,19 @@ func TestViewFMUReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	outs := m.OutputInfo()
-	var b strings.Builder
-	b.WriteString("time,plant." + m.InputInfo()[0].Name)
+	in := m.InputInfo()[0].Name
+	var b, bc strings.Builder
+	b.WriteString("time,plant." + in)
+	// mbfmu cosim's layout: the components' outputs (a controller's output
+	// named like the plant's input but not connected to it), then the
+	// plant's connected input
+	bc.WriteString("time,ctl." + in)
 	for _, o := range outs {
 		b.WriteString(",plant." + o.Name)
+		bc.WriteString(",plant." + o.Name)
 	}
 	b.WriteString("\n")
+	bc.WriteString(",plant." + in + "\n")
 	y := make([]float64, len(outs))
 	for k := 0; k <= 100; k++ {
 		tk := 0.01 * float64(k)
@@ -76,10 +83,17 @@ func TestViewFMUReplay(t *testing.T) {
 		}
 		m.EvalOutputs(s, y)
 		fmt.Fprintf(&b, "%.17g,%.17g", tk, u(k))
+		fmt.Fprintf(&bc, "%.17g,%.17g", tk, u(k)+1)
 		for _, v := range y {
 			fmt.Fprintf(&b, ",%.17g", v)
+			fmt.Fprintf(&bc, ",%.17g", v)
 		}
 		b.WriteString("\n")
+		fmt.Fprintf(&bc, ",%.17g\n", u(k))
+	}
+	cosimPath := filepath.Join(dir, "cosim_run.csv")
+	if err := os.WriteFile(cosimPath, []byte(bc.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	csvPath := filepath.Join(dir, "fmpy_run.csv")
 	if err := os.WriteFile(csvPath, []byte(b.String()), 0o644); err != nil {
@@ -102,6 +116,15 @@ func TestViewFMUReplay(t *testing.T) {
 	}
 	if rt.Len() != 101 || rt.Index("cart.x") < 0 {
 		t.Fatalf("replay: %d rows, cart.x at %d", rt.Len(), rt.Index("cart.x"))
+	}
+	// the cosim layout: the plant's input is taken from its own instance's
+	// column, not from the controller's of the same name
+	ctab, err := readTable(cosimPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, worst, err := replay(mm, ctab); err != nil || worst != 0 {
+		t.Errorf("replay of the cosim layout: outputs differ by %g (%v), want bit for bit", worst, err)
 	}
 	png := filepath.Join(dir, "shot.png")
 	var stderr bytes.Buffer

@@ -127,10 +127,11 @@ func fmuModel(path string) ([]byte, error) {
 }
 
 // replay runs the model at the times of a results table written by any
-// master (FMPy, OMSimulator: the FMU's inputs and outputs, not the bodies'
-// poses), with the inputs the table holds (a column named as the input, or
-// ending in ".input"; each held from its row to the next, as a master
-// does), and returns a table of every channel of the model at those
+// master (FMPy, OMSimulator, mbfmu cosim: the FMU's inputs and outputs, not
+// the bodies' poses), with the inputs the table holds (a column named as
+// the input, or ending in ".input", preferring the instance of the
+// outputs found: "plant.tau" beside "plant.theta"; each held from its row
+// to the next, as a master does), and returns a table of every channel of the model at those
 // times, and the largest difference between the table's outputs and the
 // replay's (NaN when it has none).
 func replay(m *solver.Model, tab *results.Table) (*results.Table, float64, error) {
@@ -142,15 +143,29 @@ func replay(m *solver.Model, tab *results.Table) (*results.Table, float64, error
 		}
 		return -1
 	}
+	outs := m.OutputInfo()
+	outCol := make([]int, len(outs))
+	prefix := "" // the plant's instance in the table ("plant." of mbfmu cosim's "plant.theta")
+	for k, o := range outs {
+		outCol[k] = find(o.Name)
+		if c := outCol[k]; c > 0 && prefix == "" {
+			prefix = strings.TrimSuffix(tab.Cols[c].Name, o.Name)
+		}
+	}
 	ins := m.InputInfo()
 	inCol := make([]int, len(ins))
 	for k, in := range ins {
-		inCol[k] = find(in.Name)
-	}
-	outs := m.OutputInfo()
-	outCol := make([]int, len(outs))
-	for k, o := range outs {
-		outCol[k] = find(o.Name)
+		inCol[k] = -1
+		if prefix != "" {
+			for c := 1; c < len(tab.Cols); c++ {
+				if tab.Cols[c].Name == prefix+in.Name {
+					inCol[k] = c
+				}
+			}
+		}
+		if inCol[k] < 0 {
+			inCol[k] = find(in.Name)
+		}
 	}
 	chans := m.Channels()
 	out := &results.Table{Cols: []results.Column{{Name: "time", Unit: "s"}}}
