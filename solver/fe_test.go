@@ -754,3 +754,29 @@ func TestFELumpedMass(t *testing.T) {
 	}
 	compareFreqs(t, "lumped mass, modal 12", elasticFreqs(t, m), readRef(t, "reference-lumped.csv")[0], 12, 1e-7)
 }
+
+// An FE model read without its elements (Matrix Market with a node list:
+// the ANSYS-style rotor) is drawn along the node pairs its stiffness
+// couples: the 13 nodes of the shaft in one polyline, each a drawing
+// point whose channel is the node's place (the disk at node 13 on the
+// shaft's axis, 0.6 m up). Before, nothing beyond the frame was drawn.
+func TestFEDrawingFromStiffness(t *testing.T) {
+	m := rotorModel(t)
+	g := m.Geometry()
+	var pts []string
+	for _, b := range g.Beams {
+		if b.Name == "rotor" {
+			pts = append(pts, b.NodeZ...)
+		}
+	}
+	if len(pts) != 13 {
+		t.Fatalf("rotor drawn through %d points, want the 13 nodes in one line: %v", len(pts), g.Beams)
+	}
+	s := exInit(t, m)
+	ch := exNewChannels(t, m, pts[0], pts[12])
+	ch.eval(s)
+	z0, z12 := ch.get(pts[0]), ch.get(pts[12])
+	if math.Abs(math.Abs(z12-z0)-0.6) > 1e-12 {
+		t.Errorf("the drawing's ends at z = %g and %g m, want 0.6 m apart", z0, z12)
+	}
+}

@@ -174,6 +174,9 @@ func (fx *flexCompiler) readFE(bs *spec.Beam) (*feData, bool) {
 			return fail(pr.pos, "stiffness", err)
 		}
 	}
+	if len(d.edges) == 0 {
+		d.edgesFromStiffness() // no elements read: draw what the stiffness couples
+	}
 	return d, true
 }
 

@@ -504,6 +504,32 @@ func dense(es []feEntry, loc []int, n int) []float64 {
 	return a
 }
 
+// edgesFromStiffness sets the drawing's edges of a model read without its
+// elements (a Matrix Market model with a node list): the node pairs the
+// stiffness matrix couples, in the order of its entries. For beams,
+// trusses and shells these are the elements' sides; a solid's also
+// include its elements' diagonals.
+func (d *feData) edgesFromStiffness() {
+	seen := map[[2]int]bool{}
+	for _, e := range d.K {
+		i, j := d.dofs[e.i][0], d.dofs[e.j][0]
+		if i >= j || e.v == 0 {
+			continue
+		}
+		if !seen[[2]int{i, j}] {
+			seen[[2]int{i, j}] = true
+			d.edges = append(d.edges, [2]int{i, j})
+		}
+	}
+	sort.Slice(d.edges, func(a, b int) bool {
+		x, y := d.edges[a], d.edges[b]
+		if x[0] != y[0] {
+			return x[0] < y[0]
+		}
+		return x[1] < y[1]
+	})
+}
+
 // setEdges keeps the edges of elements given as (kind, node labels...):
 // line elements (kind 0) their segments, shells (1) their sides, solids
 // (2: tetrahedra and hexahedra, their corner nodes) their edges.
