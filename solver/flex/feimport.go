@@ -511,15 +511,25 @@ func dense(es []feEntry, loc []int, n int) []float64 {
 // include its elements' diagonals.
 func (d *feData) edgesFromStiffness() {
 	seen := map[[2]int]bool{}
+	nodes := map[int]bool{} // the drawing's nodes: at most feDrawMax
 	for _, e := range d.K {
 		i, j := d.dofs[e.i][0], d.dofs[e.j][0]
-		if i >= j || e.v == 0 {
+		if i >= j || e.v == 0 || seen[[2]int{i, j}] {
 			continue
 		}
-		if !seen[[2]int{i, j}] {
-			seen[[2]int{i, j}] = true
-			d.edges = append(d.edges, [2]int{i, j})
+		need := 0
+		if !nodes[i] {
+			need++
 		}
+		if !nodes[j] {
+			need++
+		}
+		if len(nodes)+need > feDrawMax {
+			continue
+		}
+		nodes[i], nodes[j] = true, true
+		seen[[2]int{i, j}] = true
+		d.edges = append(d.edges, [2]int{i, j})
 	}
 	sort.Slice(d.edges, func(a, b int) bool {
 		x, y := d.edges[a], d.edges[b]
