@@ -141,6 +141,7 @@ func TestFEPrestressLoads(t *testing.T) {
 		{`<prestress omega="0 0 10" stiffness="blade_SPINZ.mtx"/><prestress omega="0 0 -3" stiffness="blade_SPINZ.mtx"/>`, `test.xml:7: prestress: fe-body "beam": a second <prestress> for a spin about z (the first on line 7)`},
 		{`<prestress omega="0 0 10" stiffness="small.mtx"/>`, `stiffness: fe-body "beam": the prestressed stiffness matrix is 6×6, the stiffness matrix 78×78`},
 		{`<prestress omega="0 0 10" stiffness="none.mtx"/>`, `stiffness: fe-body "beam": open`},
+		{`<prestress omega="0 0 10" stiffness=""/><prestress acceleration="5 0 0" stiffness="blade_SPINZ.mtx"/>`, `test.xml:7: stiffness: fe-body "beam": a <prestress> needs its stiffness file`},
 		{`<prestress omega="0 0 10" stiffness="blade_SPINZ.mtx" torque="1"/>`, `torque`},
 	} {
 		_, err := feModel(t, dir, bladeModel(false, c.pre))

@@ -166,12 +166,13 @@ func (m *Model) NewState() *State {
 		nw = max(nw, n)
 	}
 	s.x = mech.Ctx{Q: s.q, V: s.v, A: s.a, Lam: s.lam, Vars: s.vars, CS: s.cs, Meas: m.meas, Work: make([]float64, nw), Turns: s.turns, ES: s.es, UW: make([]float64, m.uworkFor(len(s.lam)))}
-	// work space for elements on joint coordinates with many dofs (at a
-	// node of an FE body): a coordinate's, or a union of two
+	// work space for the drive-train elements on joint coordinates with
+	// many dofs (at a node of an FE body; couplers, which would take a
+	// union of two, are refused there)
 	ncw := 0
 	for i := range m.joints {
 		if r := m.joints[i].CoordRow; r != nil {
-			ncw = max(ncw, 2*len(r.Dofs()))
+			ncw = max(ncw, len(r.Dofs()))
 		}
 	}
 	if ncw > 0 {

@@ -367,8 +367,14 @@ func feBodyKinds() []kindDef {
 		add: func(parent, obj any) {
 			d := obj.(*prestressDef)
 			bs := parent.(*spec.Beam)
+			// the first free slot (present, not non-empty: an empty
+			// stiffness must not let the next <prestress> share its slot)
 			i := 1
-			for ; bs.Attr["prestress."+strconv.Itoa(i)].Src != ""; i++ {
+			for {
+				if _, taken := bs.Attr["prestress."+strconv.Itoa(i)]; !taken {
+					break
+				}
+				i++
 			}
 			key := strconv.Itoa(i)
 			bs.Attr["prestress."+key] = spec.Expr{Src: d.file, Pos: d.pos, Field: "stiffness"}

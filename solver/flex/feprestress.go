@@ -60,10 +60,10 @@ func prestressFiles(bs *spec.Beam) []fePrestress {
 	var out []fePrestress
 	for i := 1; ; i++ {
 		key := "prestress." + strconv.Itoa(i)
-		path, pos, ok := feFile(bs, key)
-		if !ok {
+		if _, ok := bs.Attr[key]; !ok {
 			return out
 		}
+		path, pos, _ := feFile(bs, key) // path "": refused by readFE
 		out = append(out, fePrestress{key: key, path: path, pos: pos})
 	}
 }
@@ -191,9 +191,8 @@ func (fx *flexCompiler) fePrestress(bs *spec.Beam, d *feData, Vf []float64, body
 // stiffen adds the geometric stiffness of the body's prestress at the
 // state: −K_σ η to the elastic rows of f, K_σ and the load numbers'
 // dependence on ω, α and R̈ to the tangents (n = 6 + m; ca the
-// acceleration coupling). The load numbers' dependence on the frame's
-// rotation (of gravity and R̈ in the body axes) is left out of the
-// tangent.
+// acceleration coupling) and on the frame's rotation (R̈ − g in the
+// body axes).
 func (b *ffr3) stiffen(s *ffr3State, w *ffr3Terms, f, k, c []float64, n int, ca float64) {
 	p := b.pre
 	m := b.m
@@ -240,10 +239,14 @@ func (b *ffr3) stiffen(s *ffr3State, w *ffr3Terms, f, k, c []float64, n int, ca 
 	}
 	// α × p: ∂/∂α = −[p]×
 	px := mech.Skew(po)
+	// Aᵀ(R̈ − g) as the frame turns, A → A(I + [δθ]×): ∂/∂δθ = [Aᵀ(R̈ − g)]×
+	var dq [12]mech.Vec3
+	rgx := mech.Skew(mech.Sub(w.rb, w.gb))
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 3; j++ {
 			da[6+i][j] = -px[3*i+j]
 			dr[6+i][j] = s.A[3*j+i] // rb = Aᵀ R̈
+			dq[6+i][j] = rgx[3*i+j]
 		}
 		da[9+i][i] = 1
 	}
@@ -258,6 +261,7 @@ func (b *ffr3) stiffen(s *ffr3State, w *ffr3Terms, f, k, c []float64, n int, ca 
 			}
 			row := (6 + r) * n
 			for j := 0; j < 3; j++ {
+				k[row+3+j] += hv * dq[i][j]
 				if c != nil {
 					c[row+3+j] += hv * dw[i][j]
 				}

@@ -37,11 +37,14 @@ func TestPrestressTangent(t *testing.T) {
 		for i := range eta {
 			eta[i] = r()
 		}
-		force := func(ad, om, omd mech.Vec3, eta []float64, f, k, c []float64, ca float64) {
+		forceA := func(A mech.Mat3, ad, om, omd mech.Vec3, eta []float64, f, k, c []float64, ca float64) {
 			s := ffr3State{A: A, eta: eta}
 			var w ffr3Terms
 			w.rb, w.gb, w.om, w.omd = mech.MulMTV(&A, ad), mech.MulMTV(&A, gw), om, omd
 			b.stiffen(&s, &w, f, k, c, n, ca)
+		}
+		force := func(ad, om, omd mech.Vec3, eta []float64, f, k, c []float64, ca float64) {
+			forceA(A, ad, om, omd, eta, f, k, c, ca)
 		}
 		k, c, kc := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
 		force(ad, om, omd, eta, make([]float64, n), k, c, 0)
@@ -79,6 +82,10 @@ func TestPrestressTangent(t *testing.T) {
 			})
 			check("∂/∂α", kc, 3+j, func(s float64, f []float64) {
 				force(ad, om, mech.Add(omd, mech.Scale(s, e)), eta, f, nil, nil, 0)
+			})
+			check("∂/∂δθ", k, 3+j, func(s float64, f []float64) {
+				R := mech.QuatMat(mech.QuatExp(mech.Scale(s, e)))
+				forceA(mech.MulMM(&A, &R), ad, om, omd, eta, f, nil, nil, 0)
 			})
 			check("∂/∂R̈", kc, j, func(s float64, f []float64) {
 				force(mech.Add(ad, mech.Scale(s, e)), om, omd, eta, f, nil, nil, 0)
