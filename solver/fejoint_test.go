@@ -355,6 +355,22 @@ func TestFEJointRefusals(t *testing.T) {
 	}
 }
 
+// pinnedBeam is the free beam of writeFreeBeam (ne elements, a
+// Craig–Bampton basis with both end nodes as interface) pinned at its end
+// node to the ground by the revolute joint "pin", with the settings and
+// the elements rest.
+func pinnedBeam(ne int, settings, rest string) string {
+	return fmt.Sprintf(`<model name="fj" dimension="3">
+  %s
+  <ground><marker name="O"/></ground>
+  <fe-body kind="matrix-market" name="b" mass="M.mtx" stiffness="K.mtx" nodes="nodes.txt" dofs-per-node="6" units="m-kg-s"
+           reduction="craig-bampton" interface="1 %d" modes="8">
+    <marker name="a" node="1"/><marker name="z" node="%d"/></fe-body>
+  <revolute name="pin" i="ground.O" j="b.a"/>
+  %s
+</model>`, settings, ne+1, ne+1, rest)
+}
+
 // A driver on a revolute joint at a moving node (its coordinate row,
 // mech.JointInfo.CoordRow): a free beam pinned at its end node to the
 // ground and swung through 1.2 rad with a fast smooth profile, no gravity.
@@ -366,15 +382,8 @@ func TestFEJointDriven(t *testing.T) {
 	dir := t.TempDir()
 	const ne = 8
 	writeFreeBeam(t, dir, ne, fjL, fjE, fjG, fjRho, fjA, fjIy, fjIz, fjJ)
-	src := fmt.Sprintf(`<model name="fj" dimension="3">
-  <settings end="0.6" step="2e-4" integrator="genalpha" rho-inf="1" gravity="0 0 0"/>
-  <ground><marker name="O"/></ground>
-  <fe-body kind="matrix-market" name="b" mass="M.mtx" stiffness="K.mtx" nodes="nodes.txt" dofs-per-node="6" units="m-kg-s"
-           reduction="craig-bampton" interface="1 %d" modes="8">
-    <marker name="a" node="1"/><marker name="z" node="%d"/></fe-body>
-  <revolute name="pin" i="ground.O" j="b.a"/>
-  <driver name="d" joint="pin" value="2*(time - 0.1*sin(10*time))"/>
-</model>`, ne+1, ne+1)
+	src := pinnedBeam(ne, `<settings end="0.6" step="2e-4" integrator="genalpha" rho-inf="1" gravity="0 0 0"/>`,
+		`<driver name="d" joint="pin" value="2*(time - 0.1*sin(10*time))"/>`)
 	m, err := feModel(t, dir, src)
 	if err != nil {
 		t.Fatal(err)
@@ -423,17 +432,10 @@ func TestFEJointDriveTrain(t *testing.T) {
 		if stop != "" {
 			rho = 0.8 // the stop's impacts want some numerical damping
 		}
-		src := fmt.Sprintf(`<model name="fj" dimension="3">
-  <settings end="0.8" step="%g" integrator="genalpha" rho-inf="%g" gravity="0 0 0"/>
-  <ground><marker name="O"/></ground>
-  <fe-body kind="matrix-market" name="b" mass="M.mtx" stiffness="K.mtx" nodes="nodes.txt" dofs-per-node="6" units="m-kg-s"
-           reduction="craig-bampton" interface="1 %d" modes="8">
-    <marker name="a" node="1"/><marker name="z" node="%d"/></fe-body>
-  <revolute name="pin" i="ground.O" j="b.a"/>
-  <motor name="m" joint="pin" voltage="20" resistance="1" kt="2" ke="2"/>
+		src := pinnedBeam(ne, fmt.Sprintf(`<settings end="0.8" step="%g" integrator="genalpha" rho-inf="%g" gravity="0 0 0"/>`, h, rho),
+			`<motor name="m" joint="pin" voltage="20" resistance="1" kt="2" ke="2"/>
   <friction name="f" joint="pin" preload="2"/>
-  %s
-</model>`, h, rho, ne+1, ne+1, stop)
+  `+stop)
 		m, err := feModel(t, dir, src)
 		if err != nil {
 			t.Fatal(err)
