@@ -53,15 +53,7 @@ func twoMassRun(t *testing.T, h float64, extrapolate bool, paths map[string]stri
 	}
 	cfg.Components, cfg.Checks = comps, nil
 	cfg.Settings.Step, cfg.Settings.Extrapolate = h, extrapolate
-	m, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	w := &memWriter{}
-	if _, err := m.Run(RunOptions{Writer: w}); err != nil {
-		t.Fatal(err)
-	}
+	m, w := runConfig(t, cfg)
 	ts, x1, x2 := w.col(t, "time"), w.col(t, "a.x1"), w.col(t, "b.x2")
 	worst := 0.0
 	for i, tt := range ts {

@@ -103,22 +103,6 @@ func ftLoop(t *testing.T, dir, ctlPath string) *Config {
 	return cfg
 }
 
-// runFT runs a configuration and returns the master (closed at the end of
-// the test) and the rows.
-func runFT(t *testing.T, cfg *Config) (*Master, *memWriter) {
-	t.Helper()
-	m, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	w := &memWriter{}
-	if _, err := m.Run(RunOptions{Writer: w}); err != nil {
-		t.Fatal(err)
-	}
-	return m, w
-}
-
 // maxDiff returns max |a − b| over the rows.
 func maxDiff(a, b []float64) float64 {
 	d := 0.0
@@ -147,12 +131,12 @@ func refreshes(m *Master) []string {
 // far from the in-process loop.
 func TestFeedthroughFMUMatchesInProcess(t *testing.T) {
 	dir := t.TempDir()
-	_, ref := runFT(t, ftLoop(t, dir, ""))
+	_, ref := runConfig(t, ftLoop(t, dir, ""))
 	cols := [][2]string{{"plant.x", "plant.x"}, {"plant.vx", "plant.vx"}, {"ctl.u", "ctl.u"}, {"ctl.b", "g.y1"}}
 	for _, fmi3 := range []bool{false, true} {
 		ver := map[bool]string{false: "FMI 2.0", true: "FMI 3.0"}[fmi3]
 		ft := piftFolder(t, dir, fmt.Sprintf("pift%v", fmi3), fmi3, nil)
-		m, w := runFT(t, ftLoop(t, dir, ft))
+		m, w := runConfig(t, ftLoop(t, dir, ft))
 		if f := m.comps[2].(*fmuComp); f.inProc {
 			t.Fatalf("%s: the C FMU was taken for an mbfmu FMU", ver)
 		}
@@ -165,7 +149,7 @@ func TestFeedthroughFMUMatchesInProcess(t *testing.T) {
 			t.Errorf("%s: summary\n%s", ver, d)
 		}
 		lagCfg := ftLoop(t, dir, piftFolder(t, dir, fmt.Sprintf("pift%v_nodeps", fmi3), fmi3, noDeps))
-		lm, lag := runFT(t, lagCfg)
+		lm, lag := runConfig(t, lagCfg)
 		if r := refreshes(lm); len(r) != 0 {
 			t.Errorf("%s: an FMU without dependencies is refreshed: %q", ver, r)
 		}
@@ -201,8 +185,8 @@ func TestFeedthroughAbsentStaysJacobi(t *testing.T) {
 	dir := t.TempDir()
 	for _, fmi3 := range []bool{false, true} {
 		ver := map[bool]string{false: "FMI 2.0", true: "FMI 3.0"}[fmi3]
-		_, w := runFT(t, ftLoop(t, dir, piftFolder(t, dir, fmt.Sprintf("absent%v", fmi3), fmi3, noDeps)))
-		m0, w0 := runFT(t, ftLoop(t, dir, piftFolder(t, dir, fmt.Sprintf("none%v", fmi3), fmi3, depsNone)))
+		_, w := runConfig(t, ftLoop(t, dir, piftFolder(t, dir, fmt.Sprintf("absent%v", fmi3), fmi3, noDeps)))
+		m0, w0 := runConfig(t, ftLoop(t, dir, piftFolder(t, dir, fmt.Sprintf("none%v", fmi3), fmi3, depsNone)))
 		if r := refreshes(m0); len(r) != 0 {
 			t.Errorf("%s: an FMU with dependencies=\"\" is refreshed: %q", ver, r)
 		}

@@ -214,3 +214,19 @@ func runExampleLoop(t *testing.T, dir, fmuPath string, viaFMU bool) (*Summary, *
 	}
 	return runCfg(t, cfg)
 }
+
+// runConfig builds and runs a configuration and returns the master
+// (closed at the end of the test) and the rows.
+func runConfig(t *testing.T, cfg *Config) (*Master, *memWriter) {
+	t.Helper()
+	m, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	w := &memWriter{}
+	if _, err := m.Run(RunOptions{Writer: w}); err != nil {
+		t.Fatal(err)
+	}
+	return m, w
+}

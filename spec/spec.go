@@ -414,3 +414,8 @@ func (l ErrorList) Err() error {
 	}
 	return l
 }
+
+// PrestressLoads names the loads an fe-body's <prestress> may give, in
+// order: each is stored in Beam.Attr as "prestress-LOAD.I.x|y|z" beside
+// the stiffness file "prestress.I" (I = 1, 2, … in the file's order).
+func PrestressLoads() [3]string { return [3]string{"omega", "acceleration", "angular-acceleration"} }

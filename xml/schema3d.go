@@ -378,7 +378,7 @@ func feBodyKinds() []kindDef {
 			}
 			key := strconv.Itoa(i)
 			bs.Attr["prestress."+key] = spec.Expr{Src: d.file, Pos: d.pos, Field: "stiffness"}
-			for k, load := range prestressLoads() {
+			for k, load := range spec.PrestressLoads() {
 				for c, e := range d.load[k] {
 					if e.Src != "" {
 						bs.Attr["prestress-"+load+"."+key+"."+"xyz"[c:c+1]] = e
@@ -441,12 +441,8 @@ func rodSection(shear bool) []attrDef {
 	return out
 }
 
-// prestressLoads names the loads of a <prestress> (its vector attributes),
-// in the order of prestressDef.load.
-func prestressLoads() [3]string { return [3]string{"omega", "acceleration", "angular-acceleration"} }
-
 // prestressDef is a <prestress> of an fe-body: a stiffness file and the
-// load that prestressed the FE model.
+// load that prestressed the FE model (load: spec.PrestressLoads' order).
 type prestressDef struct {
 	file string
 	load [3]spec.Vec

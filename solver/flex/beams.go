@@ -354,17 +354,7 @@ func (fx *flexCompiler) compileFFR(bs *spec.Beam) {
 	default:
 		fx.b.Errorf(attr(bs, "coupling").Pos, "coupling", "coupling must be zero-order or stiffened, got %q", cp)
 	}
-	b.edof = make([][6]int, ne)
-	for e := 0; e < ne; e++ {
-		for a := 0; a < 6; a++ {
-			nd := e + a/3 // node of the local dof
-			if nd == 0 {
-				b.edof[e][a] = -1
-			} else {
-				b.edof[e][a] = 3*(nd-1) + a%3
-			}
-		}
-	}
+	b.clampRoot()
 	b.setGauss()
 	M, K, X, au, aw, cu, cw := b.feMatrices()
 	b.kind = word(bs, "reduction", "none")

@@ -693,7 +693,7 @@ func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []
 				C[3*a+q] = dot(3+a, P(k, q))
 			}
 		}
-		body.cs[k] = addM3(C, mech.Transpose(&C))
+		body.cs[k] = mech.AddM(C, mech.Transpose(&C))
 		for l := 0; l < m; l++ {
 			body.mff[k*m+l] = dot(6+k, 6+l)
 			var D mech.Mat3
@@ -703,7 +703,7 @@ func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []
 				}
 				body.ek[k*m+l][a] = dot(P(k, a), 6+l)
 			}
-			body.ds[k*m+l] = addM3(D, mech.Transpose(&D))
+			body.ds[k*m+l] = mech.AddM(D, mech.Transpose(&D))
 		}
 	}
 	symm(body.mff, m)
@@ -730,7 +730,7 @@ func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []
 	th := make([]mech.Vec3, m)
 	for node := range jn {
 		J := jn[node]
-		J = addM3(J, mech.Transpose(&J))
+		J = mech.AddM(J, mech.Transpose(&J))
 		for i := range J {
 			J[i] *= 0.5
 		}
@@ -753,7 +753,7 @@ func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []
 			for l := 0; l < m; l++ {
 				bl := mech.Skew(th[l])
 				ab, ba := mech.MulMM(&ak, &bl), mech.MulMM(&bl, &ak)
-				S := addM3(ab, ba)
+				S := mech.AddM(ab, ba)
 				JS, SJ := mech.MulMM(&J, &S), mech.MulMM(&S, &J)
 				for i := range JS {
 					body.ds[k*m+l][i] += 0.5 * (JS[i] + SJ[i])
@@ -763,14 +763,6 @@ func setInvariants(body *ffr3, M []feEntry, dofs [][2]int, pos []mech.Vec3, V []
 			}
 		}
 	}
-}
-
-// addM3 returns a + b.
-func addM3(a, b mech.Mat3) mech.Mat3 {
-	for i := range a {
-		a[i] += b[i]
-	}
-	return a
 }
 
 // feBasis returns the reduction basis of an fe-body over its free dofs
@@ -1453,29 +1445,18 @@ func genEigenMassless(M, K []float64, n int) ([]float64, []float64, int, error) 
 
 // cholRelPivot returns the smallest Cholesky pivot of the symmetric
 // matrix A (n×n, row-major; not changed) relative to its diagonal entry:
-// zero or negative when A is not positive definite.
+// 0 when A is not positive definite.
 func cholRelPivot(A []float64, n int) float64 {
-	L := append([]float64(nil), A...)
+	var ch mat.Cholesky
+	if !ch.Factorize(mat.NewSymDense(n, A)) {
+		return 0
+	}
+	var U mat.TriDense
+	ch.UTo(&U)
 	low := math.Inf(1)
 	for i := 0; i < n; i++ {
-		ri := L[i*n : i*n+n]
-		for j := 0; j < i; j++ {
-			rj := L[j*n : j*n+n]
-			v := ri[j]
-			for k := 0; k < j; k++ {
-				v -= ri[k] * rj[k]
-			}
-			ri[j] = v / rj[j]
-		}
-		d := ri[i]
-		for k := 0; k < i; k++ {
-			d -= ri[k] * ri[k]
-		}
-		if !(d > 0) {
-			return math.Min(low, 0)
-		}
-		low = math.Min(low, d/A[i*n+i])
-		ri[i] = math.Sqrt(d)
+		u := U.At(i, i)
+		low = math.Min(low, u*u/A[i*n+i])
 	}
 	return low
 }

@@ -159,57 +159,9 @@ type feJointRow struct {
 	a, b  int // dot: the axes
 }
 
-// feAngleDiff is the angle row's function of its three world vectors
-// (xᵢ, yᵢ, xⱼ): value, gradients g and Hessian blocks h[k][l] (as the
-// rigid joints' angle row, solver/rigid/joints3.go).
-type feAngleDiff struct {
-	phi float64
-	g   [3]mech.Vec3
-	h   [3][3]mech.Mat3
-}
-
-// feAngleSides are the sides and axes of the angle row's three vectors.
+// feAngleSides are the sides and axes of the angle row's three vectors
+// (xᵢ, yᵢ, xⱼ of mech.AngleRow).
 func feAngleSides() [3][2]int { return [3][2]int{{0, 0}, {0, 1}, {1, 0}} }
-
-func feAngleOf(xi, yi, xj mech.Vec3) (d feAngleDiff) {
-	sn, cs := mech.Dot(yi, xj), mech.Dot(xi, xj)
-	rho := sn*sn + cs*cs
-	d.phi = math.Atan2(sn, cs)
-	ts, tc := cs/rho, -sn/rho // ∂θ/∂s, ∂θ/∂c
-	tss, tcc, tsc := -2*sn*cs/(rho*rho), 2*sn*cs/(rho*rho), (sn*sn-cs*cs)/(rho*rho)
-	d.g[0] = mech.Scale(tc, xj)
-	d.g[1] = mech.Scale(ts, xj)
-	d.g[2] = mech.Add(mech.Scale(ts, yi), mech.Scale(tc, xi))
-	outer := func(a, b mech.Vec3) (m mech.Mat3) {
-		for i := 0; i < 3; i++ {
-			for j := 0; j < 3; j++ {
-				m[3*i+j] = a[i] * b[j]
-			}
-		}
-		return m
-	}
-	sc := func(s float64, m mech.Mat3) mech.Mat3 {
-		for i := range m {
-			m[i] *= s
-		}
-		return m
-	}
-	I := mech.Ident
-	xx := outer(xj, xj)
-	d.h[0][0] = sc(tcc, xx)
-	d.h[1][1] = sc(tss, xx)
-	d.h[0][1] = sc(tsc, xx)
-	// ∂(θ_c xⱼ)/∂xⱼ = θ_c I + xⱼ (θ_cs yᵢ + θ_cc xᵢ)ᵀ, likewise for yᵢ
-	d.h[0][2] = addM3(sc(tc, I), outer(xj, mech.Add(mech.Scale(tsc, yi), mech.Scale(tcc, xi))))
-	d.h[1][2] = addM3(sc(ts, I), outer(xj, mech.Add(mech.Scale(tss, yi), mech.Scale(tsc, xi))))
-	d.h[2][2] = addM3(addM3(sc(tss, outer(yi, yi)), sc(tcc, outer(xi, xi))), sc(tsc, addM3(outer(yi, xi), outer(xi, yi))))
-	for k := 0; k < 3; k++ {
-		for l := 0; l < k; l++ {
-			d.h[k][l] = mech.Transpose(&d.h[l][k])
-		}
-	}
-	return d
-}
 
 // feJointElem is the constraint element of a joint at a moving node.
 // Its dofs are two halves of w: each side's body (frame: Ṙ, ω; then a
@@ -385,22 +337,22 @@ func (e *feJointElem) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
 			continue
 		}
 		if row.angle {
-			d := feAngleOf(ks[0].ax[0], ks[0].ax[1], ks[1].ax[0])
-			out.Phi[r] = wrapPi(d.phi)
+			th, g, hm := mech.AngleRow(ks[0].ax[0], ks[0].ax[1], ks[1].ax[0])
+			out.Phi[r] = mech.WrapAngle(th)
 			var wd [3]mech.Vec3
 			for v, sa := range feAngleSides() {
 				o := sa[0] * w
-				e.s[sa[0]].addJ(&ks[sa[0]], sa[1], d.g[v], jac[o:o+w])
+				e.s[sa[0]].addJ(&ks[sa[0]], sa[1], g[v], jac[o:o+w])
 				if vel {
-					_, wd[v], _ = feVecOf(&ks[sa[0]], sa[1])
-					_, _, kap := feVecOf(&ks[sa[0]], sa[1])
-					out.Gamma[r] -= mech.Dot(d.g[v], kap)
+					var kap mech.Vec3
+					_, wd[v], kap = feVecOf(&ks[sa[0]], sa[1])
+					out.Gamma[r] -= mech.Dot(g[v], kap)
 				}
 			}
 			if vel {
 				for k := 0; k < 3; k++ {
 					for l := 0; l < 3; l++ {
-						out.Gamma[r] -= mech.Dot(wd[k], mech.MulMV(&d.h[k][l], wd[l]))
+						out.Gamma[r] -= mech.Dot(wd[k], mech.MulMV(&hm[k][l], wd[l]))
 					}
 				}
 			}
@@ -470,10 +422,10 @@ func (e *feJointElem) Hess(x *mech.Ctx, lam []float64, h []float64) {
 func (e *feJointElem) angleHess(ks *[2]feKin, l float64, h []float64) {
 	nd := len(e.d)
 	w := e.w
-	d := feAngleOf(ks[0].ax[0], ks[0].ax[1], ks[1].ax[0])
+	_, g, hm := mech.AngleRow(ks[0].ax[0], ks[0].ax[1], ks[1].ax[0])
 	var cols [3][ffr3Max + 6]mech.Vec3
 	for v, sa := range feAngleSides() {
-		e.s[sa[0]].addOwnHess(&ks[sa[0]], sa[1], d.g[v], l, h, nd, sa[0]*w)
+		e.s[sa[0]].addOwnHess(&ks[sa[0]], sa[1], g[v], l, h, nd, sa[0]*w)
 		e.s[sa[0]].axisB(&ks[sa[0]], sa[1], cols[v][:w])
 	}
 	for k, sk := range feAngleSides() {
@@ -484,7 +436,7 @@ func (e *feJointElem) angleHess(ks *[2]feKin, l float64, h []float64) {
 			if !ks[sm[0]].on {
 				continue
 			}
-			H := &d.h[k][m]
+			H := &hm[k][m]
 			ok, om := sk[0]*w, sm[0]*w
 			for i, u := range cols[k][:w] {
 				if u == (mech.Vec3{}) {
@@ -500,15 +452,6 @@ func (e *feJointElem) angleHess(ks *[2]feKin, l float64, h []float64) {
 			}
 		}
 	}
-}
-
-// wrapPi returns a in (−π, π].
-func wrapPi(a float64) float64 {
-	a = math.Mod(a+math.Pi, 2*math.Pi)
-	if a <= 0 {
-		a += 2 * math.Pi
-	}
-	return a - math.Pi
 }
 
 // feAngle is a revolute joint's angle at a moving node: the turn of xⱼ

@@ -3,7 +3,6 @@ package flex
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -114,7 +113,7 @@ func (fx *flexCompiler) fePrestress(bs *spec.Beam, d *feData, Vf []float64, body
 		idx := strings.TrimPrefix(pr.key, "prestress.")
 		var loads []int
 		var vals [3]mech.Vec3
-		for k, load := range [3]string{"omega", "acceleration", "angular-acceleration"} {
+		for k, load := range spec.PrestressLoads() {
 			if v, given := fx.vec(bs, "prestress-"+load+"."+idx, mech.Vec3{}); given {
 				loads = append(loads, k)
 				vals[k] = v
@@ -138,7 +137,7 @@ func (fx *flexCompiler) fePrestress(bs *spec.Beam, d *feData, Vf []float64, body
 		for i := range dk {
 			dk[i] -= body.kff[i]
 		}
-		name := [3]string{"omega", "acceleration", "angular-acceleration"}[kind]
+		name := spec.PrestressLoads()[kind]
 		switch {
 		case len(nz) == 0:
 			b.Errorf(pr.pos, name, "fe-body %q: the <prestress> load %s is zero: give the load the FE model was prestressed with", bs.Name, name)
@@ -168,7 +167,6 @@ func (fx *flexCompiler) fePrestress(bs *spec.Beam, d *feData, Vf []float64, body
 		}
 	}
 	// spins about a diagonal: G_ij = (ΔK − ω_i² G_ii − ω_j² G_jj)/(ω_i ω_j)
-	sort.SliceStable(crosses, func(a, c int) bool { return crosses[a].i*3+crosses[a].j < crosses[c].i*3+crosses[c].j })
 	for _, x := range crosses {
 		gi, gj := ps.g[x.i], ps.g[x.j]
 		if gi == nil || gj == nil {

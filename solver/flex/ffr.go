@@ -138,6 +138,22 @@ func (b *ffrBeam) feMatrices() (M, K, X []float64, au, aw, cu, cw []float64) {
 	return
 }
 
+// clampRoot numbers the elements' dofs (u, v, θ at each node) for a
+// beam clamped at its first node: that node's dofs are -1, node k's are
+// 3(k−1) … 3(k−1)+2.
+func (b *ffrBeam) clampRoot() {
+	b.edof = make([][6]int, b.ne)
+	for e := range b.edof {
+		for a := 0; a < 6; a++ {
+			if nd := e + a/3; nd == 0 { // node of the local dof
+				b.edof[e][a] = -1
+			} else {
+				b.edof[e][a] = 3*(nd-1) + a%3
+			}
+		}
+	}
+}
+
 // setGauss fills the element Gauss data.
 func (b *ffrBeam) setGauss() {
 	xg, wg := gauss5()

@@ -12,16 +12,7 @@ import (
 func spinUpBeam() *ffrBeam {
 	b := &ffrBeam{name: "beam", ne: 10, nf: 30, length: 10, le: 1, ea: 7e10 * 4e-4, ei: 7e10 * 2e-7,
 		rhoA: 3000 * 4e-4, t: [2]float64{1, 0}, n: [2]float64{0, 1}, stiff: true, kind: "craig-bampton"}
-	b.edof = make([][6]int, b.ne)
-	for e := range b.edof {
-		for a := 0; a < 6; a++ {
-			if nd := e + a/3; nd == 0 {
-				b.edof[e][a] = -1
-			} else {
-				b.edof[e][a] = 3*(nd-1) + a%3
-			}
-		}
-	}
+	b.clampRoot()
 	b.setGauss()
 	return b
 }

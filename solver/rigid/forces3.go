@@ -184,10 +184,10 @@ func (e *load3) Eval(x *mech.Ctx, f, k, c []float64) {
 			} else {
 				var KR mech.Mat3
 				if e.torque {
-					KR = scaleM(-1, L)
+					KR = mech.ScaleM(-1, L)
 				} else {
 					S := mech.Skew(e.fi.S)
-					KR = scaleM(-1, mech.MulMM(&S, &L))
+					KR = mech.ScaleM(-1, mech.MulMM(&S, &L))
 				}
 				addBlock12(k, 3, 3, 1, &KR)
 			}

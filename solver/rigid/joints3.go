@@ -1,8 +1,6 @@
 package rigid
 
 import (
-	"math"
-
 	"mbfmu/expr"
 	"mbfmu/solver/mech"
 )
@@ -187,25 +185,6 @@ func (d *rowDiff) setH(k, l int, m mech.Mat3) {
 	}
 }
 
-// outer returns a bᵀ.
-func outer(a, b mech.Vec3) mech.Mat3 {
-	return mech.Mat3{a[0] * b[0], a[0] * b[1], a[0] * b[2], a[1] * b[0], a[1] * b[1], a[1] * b[2], a[2] * b[0], a[2] * b[1], a[2] * b[2]}
-}
-
-func scaleM(s float64, m mech.Mat3) mech.Mat3 {
-	for i := range m {
-		m[i] *= s
-	}
-	return m
-}
-
-func addM(a, b mech.Mat3) mech.Mat3 {
-	for i := range a {
-		a[i] += b[i]
-	}
-	return a
-}
-
 // diff evaluates row r's function and its derivatives.
 func (e *joint3) diff(r *prim, ks *[2]side3, x *mech.Ctx) rowDiff {
 	var d rowDiff
@@ -234,7 +213,7 @@ func (e *joint3) diff(r *prim, ks *[2]side3, x *mech.Ctx) rowDiff {
 		d.n, d.in = 3, [3]wref{r.a, wPj, wPi}
 		d.g[0], d.g[1], d.g[2] = dd, a, mech.Scale(-1, a)
 		d.setH(0, 1, I)
-		d.setH(0, 2, scaleM(-1, I))
+		d.setH(0, 2, mech.ScaleM(-1, I))
 	case pDist:
 		dd := mech.Sub(val(wPj), val(wPi))
 		l := mech.Norm(dd)
@@ -243,41 +222,23 @@ func (e *joint3) diff(r *prim, ks *[2]side3, x *mech.Ctx) rowDiff {
 		if l > 0 {
 			u := mech.Scale(1/l, dd)
 			d.g[0], d.g[1] = u, mech.Scale(-1, u)
-			P := scaleM(1/l, addM(I, scaleM(-1, outer(u, u))))
+			P := mech.ScaleM(1/l, mech.AddM(I, mech.ScaleM(-1, mech.Outer(u, u))))
 			d.setH(0, 0, P)
 			d.setH(1, 1, P)
-			d.setH(0, 1, scaleM(-1, P))
+			d.setH(0, 1, mech.ScaleM(-1, P))
 		}
 	case pAngle:
-		xi, yi, xj := val(wXi), val(wYi), val(wXj)
-		sn, cs := mech.Dot(yi, xj), mech.Dot(xi, xj)
-		rho := sn*sn + cs*cs
-		d.phi = wrapAngle(math.Atan2(sn, cs) - r.c0 - F)
+		th, g, h := mech.AngleRow(val(wXi), val(wYi), val(wXj))
+		d.phi = mech.WrapAngle(th - r.c0 - F)
 		d.n, d.in = 3, [3]wref{wXi, wYi, wXj}
-		ts, tc := cs/rho, -sn/rho // ∂θ/∂s, ∂θ/∂c
-		tss, tcc, tsc := -2*sn*cs/(rho*rho), 2*sn*cs/(rho*rho), (sn*sn-cs*cs)/(rho*rho)
-		d.g[0] = mech.Scale(tc, xj)
-		d.g[1] = mech.Scale(ts, xj)
-		d.g[2] = mech.Add(mech.Scale(ts, yi), mech.Scale(tc, xi))
-		xx := outer(xj, xj)
-		d.setH(0, 0, scaleM(tcc, xx))
-		d.setH(1, 1, scaleM(tss, xx))
-		d.setH(0, 1, scaleM(tsc, xx))
-		// ∂(θ_c xⱼ)/∂xⱼ = θ_c I + xⱼ (θ_cs yᵢ + θ_cc xᵢ)ᵀ, likewise for yᵢ
-		d.setH(0, 2, addM(scaleM(tc, I), outer(xj, mech.Add(mech.Scale(tsc, yi), mech.Scale(tcc, xi)))))
-		d.setH(1, 2, addM(scaleM(ts, I), outer(xj, mech.Add(mech.Scale(tss, yi), mech.Scale(tsc, xi)))))
-		d.setH(2, 2, addM(addM(scaleM(tss, outer(yi, yi)), scaleM(tcc, outer(xi, xi))), scaleM(tsc, addM(outer(yi, xi), outer(xi, yi)))))
+		d.g = g
+		for k := 0; k < 3; k++ {
+			for l := k; l < 3; l++ {
+				d.setH(k, l, h[k][l])
+			}
+		}
 	}
 	return d
-}
-
-// wrapAngle returns a in (−π, π].
-func wrapAngle(a float64) float64 {
-	a = math.Mod(a+math.Pi, 2*math.Pi)
-	if a <= 0 {
-		a += 2 * math.Pi
-	}
-	return a - math.Pi
 }
 
 // joint3 is a spatial constraint element: rows on the twelve velocities of
@@ -631,7 +592,7 @@ func (e *joint3) hessRow(d *rowDiff, ks *[2]side3, l float64, h []float64) {
 		sd := &ks[d.in[k].side()]
 		_, _, _, loc := e.vec(ks, d.in[k])
 		S := mech.Skew(loc)
-		rot[k] = scaleM(-1, mech.MulMM(&sd.A, &S))
+		rot[k] = mech.ScaleM(-1, mech.MulMM(&sd.A, &S))
 	}
 	for k := 0; k < d.n; k++ {
 		wk := d.in[k]

@@ -222,7 +222,7 @@ func (e *drivenRow) Rows() int   { return 1 }
 
 func (e *drivenRow) Eval(x *mech.Ctx, out mech.Rows, vel bool) {
 	e.row.Eval(x, out, vel)
-	out.Phi[0] = wrapAngle(out.Phi[0] - e.f.Eval(x.Vars, x))
+	out.Phi[0] = mech.WrapAngle(out.Phi[0] - e.f.Eval(x.Vars, x))
 	out.Phit[0] = 0
 	if e.df != nil {
 		out.Phit[0] = -e.df.Eval(x.Vars, x)

@@ -121,6 +121,27 @@ static int step(pift_t* p, double t, double h) {
     return 0;
 }
 
+/* the mode changes both versions share: each returns 0 or bad()'s status */
+static int enter_init(pift_t* p, double start, const char* fn) {
+    if (p->state != INSTANTIATED) return bad(p, fn);
+    p->time = start;
+    p->state = INIT_MODE;
+    return 0;
+}
+
+static int exit_init(pift_t* p, const char* fn) {
+    if (p->state != INIT_MODE) return bad(p, fn);
+    p->integral = 0;
+    p->state = STEP_MODE;
+    return 0;
+}
+
+static int terminate(pift_t* p, const char* fn) {
+    if (p->state != STEP_MODE) return bad(p, fn);
+    p->state = TERMINATED;
+    return 0;
+}
+
 /* ---- FMI 2.0 ---- */
 
 const char* fmi2GetTypesPlatform(void) { return "default"; }
@@ -163,24 +184,15 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tolDef, fmi2Real tol
 
 fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
     pift_t* p = c;
-    if (p->state != INSTANTIATED) return (fmi2Status)bad(p, "fmi2EnterInitializationMode");
-    p->state = INIT_MODE;
-    return fmi2OK;
+    return (fmi2Status)enter_init(p, p->time, "fmi2EnterInitializationMode");
 }
 
 fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
-    pift_t* p = c;
-    if (p->state != INIT_MODE) return (fmi2Status)bad(p, "fmi2ExitInitializationMode");
-    p->integral = 0;
-    p->state = STEP_MODE;
-    return fmi2OK;
+    return (fmi2Status)exit_init(c, "fmi2ExitInitializationMode");
 }
 
 fmi2Status fmi2Terminate(fmi2Component c) {
-    pift_t* p = c;
-    if (p->state != STEP_MODE) return (fmi2Status)bad(p, "fmi2Terminate");
-    p->state = TERMINATED;
-    return fmi2OK;
+    return (fmi2Status)terminate(c, "fmi2Terminate");
 }
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[]) {
@@ -228,27 +240,16 @@ void fmi3FreeInstance(fmi3Instance c) { free(c); }
 
 fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean tolDef, fmi3Float64 tol, fmi3Float64 start,
                                        fmi3Boolean stopDef, fmi3Float64 stop) {
-    pift_t* p = c;
     (void)tolDef; (void)tol; (void)stopDef; (void)stop;
-    if (p->state != INSTANTIATED) return (fmi3Status)bad(p, "fmi3EnterInitializationMode");
-    p->time = start;
-    p->state = INIT_MODE;
-    return fmi3OK;
+    return (fmi3Status)enter_init(c, start, "fmi3EnterInitializationMode");
 }
 
 fmi3Status fmi3ExitInitializationMode(fmi3Instance c) {
-    pift_t* p = c;
-    if (p->state != INIT_MODE) return (fmi3Status)bad(p, "fmi3ExitInitializationMode");
-    p->integral = 0;
-    p->state = STEP_MODE;
-    return fmi3OK;
+    return (fmi3Status)exit_init(c, "fmi3ExitInitializationMode");
 }
 
 fmi3Status fmi3Terminate(fmi3Instance c) {
-    pift_t* p = c;
-    if (p->state != STEP_MODE) return (fmi3Status)bad(p, "fmi3Terminate");
-    p->state = TERMINATED;
-    return fmi3OK;
+    return (fmi3Status)terminate(c, "fmi3Terminate");
 }
 
 fmi3Status fmi3GetFloat64(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, fmi3Float64 v[], size_t nv) {
