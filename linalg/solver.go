@@ -54,6 +54,8 @@ type Solver struct {
 	pv  []float64 // pivots of the last Factor attempt
 	rs  []int     // ScaledPivotRatio: the row at each position of the factors
 	x   []float64 // band: permuted right-hand side
+	sc  []float64 // band: the scaling of lu, D in D A D (permuted indexing, bandScale)
+	scw []float64 // band: the scaling of luw
 
 	factored bool
 	errKind  int
@@ -81,6 +83,8 @@ func (pl *Plan) NewSolver() *Solver {
 		s.w = 2*s.kl + s.ku + 1
 		size = n * s.w
 		s.x = make([]float64, n)
+		s.sc = make([]float64, n)
+		s.scw = make([]float64, n)
 	}
 	s.a = make([]float64, size)
 	if s.dense && n <= smallN {
@@ -230,6 +234,17 @@ func (s *Solver) Factor() error {
 	} else {
 		nb = copyMaxBits(s.luw, s.a)
 		if nb < infBits {
+			// equilibrated: the pivots and their tolerance are the scaled
+			// matrix's
+			if sb := bandScale(s.luw, s.scw, s.n, s.kl, s.ku); sb < infBits {
+				nb = sb
+			} else {
+				// (tiny diagonals beside huge entries: not scaled)
+				copy(s.luw, s.a)
+				for i := range s.scw {
+					s.scw[i] = 1
+				}
+			}
 			k = bandFactor(s.luw, s.pvw, s.pv, s.n, s.kl, s.ku)
 		}
 	}
@@ -252,6 +267,7 @@ func (s *Solver) Factor() error {
 		}
 	}
 	s.lu, s.luw = s.luw, s.lu
+	s.sc, s.scw = s.scw, s.sc
 	if !s.dense {
 		s.bf.solves, s.bf.packed = 0, false
 	}
@@ -338,13 +354,13 @@ func (s *Solver) Solve(b []float64) {
 		}
 		return
 	}
-	x := s.x
+	x, sc := s.x, s.sc
 	for i, k := range s.perm {
-		x[k] = b[i]
+		x[k] = b[i] * sc[k]
 	}
 	bandSolve(s.lu, s.piv, s.n, s.kl, s.ku, s.bf, x)
 	for i, k := range s.perm {
-		b[i] = x[k]
+		b[i] = x[k] * sc[k]
 	}
 }
 
@@ -399,6 +415,7 @@ func (s *Solver) CopyFrom(o *Solver) {
 	}
 	copy(s.a, o.a)
 	copy(s.lu, o.lu)
+	copy(s.sc, o.sc)
 	if s.bf != nil {
 		s.bf.copyFrom(o.bf)
 	}
@@ -451,7 +468,8 @@ func (s *Solver) ScaledPivotRatio(e []float64) float64 {
 		if s.dense {
 			inv = s.lu[k*s.ld+k]
 		} else {
-			inv = s.lu[k*s.w+s.kl]
+			// the band factors are those of D A D (bandScale)
+			inv = s.lu[k*s.w+s.kl] * s.sc[r] * s.sc[c]
 			r, c = s.plan.iperm[r], s.plan.iperm[c]
 		}
 		x := abs(inv) * e[r] * e[c]

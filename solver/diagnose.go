@@ -622,7 +622,14 @@ func (m *Model) scaleDiagnosis(s *State) *spec.Error {
 			}
 		}
 	}
-	u, piv := pivotFail(append([]float64(nil), a...), n)
+	// the dense solver factors the matrix as it is, the band solver
+	// equilibrated by its diagonal (linalg.SymmetricScale)
+	band := s.lin.Plan().Kind() == linalg.KindBand
+	f := append([]float64(nil), a...)
+	if band {
+		linalg.SymmetricScale(f, n)
+	}
+	u, piv := pivotFail(f, n)
 	if u < 0 {
 		return nil
 	}
@@ -634,9 +641,15 @@ func (m *Model) scaleDiagnosis(s *State) *spec.Error {
 	limit := ". The linear solver factors the matrix unscaled and accepts pivots above " + sprintf("%g", linalg.PivotTol) +
 		" times its largest entry: the masses and inertias (kg, kg·m²) must stay within a factor of 1e14 of each other and, beside constraint Jacobian entries of order 1 (lever arms in m), those of constrained bodies within about 1e7 = √(1/" +
 		sprintf("%g", linalg.PivotTol) + ") of 1"
+	if band {
+		limit = ". The linear solver scales the matrix's rows and columns symmetrically to a unit diagonal and accepts pivots above " +
+			sprintf("%g", linalg.PivotTol) + " times the largest scaled entry: a coordinate's constraint Jacobian entries (lever arms in m) and force tangents must stay within about 1e7 = √(1/" +
+			sprintf("%g", linalg.PivotTol) + ") of the square root of its own diagonal entry (its mass or inertia over βh², plus its stiffness)"
+	}
 	// a coordinate whose own entry is negligible, and farther from the
 	// Jacobian's order 1 than the largest entry: its mass is too small
-	if d := math.Abs(a[u*n+u]); singular < 0 && u < m.nv && d <= 1e-7*big && math.Abs(math.Log(d)) > math.Abs(math.Log(big)) {
+	// (the dense solver's failure; the band solver scales it up)
+	if d := math.Abs(a[u*n+u]); !band && singular < 0 && u < m.nv && d <= 1e-7*big && math.Abs(math.Log(d)) > math.Abs(math.Log(big)) {
 		coord, e, kind, name := m.coordSource(u)
 		return &spec.Error{Pos: e.Pos, Field: e.Field, Msg: kind + " " + quote(name) + ": " + massText(e, coord, d) +
 			" makes the iteration matrix too badly scaled to be factored at double precision" + t +
