@@ -192,11 +192,15 @@ func (m *Model) massMul(dst, x []float64) {
 		}
 		return
 	}
-	ptr, col, val := m.mPtr, m.mCol, m.mVal
+	ptr, col, val := m.mPtr[:len(dst)+1], m.mCol, m.mVal
 	for i := range dst {
+		// (the row's slices bound the loop: one check per entry, on x)
+		k0, k1 := ptr[i], ptr[i+1]
+		cols, vals := col[k0:k1], val[k0:k1]
+		vals = vals[:len(cols)]
 		s := 0.0
-		for k := ptr[i]; k < ptr[i+1]; k++ {
-			s += val[k] * x[col[k]]
+		for k, c := range cols {
+			s += vals[k] * x[c]
 		}
 		dst[i] = s
 	}

@@ -170,24 +170,29 @@ func (c *ancfConst) pairMatrix(v *[10]float64, s float64) (m [16]float64) {
 }
 
 // gram returns the pair products e_k·f_l (symmetrized: ½(e_k·f_l + e_l·f_k)),
-// pairs in the order 00 01 02 03 11 12 13 22 23 33.
+// pairs in the order 00 01 02 03 11 12 13 22 23 33, of nodal vectors
+// relative to the first node (relative2: e_0 = f_0 = 0, so the pairs 0l
+// are zero).
 func (c *ancfConst) gram(ev, fv *[4][2]float64) (g [10]float64) {
 	if ev == fv {
 		d := func(i, j int) float64 { return ev[i][0]*ev[j][0] + ev[i][1]*ev[j][1] }
-		return [10]float64{d(0, 0), d(0, 1), d(0, 2), d(0, 3), d(1, 1), d(1, 2), d(1, 3), d(2, 2), d(2, 3), d(3, 3)}
+		return [10]float64{4: d(1, 1), 5: d(1, 2), 6: d(1, 3), 7: d(2, 2), 8: d(2, 3), 9: d(3, 3)}
 	}
 	d := func(i, j int) float64 {
 		return 0.5 * (ev[i][0]*fv[j][0] + ev[i][1]*fv[j][1] + ev[j][0]*fv[i][0] + ev[j][1]*fv[i][1])
 	}
-	return [10]float64{d(0, 0), d(0, 1), d(0, 2), d(0, 3), d(1, 1), d(1, 2), d(1, 3), d(2, 2), d(2, 3), d(3, 3)}
+	return [10]float64{4: d(1, 1), 5: d(1, 2), 6: d(1, 3), 7: d(2, 2), 8: d(2, 3), 9: d(3, 3)}
 }
 
-// pairSum returns Σ_q tt[p][q] g[q] for every pair p: Σ_mn T_klmn G_mn.
+// pairSum returns Σ_q tt[p][q] g[q] for every pair p: Σ_mn T_klmn G_mn,
+// for the products g of nodal vectors taken relative to the first node
+// (relative2, relative3: e_0 = 0), whose pairs 00, 01, 02, 03 are zero and
+// skipped (the sums are those of all ten terms bit for bit, up to the sign
+// of a zero).
 func (c *ancfConst) pairSum(g *[10]float64) (out [10]float64) {
 	for p := range out {
 		r := &c.tt[p]
-		out[p] = (r[0]*g[0] + r[1]*g[1] + r[2]*g[2] + r[3]*g[3] + r[4]*g[4]) +
-			(r[5]*g[5] + r[6]*g[6] + r[7]*g[7] + r[8]*g[8] + r[9]*g[9])
+		out[p] = r[4]*g[4] + (r[5]*g[5] + r[6]*g[6] + r[7]*g[7] + r[8]*g[8] + r[9]*g[9])
 	}
 	return
 }
@@ -295,9 +300,10 @@ func (e *ancfElem) Eval(x *mech.Ctx, f, k, c []float64) {
 	g := cs.gram(&ev, &ev)
 	kt, w := cs.elasticWeights(&g, ea, ei)
 	for kk := 0; kk < 4; kk++ {
+		// (the terms of e_0 = 0 left out)
 		r := w[4*kk : 4*kk+4 : 4*kk+4]
-		f[2*kk] -= r[0]*ev[0][0] + r[1]*ev[1][0] + r[2]*ev[2][0] + r[3]*ev[3][0]
-		f[2*kk+1] -= r[0]*ev[0][1] + r[1]*ev[1][1] + r[2]*ev[2][1] + r[3]*ev[3][1]
+		f[2*kk] -= r[1]*ev[1][0] + r[2]*ev[2][0] + r[3]*ev[3][0]
+		f[2*kk+1] -= r[1]*ev[1][1] + r[2]*ev[2][1] + r[3]*ev[3][1]
 	}
 	var dv [10]float64 // D'
 	var ed [4][2]float64

@@ -54,15 +54,16 @@ func relative3(ev *[4][3]float64) {
 
 // gram3 is gram for spatial nodal vectors.
 func gram3(ev, fv *[4][3]float64) (g [10]float64) {
+	// (pairs 0l are zero: e_0 = f_0 = 0, see relative3)
 	if ev == fv {
 		d := func(i, j int) float64 { return ev[i][0]*ev[j][0] + ev[i][1]*ev[j][1] + ev[i][2]*ev[j][2] }
-		return [10]float64{d(0, 0), d(0, 1), d(0, 2), d(0, 3), d(1, 1), d(1, 2), d(1, 3), d(2, 2), d(2, 3), d(3, 3)}
+		return [10]float64{4: d(1, 1), 5: d(1, 2), 6: d(1, 3), 7: d(2, 2), 8: d(2, 3), 9: d(3, 3)}
 	}
 	d := func(i, j int) float64 {
 		return 0.5 * (ev[i][0]*fv[j][0] + ev[i][1]*fv[j][1] + ev[i][2]*fv[j][2] +
 			ev[j][0]*fv[i][0] + ev[j][1]*fv[i][1] + ev[j][2]*fv[i][2])
 	}
-	return [10]float64{d(0, 0), d(0, 1), d(0, 2), d(0, 3), d(1, 1), d(1, 2), d(1, 3), d(2, 2), d(2, 3), d(3, 3)}
+	return [10]float64{4: d(1, 1), 5: d(1, 2), 6: d(1, 3), 7: d(2, 2), 8: d(2, 3), 9: d(3, 3)}
 }
 
 // triples3 is triples for spatial nodal vectors.
@@ -89,10 +90,11 @@ func (e *ancf3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 	kt, w := cs.elasticWeights(&g, ea, ei)
 	f = f[:12:12]
 	for kk := 0; kk < 4; kk++ {
-		r0, r1, r2, r3 := w[4*kk], w[4*kk+1], w[4*kk+2], w[4*kk+3]
-		f[3*kk] -= r0*ev[0][0] + r1*ev[1][0] + r2*ev[2][0] + r3*ev[3][0]
-		f[3*kk+1] -= r0*ev[0][1] + r1*ev[1][1] + r2*ev[2][1] + r3*ev[3][1]
-		f[3*kk+2] -= r0*ev[0][2] + r1*ev[1][2] + r2*ev[2][2] + r3*ev[3][2]
+		// (the terms of e_0 = 0 left out)
+		r1, r2, r3 := w[4*kk+1], w[4*kk+2], w[4*kk+3]
+		f[3*kk] -= r1*ev[1][0] + r2*ev[2][0] + r3*ev[3][0]
+		f[3*kk+1] -= r1*ev[1][1] + r2*ev[2][1] + r3*ev[3][1]
+		f[3*kk+2] -= r1*ev[1][2] + r2*ev[2][2] + r3*ev[3][2]
 	}
 	var dv [10]float64 // D'
 	var ed [4][3]float64
