@@ -309,12 +309,13 @@ func bandBackward(uf []float64, un []int32, x []float64) {
 	}
 }
 
-// bandScale equilibrates the band matrix a (layout above, before
-// factoring, every entry finite) symmetrically, a_ij ← d_i a_ij d_j, stores
-// d and returns the largest |a_ij| after scaling as a bit pattern (see
-// copyMaxBits): d_i is diagScale of a_ii, or for a row without a diagonal
-// entry (a constraint's) rowScale of its largest entry in the columns
-// scaled by their diagonal.
+// bandScale copies the band matrix src (layout above) into dst
+// equilibrated symmetrically, dst_ij = d_i src_ij d_j, stores d, and
+// returns the largest |src_ij| and the largest |dst_ij| as bit patterns
+// (see copyMaxBits: a NaN or infinite entry of src shows in the first).
+// d_i is diagScale of src_ii, or for a row without a diagonal entry (a
+// constraint's) rowScale of its largest entry in the columns scaled by
+// their diagonal.
 //
 // Partial pivoting compares the entries of a column. Coordinates of
 // different kinds differ in scale by orders of magnitude (an ANCF node's
@@ -323,12 +324,12 @@ func bandBackward(uf []float64, un []int32, x []float64) {
 // diagonal at every node of a fine ANCF cable: the interchanges filled the
 // rows of U out to kl+ku (15.3 entries a row against 9.4 scaled, for 160
 // elements), which every solve with the factors then streamed through.
-func bandScale(a, d []float64, n, kl, ku int) uint64 {
+func bandScale(dst, src, d []float64, n, kl, ku int) (raw, scaled uint64) {
 	w := 2*kl + ku + 1
-	a = a[:n*w]
+	src, dst = src[:n*w], dst[:n*w]
 	d = d[:n]
 	for i := range d {
-		d[i] = diagScale(a[i*w+kl])
+		d[i] = diagScale(src[i*w+kl])
 	}
 	for i := range d {
 		if d[i] != 0 {
@@ -336,25 +337,36 @@ func bandScale(a, d []float64, n, kl, ku int) uint64 {
 		}
 		m := 0.0
 		for j := max(i-kl, 0); j <= min(i+ku, n-1); j++ {
-			if a[j*w+kl] != 0 {
-				m = max(m, math.Abs(a[i*w+j-i+kl])*d[j])
+			if src[j*w+kl] != 0 {
+				m = max(m, math.Abs(src[i*w+j-i+kl])*d[j])
 			}
 		}
 		d[i] = rowScale(m)
 	}
-	var nb uint64
 	for i, di := range d {
+		// the row's slots: columns i−kl .. i+kl+ku (those past the band's
+		// ends and the fill are zero)
 		lo, hi := max(i-kl, 0), min(i+ku, n-1)
-		row := a[i*w+lo-i+kl : i*w+hi-i+kl+1]
+		o := i*w - i + kl
+		clear(dst[i*w : o+lo])
+		clear(dst[o+hi+1 : i*w+w])
+		row, out := src[o+lo:o+hi+1], dst[o+lo:o+hi+1]
 		dj := d[lo : hi+1]
-		dj = dj[:len(row)]
+		out, dj = out[:len(row)], dj[:len(row)]
 		for j, v := range row {
 			v *= di * dj[j]
-			row[j] = v
-			nb = max(nb, math.Float64bits(v)&^signBit)
+			out[j] = v
+			scaled = max(scaled, math.Float64bits(v)&^signBit)
 		}
 	}
-	return nb
+	// a NaN or infinite entry of src is one of dst too (d_i > 0 is finite
+	// unless src_ii is: then its row turns NaN); where dst holds one,
+	// src is looked at itself
+	raw = scaled
+	if scaled >= infBits {
+		raw = maxBits(src)
+	}
+	return raw, scaled
 }
 
 // diagScale returns 1/√|x| for a diagonal entry x, 0 for x = 0: the

@@ -232,11 +232,12 @@ func (s *Solver) Factor() error {
 			nb = maxBits(s.a) // the kernel stopped before measuring
 		}
 	} else {
-		nb = copyMaxBits(s.luw, s.a)
+		// equilibrated: the pivots and their tolerance are the scaled
+		// matrix's
+		var sb uint64
+		nb, sb = bandScale(s.luw, s.a, s.scw, s.n, s.kl, s.ku)
 		if nb < infBits {
-			// equilibrated: the pivots and their tolerance are the scaled
-			// matrix's
-			if sb := bandScale(s.luw, s.scw, s.n, s.kl, s.ku); sb < infBits {
+			if sb < infBits {
 				nb = sb
 			} else {
 				// (tiny diagonals beside huge entries: not scaled)

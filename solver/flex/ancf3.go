@@ -66,12 +66,13 @@ func gram3(ev, fv *[4][3]float64) (g [10]float64) {
 	return [10]float64{4: d(1, 1), 5: d(1, 2), 6: d(1, 3), 7: d(2, 2), 8: d(2, 3), 9: d(3, 3)}
 }
 
-// triples3 is triples for spatial nodal vectors.
+// triples3 is triples for spatial nodal vectors relative to the first
+// node (relative3: the terms of e_0 = 0 left out).
 func (c *ancfConst) triples3(ev *[4][3]float64, a *[20][3]float64) {
 	for t := range a {
 		tt := &c.t3[t]
 		for i := 0; i < 3; i++ {
-			a[t][i] = tt[0]*ev[0][i] + tt[1]*ev[1][i] + tt[2]*ev[2][i] + tt[3]*ev[3][i]
+			a[t][i] = tt[1]*ev[1][i] + tt[2]*ev[2][i] + tt[3]*ev[3][i]
 		}
 	}
 }
@@ -126,12 +127,16 @@ func (e *ancf3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 	if beta > 0 {
 		cs.triples3(&ed, &bt)
 	}
+	if beta == 0 {
+		e.stiffness((*[144]float64)(k), &ev, &a, &kt, ea, ei)
+		return
+	}
 	for p, pr := range cs.pair {
 		kk, pp := int(pr[0]), int(pr[1])
 		pm := &cs.pm[p]
-		// Y_kp,ij = Σ_l e_l,i a_(k,p,l),j (symmetric in i, j)
+		// Y_kp,ij = Σ_l e_l,i a_(k,p,l),j (symmetric in i, j; e_0 = 0)
 		var y [3][3]float64
-		for l := 0; l < 4; l++ {
+		for l := 1; l < 4; l++ {
 			al := &a[pm[l]]
 			for i := 0; i < 3; i++ {
 				for j := i; j < 3; j++ {
@@ -184,6 +189,49 @@ func (e *ancf3Elem) Eval(x *mech.Ctx, f, k, c []float64) {
 						c[(c0+i)*12+r0+j] += cb[i][j]
 					}
 				}
+			}
+		}
+	}
+}
+
+// stiffness adds the element's tangent stiffness without material
+// damping, block (k, p) = EA Y_kp + (EA K̃_kp + EI K_t,kp) I and its
+// mirror (p, k), to k (the loop of Eval for β > 0 without its damping
+// terms: the same sums in the same order).
+func (e *ancf3Elem) stiffness(k *[144]float64, ev *[4][3]float64, a *[20][3]float64, kt *[10]float64, ea, ei float64) {
+	cs := e.b.k
+	for p, pr := range cs.pair {
+		kk, pp := int(pr[0]), int(pr[1])
+		pm := &cs.pm[p]
+		a1, a2, a3 := &a[pm[1]], &a[pm[2]], &a[pm[3]]
+		e1, e2, e3 := &ev[1], &ev[2], &ev[3]
+		// Y_kp,ij = Σ_l e_l,i a_(k,p,l),j (symmetric; e_0 = 0)
+		y00 := e1[0]*a1[0] + e2[0]*a2[0] + e3[0]*a3[0]
+		y01 := e1[0]*a1[1] + e2[0]*a2[1] + e3[0]*a3[1]
+		y02 := e1[0]*a1[2] + e2[0]*a2[2] + e3[0]*a3[2]
+		y11 := e1[1]*a1[1] + e2[1]*a2[1] + e3[1]*a3[1]
+		y12 := e1[1]*a1[2] + e2[1]*a2[2] + e3[1]*a3[2]
+		y22 := e1[2]*a1[2] + e2[2]*a2[2] + e3[2]*a3[2]
+		diag := ea*kt[p] + ei*cs.kb4[4*kk+pp]
+		b := [9]float64{
+			ea*y00 + diag, ea * y01, ea * y02,
+			ea * y01, ea*y11 + diag, ea * y12,
+			ea * y02, ea * y12, ea*y22 + diag,
+		}
+		r0, c0 := 3*kk, 3*pp
+		for i := 0; i < 3; i++ {
+			row := k[(r0+i)*12+c0 : (r0+i)*12+c0+3 : (r0+i)*12+c0+3]
+			row[0] += b[3*i]
+			row[1] += b[3*i+1]
+			row[2] += b[3*i+2]
+		}
+		if kk != pp {
+			// block (p, k) has the same entries (the triple is symmetric)
+			for i := 0; i < 3; i++ {
+				row := k[(c0+i)*12+r0 : (c0+i)*12+r0+3 : (c0+i)*12+r0+3]
+				row[0] += b[3*i]
+				row[1] += b[3*i+1]
+				row[2] += b[3*i+2]
 			}
 		}
 	}
