@@ -329,7 +329,12 @@ func bandScale(dst, src, d []float64, n, kl, ku int) (raw, scaled uint64) {
 	src, dst = src[:n*w], dst[:n*w]
 	d = d[:n]
 	for i := range d {
-		d[i] = diagScale(src[i*w+kl])
+		lo, hi := max(i-kl, 0), min(i+ku, n-1)
+		rm := 0.0
+		for _, v := range src[i*w+lo-i+kl : i*w+hi-i+kl+1] {
+			rm = max(rm, math.Abs(v))
+		}
+		d[i] = diagScale(src[i*w+kl], rm)
 	}
 	for i := range d {
 		if d[i] != 0 {
@@ -337,7 +342,7 @@ func bandScale(dst, src, d []float64, n, kl, ku int) (raw, scaled uint64) {
 		}
 		m := 0.0
 		for j := max(i-kl, 0); j <= min(i+ku, n-1); j++ {
-			if src[j*w+kl] != 0 {
+			if d[j] != 0 && !rowScaled(src[j*w+kl], d[j]) {
 				m = max(m, math.Abs(src[i*w+j-i+kl])*d[j])
 			}
 		}
@@ -369,17 +374,26 @@ func bandScale(dst, src, d []float64, n, kl, ku int) (raw, scaled uint64) {
 	return raw, scaled
 }
 
-// diagScale returns 1/√|x| for a diagonal entry x, 0 for x = 0: the
-// scaled diagonal is ±1 and, where the matrix is symmetric positive
-// definite, no entry of a column exceeds it (|a_ij| ≤ √(a_ii a_jj)).
-// (Powers of two near it would scale exactly but leave diagonals between
-// ½ and 2, and pivots were still taken off them on a Hermite chain.)
-func diagScale(x float64) float64 {
-	if x == 0 {
+// diagScale returns 1/√|x| for a diagonal entry x whose row's largest
+// entry is rm, or 0 when x is 0 or below minDiag·rm (a constraint's row,
+// or one whose diagonal is negligible: scaled by it, the row's other
+// entries would outgrow the rest and the pivot test would call a regular
+// matrix singular). The scaled diagonal is ±1 and, where the matrix is
+// symmetric positive definite, no entry of a column exceeds it.
+func diagScale(x, rm float64) float64 {
+	if x == 0 || math.Abs(x) < minDiag*rm {
 		return 0
 	}
 	return 1 / math.Sqrt(math.Abs(x))
 }
+
+// minDiag is the smallest diagonal entry, relative to its row's largest,
+// that scales its row and column (diagScale).
+const minDiag = 1e-8
+
+// rowScaled reports whether scale d of a row with diagonal x was set by
+// rowScale (a row not scaled by its diagonal).
+func rowScaled(x, d float64) bool { return x == 0 || d*d*math.Abs(x) < 0.5 }
 
 // rowScale returns 1/m for a row whose largest scaled entry is m (1 for
 // m = 0).
@@ -399,7 +413,11 @@ func SymmetricScale(a []float64, n int) {
 	a = a[:n*n]
 	d := make([]float64, n)
 	for i := range d {
-		d[i] = diagScale(a[i*n+i])
+		rm := 0.0
+		for _, v := range a[i*n : i*n+n] {
+			rm = max(rm, math.Abs(v))
+		}
+		d[i] = diagScale(a[i*n+i], rm)
 	}
 	for i := range d {
 		if d[i] != 0 {
@@ -407,7 +425,7 @@ func SymmetricScale(a []float64, n int) {
 		}
 		m := 0.0
 		for j := 0; j < n; j++ {
-			if a[j*n+j] != 0 {
+			if d[j] != 0 && !rowScaled(a[j*n+j], d[j]) {
 				m = max(m, math.Abs(a[i*n+j])*d[j])
 			}
 		}

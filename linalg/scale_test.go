@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -98,4 +99,33 @@ func TestBandScaleOverflowFallsBack(t *testing.T) {
 		}
 	}
 	checkSolve(t, "tiny diagonal", sys, s, rng)
+}
+
+// A negligible diagonal entry does not scale its row: [ε 1; 1 1] ⊕ [1] is
+// regular (x = (1, 1, 3) for b = (1, 2, 3)), and scaled by √ε its
+// off-diagonal entries grew to 1e14 and the pivot test called it singular.
+func TestBandScaleNegligibleDiagonal(t *testing.T) {
+	for _, eps := range []float64{1e-20, 1e-28, 0} {
+		sys := newTestSys(3)
+		for _, e := range []entry{{0, 0, eps}, {0, 1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 2, 1}} {
+			sys.add(e.i, e.j, e.v)
+		}
+		pl, err := NewPlanKind(sys.pat, KindBand)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := pl.NewSolver()
+		sys.load(s)
+		if err := s.Factor(); err != nil {
+			t.Fatalf("ε = %g: %v", eps, err)
+		}
+		b := []float64{1, 2, 3}
+		s.Solve(b)
+		for i, want := range []float64{1, 1, 3} {
+			if math.Abs(b[i]-want) > 1e-12 {
+				t.Errorf("ε = %g: x = %v, want (1, 1, 3)", eps, b)
+				break
+			}
+		}
+	}
 }
