@@ -1,9 +1,8 @@
-package solver_test
+package solver
 
 import (
 	"testing"
 
-	"mbfmu/solver"
 	"mbfmu/xml"
 )
 
@@ -14,22 +13,9 @@ func BenchmarkANCFCable3D(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := solver.Compile(ms, solver.CompileOptions{})
+	m, err := Compile(ms, CompileOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := m.NewState()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := m.Init(s); err != nil {
-			b.Fatal(err)
-		}
-		if err := m.AdvanceTo(s, 1.1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	st := s.Stats()
-	b.ReportMetric(float64(st.NewtonIters)/float64(st.Steps), "iters/step")
-	b.ReportMetric(float64(st.Factorizations), "factorizations")
+	benchWholeRun(b, m, 1.1)
 }
