@@ -336,17 +336,22 @@ func bandScale(dst, src, d []float64, n, kl, ku int) (raw, scaled uint64) {
 		}
 		d[i] = diagScale(src[i*w+kl], rm)
 	}
+	// the rows without a diagonal scale get theirs negated until all
+	// have one: the columns m is taken over are those with d_j > 0
 	for i := range d {
 		if d[i] != 0 {
 			continue
 		}
 		m := 0.0
 		for j := max(i-kl, 0); j <= min(i+ku, n-1); j++ {
-			if d[j] != 0 && !rowScaled(src[j*w+kl], d[j]) {
+			if d[j] > 0 {
 				m = max(m, math.Abs(src[i*w+j-i+kl])*d[j])
 			}
 		}
-		d[i] = rowScale(m)
+		d[i] = -rowScale(m)
+	}
+	for i, di := range d {
+		d[i] = math.Abs(di)
 	}
 	for i, di := range d {
 		// the row's slots: columns i−kl .. i+kl+ku (those past the band's
@@ -391,10 +396,6 @@ func diagScale(x, rm float64) float64 {
 // that scales its row and column (diagScale).
 const minDiag = 1e-8
 
-// rowScaled reports whether scale d of a row with diagonal x was set by
-// rowScale (a row not scaled by its diagonal).
-func rowScaled(x, d float64) bool { return x == 0 || d*d*math.Abs(x) < 0.5 }
-
 // rowScale returns 1/m for a row whose largest scaled entry is m (1 for
 // m = 0).
 func rowScale(m float64) float64 {
@@ -402,39 +403,4 @@ func rowScale(m float64) float64 {
 		return 1
 	}
 	return 1 / m
-}
-
-// SymmetricScale scales the dense n×n row-major matrix a as the band
-// solver scales its matrices before factoring them (bandScale): a_ij ←
-// d_i a_ij d_j, d_i = 1/√|a_ii|, or for a row without a diagonal entry
-// the inverse of its largest entry in the columns that have one. It lets
-// a diagnosis factor a copy as the solver did.
-func SymmetricScale(a []float64, n int) {
-	a = a[:n*n]
-	d := make([]float64, n)
-	for i := range d {
-		rm := 0.0
-		for _, v := range a[i*n : i*n+n] {
-			rm = max(rm, math.Abs(v))
-		}
-		d[i] = diagScale(a[i*n+i], rm)
-	}
-	for i := range d {
-		if d[i] != 0 {
-			continue
-		}
-		m := 0.0
-		for j := 0; j < n; j++ {
-			if d[j] != 0 && !rowScaled(a[j*n+j], d[j]) {
-				m = max(m, math.Abs(a[i*n+j])*d[j])
-			}
-		}
-		d[i] = rowScale(m)
-	}
-	for i, di := range d {
-		row := a[i*n : i*n+n]
-		for j := range row {
-			row[j] *= di * d[j]
-		}
-	}
 }

@@ -58,6 +58,7 @@ type Solver struct {
 	scw []float64 // band: the scaling of luw
 
 	factored bool
+	lastOK   bool // the last Factor succeeded (its scaling is sc, else scw)
 	errKind  int
 	errI     int
 	errJ     int
@@ -217,6 +218,7 @@ func (s *Solver) At(i, j int) float64 {
 // |p| <= PivotTol·max|a_ij|. On failure the factors of the previous
 // successful Factor are kept (Solve keeps using them).
 func (s *Solver) Factor() error {
+	s.lastOK = false
 	if s.errKind != errNone {
 		return s.Err()
 	}
@@ -273,7 +275,7 @@ func (s *Solver) Factor() error {
 		s.bf.solves, s.bf.packed = 0, false
 	}
 	s.piv, s.pvw = s.pvw, s.piv
-	s.factored = true
+	s.factored, s.lastOK = true, true
 	return nil
 }
 
@@ -417,6 +419,8 @@ func (s *Solver) CopyFrom(o *Solver) {
 	copy(s.a, o.a)
 	copy(s.lu, o.lu)
 	copy(s.sc, o.sc)
+	copy(s.scw, o.scw)
+	s.lastOK = o.lastOK
 	if s.bf != nil {
 		s.bf.copyFrom(o.bf)
 	}
@@ -481,6 +485,21 @@ func (s *Solver) ScaledPivotRatio(e []float64) float64 {
 		return 0
 	}
 	return lo / hi
+}
+
+// FactorScale writes into d (original indexing, len(d) == N()) the scaling
+// of the last Factor attempt, successful or not: a band plan factors
+// D A D (bandScale), a dense one A (d = 1).
+func (s *Solver) FactorScale(d []float64) {
+	for i := range d[:s.n] {
+		d[i] = 1
+		if !s.dense {
+			d[i] = s.scw[s.perm[i]]
+			if s.lastOK {
+				d[i] = s.sc[s.perm[i]]
+			}
+		}
+	}
 }
 
 // RowEntries writes the nonzero assembled values of row i (original

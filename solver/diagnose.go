@@ -623,11 +623,17 @@ func (m *Model) scaleDiagnosis(s *State) *spec.Error {
 		}
 	}
 	// the dense solver factors the matrix as it is, the band solver
-	// equilibrated by its diagonal (linalg.SymmetricScale)
+	// equilibrated (FactorScale)
 	band := s.lin.Plan().Kind() == linalg.KindBand
 	f := append([]float64(nil), a...)
 	if band {
-		linalg.SymmetricScale(f, n)
+		d := make([]float64, n)
+		s.lin.FactorScale(d)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				f[i*n+j] *= d[i] * d[j]
+			}
+		}
 	}
 	u, piv := pivotFail(f, n)
 	if u < 0 {
