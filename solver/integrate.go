@@ -694,7 +694,7 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 			} else {
 				w /= aq
 			}
-			if w > nrm {
+			if !(w <= nrm) { // a NaN increment is kept, for the test below
 				nrm = w
 			}
 		}
@@ -717,7 +717,7 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 			dlm = max(dlm, math.Abs(dl))
 			lm = max(lm, math.Abs(l))
 		}
-		if w := dlm * lamW / (1 + lm); w > nrm {
+		if w := dlm * lamW / (1 + lm); !(w <= nrm) {
 			nrm = w
 		}
 		it++
@@ -1082,11 +1082,13 @@ func (m *Model) step(s *State, h float64, depth int) error {
 	}
 	s.stats.Rejected++
 	// Each half saves and restores its own start, so a failing half leaves
-	// the state where that half began.
+	// the state where that half began. The second half ends at t0 + h
+	// exactly (not one rounding off it: a value undefined at that time,
+	// a driver's pole, is then met again and reported, not stepped over).
 	if err := m.step(s, h/2, depth+1); err != nil {
 		return err
 	}
-	return m.step(s, h/2, depth+1)
+	return m.step(s, (t0+h)-s.T, depth+1)
 }
 
 // commitStates has the elements with states of their own store them at
