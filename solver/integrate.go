@@ -67,6 +67,11 @@ func newIntegrator(name string, rho, alpha, beta, gamma float64) (integrator, er
 
 var errNewton = errors.New("Newton iteration did not converge")
 
+// errNonFiniteEquations fails a step whose residual is not finite at its
+// predictor (a force that is NaN or infinite at the step's end): the step
+// is not retried in halves, as a state that became non-finite is not.
+var errNonFiniteEquations = errors.New("the equations of motion became non-finite")
+
 // setTime puts time t into the evaluation context.
 func (s *State) setTime(t float64) {
 	s.vars[slotTime] = t
@@ -623,6 +628,13 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 			m.setTangentOps(s)
 		}
 		m.newtonResidual(s, s1, cv, factor)
+		if !finiteAll(s.res) {
+			if it == 0 {
+				// at the predictor: the model itself at the step's end
+				return it, refreshed, startOld, errNonFiniteEquations
+			}
+			return it, refreshed, startOld, errNewton // diverged
+		}
 		if factor {
 			s.stats.Factorizations++
 			if err := s.lin.Factor(); err != nil {
@@ -1077,7 +1089,9 @@ func (m *Model) step(s *State, h float64, depth int) error {
 	copy(s.core, s.save)
 	s.T, s.hp, s.nhist = t0, hp, nh
 	s.needFactor = true
-	if depth >= 4 {
+	if depth >= 4 || err == errNonFiniteEquations {
+		// (a value that is not finite at the step's end is met again
+		// by its second half, which ends there too)
 		return err
 	}
 	s.stats.Rejected++
