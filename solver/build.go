@@ -181,6 +181,7 @@ func (c *compiler) GrowRot() (q, v int) {
 	m.rots = append(m.rots, rotBlock{q: q, v: v})
 	m.mdiag = append(m.mdiag, 0, 0, 0)
 	m.gq = append(m.gq, 0, 0, 0)
+	m.lq = append(m.lq, 1, 1, 1)
 	m.q0 = append(m.q0, 1, 0, 0, 0)
 	m.v0 = append(m.v0, 0, 0, 0)
 	return q, v
@@ -202,6 +203,9 @@ func (c *compiler) AddMassBlock(dofs []int, m []float64) {
 
 // AddGravity adds a generalized gravity force (mech.Builder).
 func (c *compiler) AddGravity(i int, g float64) { c.m.gq[i] += g }
+
+// SetLength sets the length scale of a velocity coordinate (mech.Builder).
+func (c *compiler) SetLength(i int, l float64) { c.m.lq[i] = l }
 
 // AddBody registers a rigid body (mech.Builder).
 func (c *compiler) AddBody(b mech.BodyInfo) int {

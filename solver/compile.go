@@ -454,6 +454,9 @@ func (c *compiler) grow(n int) int {
 	m.nv += n
 	m.mdiag = append(m.mdiag, make([]float64, n)...)
 	m.gq = append(m.gq, make([]float64, n)...)
+	for range n {
+		m.lq = append(m.lq, 1)
+	}
 	m.q0 = append(m.q0, make([]float64, n)...)
 	m.v0 = append(m.v0, make([]float64, n)...)
 	return base
@@ -624,6 +627,7 @@ func (m *Model) compressMass() {
 		}
 		m.mPtr[i+1] = int32(len(m.mCol))
 	}
+	m.groupMass()
 	// a diagonal matrix (every planar model, spatial bodies with their
 	// principal axes along the body axes) multiplies entry by entry
 	m.mDiag = make([]float64, m.nv)
@@ -637,6 +641,45 @@ func (m *Model) compressMass() {
 		}
 	}
 }
+
+// groupMass finds the runs of g = 3 or 2 consecutive mass rows whose
+// entries are those of the first row shifted by 1, 2 columns, as the
+// mass of a vector's components is (an ANCF node's position and slope:
+// the element mass is the shape functions' times the identity, M_s ⊗ I),
+// and stores each run's first row once (m.mGrp): massMul then reads a
+// value and a column index once for g products.
+func (m *Model) groupMass() {
+	m.mGrp, m.gCol, m.gVal = nil, nil, nil
+	row := func(i int) ([]int32, []float64) { return m.mCol[m.mPtr[i]:m.mPtr[i+1]], m.mVal[m.mPtr[i]:m.mPtr[i+1]] }
+	shifted := func(i, by int) bool {
+		c0, v0 := row(i)
+		c1, v1 := row(i + by)
+		if len(c1) != len(c0) || len(c0) == 0 {
+			return false
+		}
+		for k := range c0 {
+			if c1[k] != c0[k]+int32(by) || v1[k] != v0[k] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < m.nv; {
+		g := 1
+		for g < 3 && i+g < m.nv && shifted(i, g) {
+			g++
+		}
+		c, v := row(i)
+		m.mGrp = append(m.mGrp, massGroup{row: int32(i), g: int32(g), k0: int32(len(m.gCol)), k1: int32(len(m.gCol) + len(c))})
+		m.gCol = append(m.gCol, c...)
+		m.gVal = append(m.gVal, v...)
+		i += g
+	}
+}
+
+// massGroup is a run of g mass rows from row (groupMass): the entries of
+// its first row are gCol[k0:k1], gVal[k0:k1].
+type massGroup struct{ row, g, k0, k1 int32 }
 
 // rotInertia classifies each rotation's inertia (its 3×3 block of the
 // constant mass matrix, in the body frame) for coRotate: the body axis of

@@ -628,16 +628,12 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 			m.setTangentOps(s)
 		}
 		m.newtonResidual(s, s1, cv, factor)
-		if !finiteAll(s.res) {
-			if it == 0 {
-				// at the predictor: the model itself at the step's end
-				return it, refreshed, startOld, errNonFiniteEquations
-			}
-			return it, refreshed, startOld, errNewton // diverged
-		}
 		if factor {
 			s.stats.Factorizations++
 			if err := s.lin.Factor(); err != nil {
+				if it == 0 && !finiteAll(s.res) {
+					return it, refreshed, startOld, errNonFiniteEquations
+				}
 				return it, refreshed, startOld, errorf("singular iteration matrix: %v", err)
 			}
 			s.needFactor = false
@@ -680,13 +676,14 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 		}
 		nrm := 0.0
 		sq, sv, sa, saa, sdq := s.q, s.v[:nv], s.a[:nv], s.aa[:nv], s.dq[:nv]
-		qOf := qOf[:nv]
+		qOf, lq := qOf[:nv], m.lq[:nv]
 		for i, d := range dx[:nv] {
 			var aq float64
+			l := lq[i]
 			if qi := qOf[i]; qi >= 0 {
 				q := sq[qi] + d
 				sq[qi] = q
-				aq = 1 + math.Abs(q)
+				aq = 1 + l*math.Abs(q)
 			} else {
 				sdq[i] += d
 				aq = 1
@@ -698,9 +695,11 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 			// both positions and velocities (Δv = cv Δq) must have converged:
 			// w = |Δq| max(1/(1+|q|), cv/(1+|v| + rof·cv·(1+|q|))), where
 			// the last term is the velocity error that the round-off of q
-			// alone causes (it matters only for very small steps)
-			av := 1 + math.Abs(v) + rof*cv*aq
-			w := math.Abs(d)
+			// alone causes (it matters only for very small steps); q, v
+			// and Δq times the coordinate's length l (1 but for an ANCF
+			// slope: the displacement it causes, mech.Builder.SetLength)
+			av := 1 + l*math.Abs(v) + rof*cv*aq
+			w := l * math.Abs(d)
 			if cv*aq > av {
 				w *= cv / av
 			} else {
@@ -735,7 +734,13 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 		it++
 		s.stats.NewtonIters++
 		if !finite(nrm) {
-			return it, refreshed, startOld, errNewton
+			if it == 1 {
+				// a residual not finite at the predictor: the model
+				// itself at the step's end (a NaN or infinite residual
+				// makes the increment so)
+				return it, refreshed, startOld, errNonFiniteEquations
+			}
+			return it, refreshed, startOld, errNewton // diverged
 		}
 		// converged: the increment is below the tolerance, and so is
 		// the error it leaves, about ρ/(1 − ρ)·|Δ| with ρ the observed
@@ -776,7 +781,7 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 // factorisation in the next steps.
 func (m *Model) acceptStep(s *State, h float64, it int, refreshed, startOld bool) {
 	if m.integ.family == famAlpha {
-		s.predScore()
+		s.predScore(m.lq)
 	}
 	if m.index2 {
 		m.project(s, s.useT && !refreshed)

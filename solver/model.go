@@ -49,6 +49,7 @@ type Model struct {
 	mblocks []massBlock            // dense mass blocks (flexible elements, spatial inertia tensors)
 	rotSym  []int8                 // each rotation's symmetry of inertia (rotInertia: symNone, an axis, symIso)
 	gq      []float64              // constant generalized gravity forces (velocity space)
+	lq      []float64              // per velocity coordinate: the length that makes it a displacement (mech.Builder.SetLength)
 
 	cons   []conElem        // constraint elements, their rows in order
 	rowCon []int32          // per row: its constraint element
@@ -107,6 +108,10 @@ type Model struct {
 	mVal []float64
 	// its diagonal when it is diagonal (nil otherwise)
 	mDiag []float64
+	// its rows in runs of vector components (groupMass)
+	mGrp []massGroup
+	gCol []int32
+	gVal []float64
 
 	contacts *contactSet // planar contact pairs with events (stickslip.go); nil when none
 
@@ -192,17 +197,39 @@ func (m *Model) massMul(dst, x []float64) {
 		}
 		return
 	}
-	ptr, col, val := m.mPtr[:len(dst)+1], m.mCol, m.mVal
-	for i := range dst {
-		// (the row's slices bound the loop: one check per entry, on x)
-		k0, k1 := ptr[i], ptr[i+1]
-		cols, vals := col[k0:k1], val[k0:k1]
+	col, val := m.gCol, m.gVal
+	for _, gr := range m.mGrp {
+		// (the row's slices bound the loop: one check per entry, on x;
+		// each row sums in the order of its columns, as row by row)
+		cols, vals := col[gr.k0:gr.k1], val[gr.k0:gr.k1]
 		vals = vals[:len(cols)]
-		s := 0.0
-		for k, c := range cols {
-			s += vals[k] * x[c]
+		switch r := gr.row; gr.g {
+		case 3:
+			var s0, s1, s2 float64
+			for k, c := range cols {
+				v, xs := vals[k], x[c:c+3:c+3]
+				s0 += v * xs[0]
+				s1 += v * xs[1]
+				s2 += v * xs[2]
+			}
+			d := dst[r : r+3 : r+3]
+			d[0], d[1], d[2] = s0, s1, s2
+		case 2:
+			var s0, s1 float64
+			for k, c := range cols {
+				v, xs := vals[k], x[c:c+2:c+2]
+				s0 += v * xs[0]
+				s1 += v * xs[1]
+			}
+			d := dst[r : r+2 : r+2]
+			d[0], d[1] = s0, s1
+		default:
+			s := 0.0
+			for k, c := range cols {
+				s += vals[k] * x[c]
+			}
+			dst[r] = s
 		}
-		dst[i] = s
 	}
 }
 

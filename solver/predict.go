@@ -263,14 +263,15 @@ func extrapolate(w *[predBack + 1]float64, hold bool, x, p, e []float64) {
 
 // predScore compares, after a converged step, the extrapolated
 // accelerations with the held ones (each error weighted as the velocity
-// error it causes, relative to 1 + |v|) and chooses the better of the two
+// error it causes, relative to 1 + |v|, both times the coordinate's length
+// lq as in Newton's test) and chooses the better of the two
 // for the next step. Stiff flexible models, whose accelerations carry
 // high-frequency content, mostly hold; rigid mechanisms extrapolate.
-func (s *State) predScore() {
+func (s *State) predScore(lq []float64) {
 	ee, ec := 0.0, 0.0
-	v, pred := s.v[:len(s.a)], s.pred[:len(s.a)]
+	v, pred, lq := s.v[:len(s.a)], s.pred[:len(s.a)], lq[:len(s.a)]
 	for i, a := range s.a {
-		sc := 1 / (1 + math.Abs(v[i]))
+		sc := lq[i] / (1 + lq[i]*math.Abs(v[i]))
 		if d := math.Abs(a-pred[i]) * sc; d > ee {
 			ee = d
 		}

@@ -254,6 +254,8 @@ func (fx *flexCompiler) compileANCF(bs *spec.Beam) {
 		dp := mech.Sub2(p, at)
 		fx.b.V0()[o], fx.b.V0()[o+1] = vel[0]-om*dp[1], vel[1]+om*dp[0]
 		fx.b.V0()[o+2], fx.b.V0()[o+3] = -om*t[1], om*t[0]
+		fx.b.SetLength(o+2, slopeLength(l))
+		fx.b.SetLength(o+3, slopeLength(l))
 	}
 	g := fx.g
 	for e := 0; e < ne; e++ {

@@ -77,6 +77,9 @@ func (fx *flexCompiler) compileANCF3(bs *spec.Beam) {
 		vt := mech.Cross(om, t)
 		copy(v0[ov:ov+3], vp[:])
 		copy(v0[ov+3:ov+6], vt[:])
+		for c := 3; c < 6; c++ {
+			b.SetLength(ov+c, slopeLength(l))
+		}
 	}
 	g := b.Gravity()
 	mm := make([]float64, 16)
