@@ -190,6 +190,37 @@ func TestStepFailureNamesForce(t *testing.T) {
 	}
 }
 
+// A force finite along the whole motion but undefined where a step's
+// predictor overshoots (a barrier 1/y that stops a falling body short of
+// y = 0, with log y defined for y > 0 only): the step whose predictor
+// lands below y = 0 is retried in halves and the run goes on (found by a
+// review: failing such steps at once stopped this run at 0.45 s).
+func TestPredictorOvershootRetried(t *testing.T) {
+	m, s, err := initText(t, `<?xml version="1.0" encoding="UTF-8"?>
+<model name="w">
+  <settings end="1 s" step="6 ms" integrator="genalpha" rho-inf="0.8" gravity="0 -9.81"/>
+  <ground><marker name="O"/></ground>
+  <body name="bob" mass="1 kg" inertia="1 kg*m^2" at="0 1"><marker name="c"/></body>
+  <force name="wall" i="bob.c" fy="5*max(0, 1/dy(bob.c) - 20) + 0*log(dy(bob.c))"/>
+</model>`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ymin := math.Inf(1)
+	for k := 1; k <= 166; k++ { // (on the step grid)
+		if err := m.AdvanceTo(s, float64(k)*0.006); err != nil {
+			t.Fatalf("the run stopped: %v", err)
+		}
+		ymin = math.Min(ymin, s.Q()[1])
+	}
+	if st := s.Stats(); st.Rejected == 0 {
+		t.Errorf("no step was retried: the case no longer overshoots (%+v)", st)
+	}
+	if !(ymin > 0 && ymin < 0.05) {
+		t.Errorf("lowest y %g: want the body turned back by the barrier, 0 < y < 0.05", ymin)
+	}
+}
+
 func TestDriverValueNamed(t *testing.T) {
 	// at the start: the value, and a value whose rate is infinite
 	_, _, err := initText(t, pendulumXML("", "1", `<driver name="turn" joint="pivot" value="1/(time-time)"/>`), nil)

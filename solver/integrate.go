@@ -67,11 +67,6 @@ func newIntegrator(name string, rho, alpha, beta, gamma float64) (integrator, er
 
 var errNewton = errors.New("Newton iteration did not converge")
 
-// errNonFiniteEquations fails a step whose residual is not finite at its
-// predictor (a force that is NaN or infinite at the step's end): the step
-// is not retried in halves, as a state that became non-finite is not.
-var errNonFiniteEquations = errors.New("the equations of motion became non-finite")
-
 // setTime puts time t into the evaluation context.
 func (s *State) setTime(t float64) {
 	s.vars[slotTime] = t
@@ -631,9 +626,6 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 		if factor {
 			s.stats.Factorizations++
 			if err := s.lin.Factor(); err != nil {
-				if it == 0 && !finiteAll(s.res) {
-					return it, refreshed, startOld, errNonFiniteEquations
-				}
 				return it, refreshed, startOld, errorf("singular iteration matrix: %v", err)
 			}
 			s.needFactor = false
@@ -734,13 +726,9 @@ func (m *Model) newtonSolve(s *State, h float64, c stepCoef) (it int, refreshed,
 		it++
 		s.stats.NewtonIters++
 		if !finite(nrm) {
-			if it == 1 {
-				// a residual not finite at the predictor: the model
-				// itself at the step's end (a NaN or infinite residual
-				// makes the increment so)
-				return it, refreshed, startOld, errNonFiniteEquations
-			}
-			return it, refreshed, startOld, errNewton // diverged
+			// (a non-finite value at the predictor may be the predictor's
+			// overshoot out of a force's domain: the halves retry it)
+			return it, refreshed, startOld, errNewton
 		}
 		// converged: the increment is below the tolerance, and so is
 		// the error it leaves, about ρ/(1 − ρ)·|Δ| with ρ the observed
@@ -1094,9 +1082,7 @@ func (m *Model) step(s *State, h float64, depth int) error {
 	copy(s.core, s.save)
 	s.T, s.hp, s.nhist = t0, hp, nh
 	s.needFactor = true
-	if depth >= 4 || err == errNonFiniteEquations {
-		// (a value that is not finite at the step's end is met again
-		// by its second half, which ends there too)
+	if depth >= 4 {
 		return err
 	}
 	s.stats.Rejected++
