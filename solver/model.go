@@ -188,8 +188,9 @@ func (m *Model) CoordNames() []string {
 	return n
 }
 
-// massMul computes dst = M x.
+// massMul computes dst = M x (dst and x: velocity space, nv entries).
 func (m *Model) massMul(dst, x []float64) {
+	dst = dst[:m.nv]
 	if d := m.mDiag; d != nil {
 		x, d := x[:len(dst)], d[:len(dst)]
 		for i := range dst {
