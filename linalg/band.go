@@ -330,11 +330,11 @@ func bandScale(dst, src, d []float64, n, kl, ku int) (raw, scaled uint64) {
 	d = d[:n]
 	for i := range d {
 		lo, hi := max(i-kl, 0), min(i+ku, n-1)
-		rm := 0.0
+		var rb uint64 // (|v| compared as bits: NaN above +Inf, as max gives)
 		for _, v := range src[i*w+lo-i+kl : i*w+hi-i+kl+1] {
-			rm = max(rm, math.Abs(v))
+			rb = max(rb, math.Float64bits(v)&^signBit)
 		}
-		d[i] = diagScale(src[i*w+kl], rm)
+		d[i] = diagScale(src[i*w+kl], math.Float64frombits(rb))
 	}
 	// the rows without a diagonal scale get theirs negated until all
 	// have one: the columns m is taken over are those with d_j > 0
