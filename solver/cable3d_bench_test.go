@@ -13,9 +13,5 @@ func BenchmarkANCFCable3D(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := Compile(ms, CompileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchWholeRun(b, m, 1.1)
+	benchWholeRun(b, mustCompile(b, ms), 1.1)
 }

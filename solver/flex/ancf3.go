@@ -218,22 +218,22 @@ func (e *ancf3Elem) stiffness(k *[144]float64, ev *[4][3]float64, a *[20][3]floa
 			ea * y01, ea*y11 + diag, ea * y12,
 			ea * y02, ea * y12, ea*y22 + diag,
 		}
-		r0, c0 := 3*kk, 3*pp
-		for i := 0; i < 3; i++ {
-			row := k[(r0+i)*12+c0 : (r0+i)*12+c0+3 : (r0+i)*12+c0+3]
-			row[0] += b[3*i]
-			row[1] += b[3*i+1]
-			row[2] += b[3*i+2]
-		}
+		addBlock3(k, 3*kk, 3*pp, &b)
 		if kk != pp {
 			// block (p, k) has the same entries (the triple is symmetric)
-			for i := 0; i < 3; i++ {
-				row := k[(c0+i)*12+r0 : (c0+i)*12+r0+3 : (c0+i)*12+r0+3]
-				row[0] += b[3*i]
-				row[1] += b[3*i+1]
-				row[2] += b[3*i+2]
-			}
+			addBlock3(k, 3*pp, 3*kk, &b)
 		}
+	}
+}
+
+// addBlock3 adds the 3×3 block b (row-major) to the 12×12 matrix k at
+// rows r0.., columns c0...
+func addBlock3(k *[144]float64, r0, c0 int, b *[9]float64) {
+	for i := 0; i < 3; i++ {
+		row := k[(r0+i)*12+c0 : (r0+i)*12+c0+3 : (r0+i)*12+c0+3]
+		row[0] += b[3*i]
+		row[1] += b[3*i+1]
+		row[2] += b[3*i+2]
 	}
 }
 

@@ -53,8 +53,10 @@ type Builder interface {
 	// coordinates dofs (m row-major, len(dofs)²).
 	AddMassBlock(dofs []int, m []float64)
 	// SetLength sets the length by which velocity coordinate i becomes a
-	// displacement (the slope of an ANCF node: its element's length): the
-	// Newton test weighs the coordinate's increments by it (default 1).
+	// displacement (the slope of an ANCF node: the largest displacement
+	// of the axis a unit slope change causes, 4/27 of its element's
+	// length): the Newton test weighs the coordinate's increments by it
+	// (default 1).
 	SetLength(i int, l float64)
 	// AddGravity adds a constant generalized gravity force to velocity
 	// coordinate i (and its potential −q·g for linear coordinates).
